@@ -1,0 +1,10 @@
+//! Opal engine: a deterministic discrete-event simulator of a distributed LLM
+//! inference platform (workloads → router → vLLM-style workers).
+//!
+//! The crate is pure Rust with no web dependencies; the same code runs natively
+//! (CLI, tests, benches) and in WebAssembly inside the web app.
+
+pub mod api;
+
+/// The engine's version, as shown in the app's header and the CLI.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
