@@ -16,14 +16,7 @@ pub fn info() -> EngineInfo {
     }
 }
 
-/// One problem found in a scenario document, located by its field path.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Problem {
-    /// Where the problem is, e.g. `workload.stages[1].request_rate` (empty for the whole document).
-    pub path: String,
-    /// What is wrong, in words a user can act on.
-    pub message: String,
-}
+pub use crate::validate::Problem;
 
 /// Checks a scenario document and returns every problem found.
 ///
@@ -61,6 +54,9 @@ mod tests {
 
     #[test]
     fn non_object_is_rejected() {
-        assert_eq!(check_scenario("[1]")[0].message, "a scenario must be a JSON object");
+        assert_eq!(
+            check_scenario("[1]")[0].message,
+            "a scenario must be a JSON object"
+        );
     }
 }

@@ -5,6 +5,9 @@
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
 pub mod api;
+pub mod request;
+pub mod rng;
+pub mod validate;
 
 /// The engine's version, as shown in the app's header and the CLI.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

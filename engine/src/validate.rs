@@ -1,0 +1,122 @@
+//! Problems found while checking a scenario, each located by its field path.
+
+use serde::Serialize;
+
+/// One problem found in a scenario document, located by its field path.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Problem {
+    /// Where the problem is, e.g. `workload.stages[1].request_rate` (empty for the whole document).
+    pub path: String,
+    /// What is wrong, in words a user can act on.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Collects every problem in a document, so validation reports them all at once.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Problems {
+    list: Vec<Problem>,
+}
+
+impl Problems {
+    /// An empty collection.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a problem at `path`.
+    pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.list.push(Problem {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Records a problem unless `value > 0` (NaN is a problem too).
+    pub fn positive(&mut self, path: &str, field: &str, value: f64) {
+        if !(value > 0.0) || !value.is_finite() {
+            self.push(join(path, field), "must be > 0");
+        }
+    }
+
+    /// Records a problem unless `value >= 0` and finite.
+    pub fn non_negative(&mut self, path: &str, field: &str, value: f64) {
+        if !(value >= 0.0) || !value.is_finite() {
+            self.push(join(path, field), "must be >= 0");
+        }
+    }
+
+    /// Records a problem unless `lo <= value <= hi`.
+    pub fn in_range(&mut self, path: &str, field: &str, value: f64, lo: f64, hi: f64) {
+        if !(lo..=hi).contains(&value) {
+            self.push(join(path, field), format!("must be between {lo} and {hi}"));
+        }
+    }
+
+    /// True when nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The problems, in the order they were found.
+    pub fn into_vec(self) -> Vec<Problem> {
+        self.list
+    }
+
+    /// The problems found so far.
+    pub fn as_slice(&self) -> &[Problem] {
+        &self.list
+    }
+}
+
+/// Joins a parent path and a field name: `join("worker", "max_num_seqs")` is `worker.max_num_seqs`.
+pub fn join(path: &str, field: &str) -> String {
+    if path.is_empty() {
+        field.to_string()
+    } else {
+        format!("{path}.{field}")
+    }
+}
+
+/// The path of an element of a list: `index("workload.stages", 1)` is `workload.stages[1]`.
+pub fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collects_every_problem_with_its_path() {
+        let mut p = Problems::new();
+        p.positive("workload.stages[1]", "request_rate", 0.0);
+        p.positive("worker", "max_num_seqs", f64::NAN);
+        p.non_negative("router", "scale_latency", 1.0);
+        let v = p.into_vec();
+        assert_eq!(v.len(), 2);
+        assert_eq!(
+            v[0].to_string(),
+            "workload.stages[1].request_rate: must be > 0"
+        );
+        assert_eq!(v[1].path, "worker.max_num_seqs");
+    }
+
+    #[test]
+    fn paths_compose() {
+        assert_eq!(
+            join(&index("workload.stages", 2), "rate"),
+            "workload.stages[2].rate"
+        );
+        assert_eq!(join("", "seed"), "seed");
+    }
+}
