@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, engine tests (incl. SimPy conformance),
+# the wasm build, and the browser tests in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh test
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "format and lints"
+cargo fmt --all --check
+cargo clippy --workspace --exclude opal-web --all-targets --quiet -- -D warnings
+
+step "engine tests"
+cargo test --workspace --exclude opal-web
+
+step "wasm build"
+(
+  source scripts/wasm-env.sh
+  cargo clippy -p opal-web --target wasm32-unknown-unknown --quiet -- -D warnings
+  trunk build --release
+)
+ls -l dist/*.wasm | awk '{ print "shipped wasm: " $5 " bytes" }'
+printf 'gzipped: %s bytes\n' "$(gzip -9c dist/*.wasm | wc -c)"
+
+step "browser tests"
+node --test --test-reporter=spec tests/browser/

@@ -1,0 +1,56 @@
+// Shared test harness: a static server for dist/ on 127.0.0.1 and headless Debian Chromium.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
+};
+
+/** Serves dist/ on a free loopback port; resolves to { url, close }. */
+export async function serveDist() {
+  if (!fs.existsSync(path.join(root, 'index.html'))) {
+    throw new Error(`no built app in ${root}: run 'trunk build --release' (make test does)`);
+  }
+  const server = http.createServer((req, res) => {
+    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = path.normalize(path.join(root, urlPath));
+    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404).end('not found'); return; }
+      res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+      res.end(data);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Launches Debian's Chromium headless with the flags this closed network needs. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Opens a page that records every console error and page error, for the test to assert none. */
+export async function openPage(browser, url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });
+  page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** Where screenshots go, for a person to look at after the run. */
+export const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../artifacts');
