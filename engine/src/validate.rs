@@ -43,21 +43,21 @@ impl Problems {
 
     /// Records a problem unless `value > 0` (NaN is a problem too).
     pub fn positive(&mut self, path: &str, field: &str, value: f64) {
-        if !(value > 0.0) || !value.is_finite() {
+        if !value.is_finite() || value <= 0.0 {
             self.push(join(path, field), "must be > 0");
         }
     }
 
     /// Records a problem unless `value >= 0` and finite.
     pub fn non_negative(&mut self, path: &str, field: &str, value: f64) {
-        if !(value >= 0.0) || !value.is_finite() {
+        if !value.is_finite() || value < 0.0 {
             self.push(join(path, field), "must be >= 0");
         }
     }
 
     /// Records a problem unless `lo <= value <= hi`.
     pub fn in_range(&mut self, path: &str, field: &str, value: f64, lo: f64, hi: f64) {
-        if !(lo..=hi).contains(&value) {
+        if value.is_nan() || !(lo..=hi).contains(&value) {
             self.push(join(path, field), format!("must be between {lo} and {hi}"));
         }
     }
