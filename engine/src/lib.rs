@@ -6,8 +6,10 @@
 
 pub mod api;
 pub mod kv_events;
+pub mod offload;
 pub mod request;
 pub mod rng;
+pub mod router;
 pub mod validate;
 
 /// The engine's version, as shown in the app's header and the CLI.

@@ -1,0 +1,36 @@
+//! `least_kv`: lowest KV cache usage.
+
+use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+
+/// Sends each request to the worker with the lowest KV usage fraction; ties → lowest id.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LeastKv;
+
+impl LeastKv {
+    /// Configuration name.
+    pub const NAME: &'static str = "least_kv";
+}
+
+impl RoutingPolicy for LeastKv {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn choose(&mut self, _request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
+        let w = cluster.workers();
+        // Strict `<` keeps the first (lowest id) of equal usages.
+        let mut chosen = 0;
+        for k in 1..w.len() {
+            if w[k].kv_usage < w[chosen].kv_usage {
+                chosen = k;
+            }
+        }
+        RoutingDecision::scored(
+            cluster,
+            chosen,
+            "KV usage fraction (lowest wins)",
+            |k| w[k].kv_usage,
+            None,
+        )
+    }
+}

@@ -1,0 +1,257 @@
+//! Routing policies: given a request and the router's view of the cluster,
+//! choose a worker and say why.
+//!
+//! Each policy is one small type in its own file implementing
+//! [`RoutingPolicy`]; adding one means adding a file, a [`PolicyConfig`]
+//! variant and a line in [`PolicyConfig::build`].
+
+mod least_kv;
+mod least_loaded;
+mod max_prefix;
+mod power_of_two;
+mod prefix_load;
+mod random;
+mod round_robin;
+mod session_affinity;
+
+pub use least_kv::LeastKv;
+pub use least_loaded::LeastLoaded;
+pub use max_prefix::MaxPrefix;
+pub use power_of_two::PowerOfTwo;
+pub use prefix_load::PrefixLoad;
+pub use random::Random;
+pub use round_robin::RoundRobin;
+pub use session_affinity::SessionAffinity;
+
+use crate::request::PromptContent;
+use crate::rng::SimRng;
+use crate::router::kv_index::{KvIndex, PrefixMatch};
+use crate::validate::{join, Problems};
+use serde::{Deserialize, Serialize};
+
+/// What a policy knows about the request being routed.
+#[derive(Debug, Clone, Copy)]
+pub struct RouteRequest<'a> {
+    /// Request id.
+    pub id: u64,
+    /// Session id, for multi-turn workloads.
+    pub session: Option<u64>,
+    /// Prompt length in tokens.
+    pub prompt_len: u32,
+    /// The prompt's content (hashed at the view's block and chunk sizes for prefix matching).
+    pub content: &'a PromptContent,
+}
+
+/// One worker as the router sees it when routing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WorkerLoad {
+    /// Worker id.
+    pub id: u32,
+    /// Requests routed to it and not yet completed.
+    pub outstanding: u32,
+    /// Fraction of its GPU KV blocks in use, 0..=1 (as last reported).
+    pub kv_usage: f64,
+}
+
+/// The cluster as seen by a policy: the workers that may receive requests
+/// (never empty; ascending ids; draining and pending workers excluded) and the
+/// global KV view.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterView<'a> {
+    workers: &'a [WorkerLoad],
+    kv: &'a KvIndex,
+}
+
+impl<'a> ClusterView<'a> {
+    /// A view of `workers` (must be in ascending id order); `None` when there is
+    /// no worker to route to (the router then holds the request until one appears).
+    pub fn new(workers: &'a [WorkerLoad], kv: &'a KvIndex) -> Option<Self> {
+        debug_assert!(workers.windows(2).all(|w| w[0].id < w[1].id));
+        (!workers.is_empty()).then_some(Self { workers, kv })
+    }
+
+    /// The routable workers, ascending by id (at least one).
+    pub fn workers(&self) -> &'a [WorkerLoad] {
+        self.workers
+    }
+
+    /// The global KV view.
+    pub fn kv(&self) -> &'a KvIndex {
+        self.kv
+    }
+
+    /// The prefix each worker could serve for `request`, in worker order.
+    pub fn prefix_matches(&self, request: &RouteRequest) -> Vec<PrefixMatch> {
+        let ids: Vec<u32> = self.workers.iter().map(|w| w.id).collect();
+        self.kv.prefix_matches(&ids, request.content)
+    }
+
+    /// Position of the worker with the fewest outstanding requests (ties → lowest id).
+    pub fn least_loaded_index(&self) -> usize {
+        // min_by_key returns the first minimum, and workers are in ascending id order.
+        (0..self.workers.len())
+            .min_by_key(|&k| self.workers[k].outstanding)
+            .unwrap_or(0)
+    }
+}
+
+/// How one candidate worker scored.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CandidateScore {
+    /// Worker id.
+    pub worker: u32,
+    /// The policy's score for it (see [`RoutingDecision::basis`] for its meaning).
+    pub score: f64,
+    /// Its outstanding requests at decision time.
+    pub outstanding: u32,
+    /// Its KV usage at decision time (fraction).
+    pub kv_usage: f64,
+    /// Prefix tokens it could serve, when the policy looked.
+    pub prefix: Option<PrefixMatch>,
+}
+
+/// A policy's choice and the evidence for it (the app's "why did it go there").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoutingDecision {
+    /// The chosen worker's id.
+    pub worker: u32,
+    /// What `score` means for this policy, e.g. `"outstanding requests (lowest wins)"`.
+    pub basis: &'static str,
+    /// Every candidate the policy considered, ascending by worker id.
+    pub candidates: Vec<CandidateScore>,
+}
+
+impl RoutingDecision {
+    /// A decision whose candidates are all routable workers scored by `score`.
+    pub fn scored(
+        cluster: &ClusterView,
+        chosen: usize,
+        basis: &'static str,
+        score: impl Fn(usize) -> f64,
+        prefix: Option<&[PrefixMatch]>,
+    ) -> Self {
+        let candidates = cluster
+            .workers()
+            .iter()
+            .enumerate()
+            .map(|(k, w)| CandidateScore {
+                worker: w.id,
+                score: score(k),
+                outstanding: w.outstanding,
+                kv_usage: w.kv_usage,
+                prefix: prefix.map(|p| p[k]),
+            })
+            .collect();
+        Self {
+            worker: cluster.workers()[chosen].id,
+            basis,
+            candidates,
+        }
+    }
+}
+
+/// A routing policy. Stateful policies (round robin, random, affinity) keep their state here.
+pub trait RoutingPolicy {
+    /// The policy's configuration name, e.g. `"max_prefix"`.
+    fn name(&self) -> &'static str;
+    /// Chooses the worker for `request`.
+    fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision;
+}
+
+/// Which routing policy to use, with its parameters (`{"policy": "prefix_load", "w_prefix": 2}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case")]
+pub enum PolicyConfig {
+    /// Workers in turn, ascending id.
+    RoundRobin(NoParams),
+    /// Uniformly at random (seeded stream `router.random`).
+    Random(NoParams),
+    /// Fewest outstanding requests; ties → lowest id.
+    LeastLoaded(NoParams),
+    /// Longest cached prefix in the global view; ties and no match → random.
+    MaxPrefix(NoParams),
+    /// Lowest KV usage; ties → lowest id.
+    LeastKv(NoParams),
+    /// Two distinct workers at random, the less loaded of them.
+    PowerOfTwo(NoParams),
+    /// Sticky per session; new or orphaned sessions → least loaded.
+    SessionAffinity(NoParams),
+    /// Weighted prefix-match vs load score (the shape llm-d's scorers use).
+    PrefixLoad(PrefixLoadConfig),
+}
+
+/// Parameters of a policy that has none (unknown fields are still rejected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// Weights of the `prefix_load` score: `w_prefix · prefix_fraction − w_load · outstanding / max_outstanding`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PrefixLoadConfig {
+    /// Weight of the cached-prefix fraction (dimensionless, ≥ 0). Default 1.
+    pub w_prefix: f64,
+    /// Weight of the normalised load (dimensionless, ≥ 0). Default 1.
+    pub w_load: f64,
+}
+
+impl Default for PrefixLoadConfig {
+    fn default() -> Self {
+        Self {
+            w_prefix: 1.0,
+            w_load: 1.0,
+        }
+    }
+}
+
+impl Default for PolicyConfig {
+    /// Round robin: the baseline every other policy is compared with.
+    fn default() -> Self {
+        PolicyConfig::RoundRobin(NoParams {})
+    }
+}
+
+impl PolicyConfig {
+    /// The policy's configuration name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyConfig::RoundRobin(_) => RoundRobin::NAME,
+            PolicyConfig::Random(_) => Random::NAME,
+            PolicyConfig::LeastLoaded(_) => LeastLoaded::NAME,
+            PolicyConfig::MaxPrefix(_) => MaxPrefix::NAME,
+            PolicyConfig::LeastKv(_) => LeastKv::NAME,
+            PolicyConfig::PowerOfTwo(_) => PowerOfTwo::NAME,
+            PolicyConfig::SessionAffinity(_) => SessionAffinity::NAME,
+            PolicyConfig::PrefixLoad(_) => PrefixLoad::NAME,
+        }
+    }
+
+    /// Builds the policy; randomised policies draw from the stream `router.<name>` of `seed`.
+    pub fn build(&self, seed: u64) -> Box<dyn RoutingPolicy> {
+        let rng = || SimRng::stream(seed, &format!("router.{}", self.name()));
+        match self {
+            PolicyConfig::RoundRobin(_) => Box::new(RoundRobin::new()),
+            PolicyConfig::Random(_) => Box::new(Random::new(rng())),
+            PolicyConfig::LeastLoaded(_) => Box::new(LeastLoaded),
+            PolicyConfig::MaxPrefix(_) => Box::new(MaxPrefix::new(rng())),
+            PolicyConfig::LeastKv(_) => Box::new(LeastKv),
+            PolicyConfig::PowerOfTwo(_) => Box::new(PowerOfTwo::new(rng())),
+            PolicyConfig::SessionAffinity(_) => Box::new(SessionAffinity::new()),
+            PolicyConfig::PrefixLoad(c) => Box::new(PrefixLoad::new(*c)),
+        }
+    }
+
+    /// Records every problem under `path` (e.g. `router.policy`).
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        if let PolicyConfig::PrefixLoad(c) = self {
+            problems.non_negative(path, "w_prefix", c.w_prefix);
+            problems.non_negative(path, "w_load", c.w_load);
+            if c.w_prefix == 0.0 && c.w_load == 0.0 {
+                problems.push(
+                    join(path, "w_prefix"),
+                    "w_prefix and w_load cannot both be 0 (every worker would score the same)",
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! `prefix_load`: weighted trade-off between cached prefix and load.
+
+use super::{ClusterView, PrefixLoadConfig, RouteRequest, RoutingDecision, RoutingPolicy};
+
+/// Scores each worker `w_prefix · prefix_fraction − w_load · outstanding / max_outstanding`
+/// (load normalised by the busiest worker, 0 when all are idle) and picks the
+/// highest; ties → lowest id. This is the shape of llm-d's weighted scorers:
+/// cache affinity wins until the cached worker is busy enough to lose it.
+#[derive(Debug, Clone, Copy)]
+pub struct PrefixLoad {
+    weights: PrefixLoadConfig,
+}
+
+impl PrefixLoad {
+    /// Configuration name.
+    pub const NAME: &'static str = "prefix_load";
+
+    /// Uses these weights.
+    pub fn new(weights: PrefixLoadConfig) -> Self {
+        Self { weights }
+    }
+}
+
+impl RoutingPolicy for PrefixLoad {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
+        let w = cluster.workers();
+        let matches = cluster.prefix_matches(request);
+        let len = request.prompt_len.max(1) as f64;
+        let max_load = w.iter().map(|x| x.outstanding).max().unwrap_or(0).max(1) as f64;
+        let score = |k: usize| {
+            self.weights.w_prefix * (matches[k].tokens() as f64 / len)
+                - self.weights.w_load * (w[k].outstanding as f64 / max_load)
+        };
+        // Strict `>` keeps the first (lowest id) of equal scores.
+        let mut chosen = 0;
+        for k in 1..w.len() {
+            if score(k) > score(chosen) {
+                chosen = k;
+            }
+        }
+        RoutingDecision::scored(
+            cluster,
+            chosen,
+            "w_prefix·prefix fraction − w_load·load/max load (highest wins)",
+            score,
+            Some(&matches),
+        )
+    }
+}

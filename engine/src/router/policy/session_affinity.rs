@@ -1,0 +1,58 @@
+//! `session_affinity`: every request of a session goes to the same worker.
+
+use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use std::collections::BTreeMap;
+
+/// Sticky per session id, so a conversation's growing prefix stays in one
+/// worker's cache. A session's first request, a request without a session, and
+/// a session whose worker left go to the least loaded worker (ties → lowest id),
+/// which then becomes the session's worker.
+#[derive(Debug, Clone, Default)]
+pub struct SessionAffinity {
+    sessions: BTreeMap<u64, u32>,
+}
+
+impl SessionAffinity {
+    /// Configuration name.
+    pub const NAME: &'static str = "session_affinity";
+
+    /// No sessions bound yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The worker `session` is bound to, if any.
+    pub fn worker_of(&self, session: u64) -> Option<u32> {
+        self.sessions.get(&session).copied()
+    }
+
+    /// Forgets a finished session (keeps the table small in long runs).
+    pub fn end_session(&mut self, session: u64) {
+        self.sessions.remove(&session);
+    }
+}
+
+impl RoutingPolicy for SessionAffinity {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
+        let w = cluster.workers();
+        let bound = request
+            .session
+            .and_then(|s| self.sessions.get(&s))
+            .and_then(|id| w.binary_search_by_key(id, |x| x.id).ok());
+        let (chosen, basis) = match bound {
+            Some(k) => (k, "1 = the session's worker"),
+            None => (
+                cluster.least_loaded_index(),
+                "1 = least loaded (new or orphaned session)",
+            ),
+        };
+        if let Some(s) = request.session {
+            self.sessions.insert(s, w[chosen].id);
+        }
+        RoutingDecision::scored(cluster, chosen, basis, |k| (k == chosen) as u8 as f64, None)
+    }
+}

@@ -1,0 +1,367 @@
+//! Routing policies on hand-built three-worker clusters.
+
+use engine::kv_events::{KvChange, KvEvent, KvEventBatch, KvMedium};
+use engine::request::{PromptContent, Source};
+use engine::router::policy::{NoParams, PrefixLoadConfig};
+use engine::router::{
+    ClusterView, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision, WorkerLoad,
+};
+
+const BLOCK: u32 = 16;
+
+fn empty_index() -> KvIndex {
+    KvIndex::new(KvIndexLayout {
+        block_size: BLOCK,
+        chunk_size: 256,
+        tier_scopes: vec![],
+    })
+}
+
+/// Workers 0, 1, 2 with these outstanding counts and KV usages.
+fn loads(outstanding: [u32; 3], kv: [f64; 3]) -> Vec<WorkerLoad> {
+    (0..3)
+        .map(|i| WorkerLoad {
+            id: i as u32,
+            outstanding: outstanding[i],
+            kv_usage: kv[i],
+        })
+        .collect()
+}
+
+/// A 96-token prompt: 64 tokens of system prompt `group` (blocks 0–3), 32 unique (blocks 4–5).
+fn prompt(group: u32, unique: u64) -> PromptContent {
+    PromptContent::new()
+        .with(Source::SystemPrompt(group), 64)
+        .with(Source::Unique(unique), 32)
+}
+
+/// A batch from `worker` storing the first `blocks` GPU blocks of `p`.
+fn stored(worker: u32, p: &PromptContent, blocks: usize) -> KvEventBatch {
+    KvEventBatch {
+        worker,
+        events: p
+            .block_hashes(BLOCK)
+            .take(blocks)
+            .map(|hash| KvEvent {
+                medium: KvMedium::Gpu,
+                change: KvChange::Stored,
+                hash,
+            })
+            .collect(),
+    }
+}
+
+fn route(
+    policy: &mut dyn engine::router::RoutingPolicy,
+    id: u64,
+    session: Option<u64>,
+    p: &PromptContent,
+    workers: &[WorkerLoad],
+    kv: &KvIndex,
+) -> RoutingDecision {
+    let req = RouteRequest {
+        id,
+        session,
+        prompt_len: p.len(),
+        content: p,
+    };
+    let view = ClusterView::new(workers, kv).expect("workers present");
+    policy.choose(&req, &view)
+}
+
+fn policy(cfg: PolicyConfig) -> Box<dyn engine::router::RoutingPolicy> {
+    cfg.build(42)
+}
+
+#[test]
+fn an_empty_cluster_has_no_view_to_route_on() {
+    assert!(ClusterView::new(&[], &empty_index()).is_none());
+}
+
+#[test]
+fn round_robin_cycles_and_follows_membership_changes() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let mut rr = policy(PolicyConfig::RoundRobin(NoParams {}));
+    let w = loads([9, 0, 0], [0.0; 3]);
+    let picks: Vec<u32> = (0..4)
+        .map(|i| route(rr.as_mut(), i, None, &p, &w, &kv).worker)
+        .collect();
+    // Load is ignored: 0, 1, 2, then wrap to 0.
+    assert_eq!(picks, vec![0, 1, 2, 0]);
+    // Worker 1 leaves and worker 5 joins; after 0 comes the next higher id, 2, then 5, then wrap.
+    let w2 = vec![w[0], w[2], WorkerLoad { id: 5, ..w[1] }];
+    let picks: Vec<u32> = (0..3)
+        .map(|i| route(rr.as_mut(), i, None, &p, &w2, &kv).worker)
+        .collect();
+    assert_eq!(picks, vec![2, 5, 0]);
+}
+
+#[test]
+fn random_is_reproducible_from_the_seed_and_reaches_every_worker() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let w = loads([0; 3], [0.0; 3]);
+    let run = |seed| {
+        let mut r = PolicyConfig::Random(NoParams {}).build(seed);
+        (0..60)
+            .map(|i| route(r.as_mut(), i, None, &p, &w, &kv).worker)
+            .collect::<Vec<u32>>()
+    };
+    let a = run(7);
+    assert_eq!(a, run(7));
+    assert_ne!(a, run(8));
+    for id in 0..3 {
+        assert!(a.contains(&id), "worker {id} never drawn in 60 tries");
+    }
+}
+
+#[test]
+fn least_loaded_takes_fewest_outstanding_and_breaks_ties_by_lowest_id() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let mut ll = policy(PolicyConfig::LeastLoaded(NoParams {}));
+    // Outstanding 3, 1, 1: workers 1 and 2 tie at 1 → lowest id, 1.
+    let d = route(ll.as_mut(), 0, None, &p, &loads([3, 1, 1], [0.0; 3]), &kv);
+    assert_eq!(d.worker, 1);
+    assert_eq!(
+        d.candidates.iter().map(|c| c.score).collect::<Vec<_>>(),
+        vec![3.0, 1.0, 1.0]
+    );
+    assert_eq!(
+        route(ll.as_mut(), 1, None, &p, &loads([0, 1, 0], [0.0; 3]), &kv).worker,
+        0
+    );
+}
+
+#[test]
+fn least_kv_takes_lowest_usage_and_breaks_ties_by_lowest_id() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let mut lk = policy(PolicyConfig::LeastKv(NoParams {}));
+    // Usage 0.5, 0.2, 0.2 → tie between 1 and 2 → 1; outstanding is irrelevant.
+    let w = loads([0, 9, 9], [0.5, 0.2, 0.2]);
+    assert_eq!(route(lk.as_mut(), 0, None, &p, &w, &kv).worker, 1);
+    let w = loads([0, 0, 0], [0.5, 0.3, 0.1]);
+    assert_eq!(route(lk.as_mut(), 1, None, &p, &w, &kv).worker, 2);
+}
+
+#[test]
+fn max_prefix_follows_the_events_once_they_are_applied() {
+    let mut kv = empty_index();
+    let mut mp = policy(PolicyConfig::MaxPrefix(NoParams {}));
+    let w = loads([5, 0, 0], [0.0; 3]);
+    let first = prompt(1, 1);
+    let repeat = prompt(1, 2); // same system prompt, different tail
+
+    // Worker 0 served `first` and cached all 6 blocks, but its batch has not been flushed yet:
+    // the view knows nothing, every worker scores 0 and the choice is random.
+    let pending = stored(0, &first, 6);
+    let d = route(mp.as_mut(), 1, None, &repeat, &w, &kv);
+    assert!(d.candidates.iter().all(|c| c.score == 0.0));
+
+    // After the flush, `repeat` shares blocks 0–3 (64 of 96 tokens) with worker 0 only,
+    // so it goes to worker 0 even though worker 0 is the busiest (max_prefix ignores load).
+    kv.apply(&pending);
+    for id in 2..10 {
+        let d = route(mp.as_mut(), id, None, &repeat, &w, &kv);
+        assert_eq!(d.worker, 0);
+        let c0 = &d.candidates[0];
+        assert_eq!(c0.prefix.unwrap().gpu_tokens, 64);
+        assert!((c0.score - 64.0 / 96.0).abs() < 1e-12);
+        assert_eq!(d.candidates[1].score, 0.0);
+    }
+    // The exact prompt again matches all 6 blocks (96/96).
+    assert_eq!(route(mp.as_mut(), 10, None, &first, &w, &kv).worker, 0);
+}
+
+#[test]
+fn max_prefix_prefers_the_longer_contiguous_match() {
+    let mut kv = empty_index();
+    let mut mp = policy(PolicyConfig::MaxPrefix(NoParams {}));
+    let w = loads([0; 3], [0.0; 3]);
+    let p = prompt(3, 3);
+    let h: Vec<u64> = p.block_hashes(BLOCK).collect();
+    // Worker 1: blocks 0 and 1 (32 tokens). Worker 2: blocks 0, 2, 3, 4 — a hole at block 1,
+    // so its contiguous prefix is block 0 only (16 tokens), however much it holds after the hole.
+    kv.apply(&stored(1, &p, 2));
+    let gappy = [0usize, 2, 3, 4]
+        .iter()
+        .map(|&i| KvEvent {
+            medium: KvMedium::Gpu,
+            change: KvChange::Stored,
+            hash: h[i],
+        })
+        .collect();
+    kv.apply(&KvEventBatch {
+        worker: 2,
+        events: gappy,
+    });
+    let d = route(mp.as_mut(), 0, None, &p, &w, &kv);
+    assert_eq!(d.worker, 1);
+    let tokens: Vec<u32> = d
+        .candidates
+        .iter()
+        .map(|c| c.prefix.unwrap().tokens())
+        .collect();
+    assert_eq!(tokens, vec![0, 32, 16]);
+}
+
+#[test]
+fn max_prefix_breaks_ties_at_random_among_the_best_only() {
+    let mut kv = empty_index();
+    let mut mp = policy(PolicyConfig::MaxPrefix(NoParams {}));
+    let w = loads([0; 3], [0.0; 3]);
+    let p = prompt(4, 4);
+    // Workers 0 and 2 hold the same 4-block prefix; worker 1 holds nothing.
+    kv.apply(&stored(0, &p, 4));
+    kv.apply(&stored(2, &p, 4));
+    let picks: Vec<u32> = (0..40)
+        .map(|i| route(mp.as_mut(), i, None, &p, &w, &kv).worker)
+        .collect();
+    assert!(!picks.contains(&1));
+    assert!(picks.contains(&0) && picks.contains(&2), "{picks:?}");
+}
+
+#[test]
+fn max_prefix_without_any_match_spreads_at_random() {
+    let kv = empty_index();
+    let mut mp = policy(PolicyConfig::MaxPrefix(NoParams {}));
+    let w = loads([0; 3], [0.0; 3]);
+    let picks: Vec<u32> = (0..60)
+        .map(|i| route(mp.as_mut(), i, None, &prompt(9, i), &w, &kv).worker)
+        .collect();
+    for id in 0..3 {
+        assert!(picks.contains(&id), "worker {id} never chosen: {picks:?}");
+    }
+}
+
+#[test]
+fn power_of_two_takes_the_less_loaded_of_its_two_samples() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let mut p2 = policy(PolicyConfig::PowerOfTwo(NoParams {}));
+    // Outstanding 5, 0, 9. Any pair holding worker 2 has a less loaded partner, so 2 never
+    // wins; worker 0 wins only when the pair is {0, 2}; worker 1 wins whenever sampled.
+    let w = loads([5, 0, 9], [0.0; 3]);
+    let mut seen_pairs = std::collections::BTreeSet::new();
+    for i in 0..60 {
+        let d = route(p2.as_mut(), i, None, &p, &w, &kv);
+        let pair: Vec<u32> = d.candidates.iter().map(|c| c.worker).collect();
+        assert_eq!(pair.len(), 2, "two distinct samples");
+        assert!(pair.contains(&d.worker));
+        let expected = if pair.contains(&1) { 1 } else { 0 };
+        assert_eq!(d.worker, expected, "pair {pair:?}");
+        seen_pairs.insert(pair);
+    }
+    // All three pairs occur over 60 draws.
+    assert_eq!(seen_pairs.len(), 3);
+    // Equal loads: the lower id of the pair wins.
+    let even = loads([2, 2, 2], [0.0; 3]);
+    let d = route(p2.as_mut(), 99, None, &p, &even, &kv);
+    assert_eq!(d.worker, d.candidates[0].worker);
+}
+
+#[test]
+fn session_affinity_is_sticky_and_rebinds_when_its_worker_leaves() {
+    let kv = empty_index();
+    let p = prompt(0, 0);
+    let mut sa = policy(PolicyConfig::SessionAffinity(NoParams {}));
+    // Session 7's first turn: least loaded of (2, 0, 1) is worker 1.
+    assert_eq!(
+        route(
+            sa.as_mut(),
+            0,
+            Some(7),
+            &p,
+            &loads([2, 0, 1], [0.0; 3]),
+            &kv
+        )
+        .worker,
+        1
+    );
+    // Loads change so worker 1 is now the busiest: session 7 still goes to 1,
+    // while new session 8 goes to the least loaded (0 and 2 tie at 0 → 0).
+    let busy1 = loads([0, 5, 0], [0.0; 3]);
+    assert_eq!(route(sa.as_mut(), 1, Some(7), &p, &busy1, &kv).worker, 1);
+    assert_eq!(route(sa.as_mut(), 2, Some(8), &p, &busy1, &kv).worker, 0);
+    assert_eq!(route(sa.as_mut(), 3, Some(8), &p, &busy1, &kv).worker, 0);
+    // Worker 1 is scaled down: session 7 falls back to the least loaded of {0: 3, 2: 1} = 2,
+    // and stays there even when worker 0 becomes idle.
+    let without1 = |a, b| {
+        vec![
+            WorkerLoad {
+                id: 0,
+                outstanding: a,
+                kv_usage: 0.0,
+            },
+            WorkerLoad {
+                id: 2,
+                outstanding: b,
+                kv_usage: 0.0,
+            },
+        ]
+    };
+    assert_eq!(
+        route(sa.as_mut(), 4, Some(7), &p, &without1(3, 1), &kv).worker,
+        2
+    );
+    assert_eq!(
+        route(sa.as_mut(), 5, Some(7), &p, &without1(0, 4), &kv).worker,
+        2
+    );
+    // No session: plain least loaded.
+    assert_eq!(
+        route(sa.as_mut(), 6, None, &p, &without1(0, 4), &kv).worker,
+        0
+    );
+}
+
+#[test]
+fn prefix_load_trades_cache_affinity_against_a_growing_load_gap() {
+    let mut kv = empty_index();
+    let mut pl = policy(PolicyConfig::PrefixLoad(PrefixLoadConfig {
+        w_prefix: 1.0,
+        w_load: 1.0,
+    }));
+    let p = prompt(5, 1);
+    // Worker 0 holds the 64-token system prompt: prefix fraction 64/96 = 2/3 on worker 0, 0 elsewhere.
+    kv.apply(&stored(0, &prompt(5, 0), 4));
+
+    // Loads (2, 1, 1), max 2: worker 0 scores 2/3 − 2/2 = −1/3; workers 1, 2 score 0 − 1/2 = −1/2.
+    let d = route(pl.as_mut(), 0, None, &p, &loads([2, 1, 1], [0.0; 3]), &kv);
+    assert_eq!(d.worker, 0);
+    assert!((d.candidates[0].score - (-1.0 / 3.0)).abs() < 1e-12);
+    assert!((d.candidates[1].score - (-0.5)).abs() < 1e-12);
+
+    // Loads (4, 1, 1), max 4: worker 0 still −1/3, but workers 1, 2 now score −1/4 > −1/3,
+    // so the request leaves the cached worker; 1 and 2 tie → lowest id.
+    let d = route(pl.as_mut(), 1, None, &p, &loads([4, 1, 1], [0.0; 3]), &kv);
+    assert_eq!(d.worker, 1);
+    assert!((d.candidates[2].score - (-0.25)).abs() < 1e-12);
+
+    // Everyone idle: load terms are 0 and the cached worker wins.
+    assert_eq!(
+        route(pl.as_mut(), 2, None, &p, &loads([0, 0, 0], [0.0; 3]), &kv).worker,
+        0
+    );
+}
+
+#[test]
+fn every_policy_is_built_from_its_name() {
+    for name in [
+        "round_robin",
+        "random",
+        "least_loaded",
+        "max_prefix",
+        "least_kv",
+        "power_of_two",
+        "session_affinity",
+        "prefix_load",
+    ] {
+        let cfg: PolicyConfig =
+            serde_json::from_str(&format!(r#"{{"policy": "{name}"}}"#)).unwrap();
+        assert_eq!(cfg.name(), name);
+        assert_eq!(cfg.build(1).name(), name);
+    }
+}
