@@ -201,10 +201,8 @@ fn event_value_reaches_every_waiter() {
 fn failed_event_carries_its_error_to_waiters() {
     let env = Environment::new();
     let ev: Event<Result<u32, String>> = env.event();
-    let w = env.process({
-        let ev = ev.clone();
-        async move { ev.await }
-    });
+    let w = env.process(ev.clone()); // an event is itself a future a process can be
+
     ev.fail("disk full".into()).unwrap();
     assert_eq!(ev.fail("again".into()), Err(KernelError::AlreadyTriggered));
     env.run();
@@ -307,7 +305,8 @@ fn interrupting_a_finished_process_is_an_ignorable_error() {
 #[test]
 fn a_process_cannot_interrupt_itself() {
     let env = Environment::new();
-    let slot: Rc<RefCell<Option<Process<Result<(), KernelError>>>>> = Rc::default();
+    type SelfHandle = Rc<RefCell<Option<Process<Result<(), KernelError>>>>>;
+    let slot: SelfHandle = Rc::default();
     let p = env.process({
         let slot = slot.clone();
         async move { slot.borrow().as_ref().unwrap().interrupt() }
