@@ -5,6 +5,7 @@
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
 pub mod api;
+pub mod kernel;
 pub mod kv_events;
 pub mod offload;
 pub mod request;

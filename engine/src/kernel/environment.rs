@@ -1,0 +1,377 @@
+//! The environment: virtual clock, event queue, and the single-threaded executor that drives
+//! processes (SimPy's `Environment` plus `Process._resume`).
+
+use std::cell::{RefCell, RefMut};
+use std::future::Future;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use super::callback::Callback;
+use super::condition::Condition;
+use super::error::{Interrupt, KernelError, SimError};
+use super::event::{AsEvent, Event, EventRef};
+use super::process::Process;
+use super::state::{EventId, EventState, Pid, State, NORMAL, URGENT};
+use super::timeout::Timeout;
+
+/// Handle to a simulation: a virtual clock and an event queue ordered by
+/// (time, priority, scheduling order). Cheap to clone; all clones share one simulation.
+#[derive(Clone)]
+pub struct Environment {
+    state: Rc<RefCell<State>>,
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Environment {
+    /// A new simulation at time 0 with nothing scheduled.
+    pub fn new() -> Self {
+        Environment {
+            state: Rc::new(RefCell::new(State::new())),
+        }
+    }
+
+    /// Borrows the kernel state. Every borrow is short and never spans user code (polls, store
+    /// item drops), so a handle's `Drop` may always borrow; a failure here is a kernel bug.
+    pub(crate) fn state(&self) -> RefMut<'_, State> {
+        self.state
+            .try_borrow_mut()
+            .expect("kernel state borrowed re-entrantly (kernel bug)")
+    }
+
+    /// The current simulation time in seconds.
+    pub fn now(&self) -> f64 {
+        self.state().now
+    }
+
+    /// Time of the next scheduled event, `f64::INFINITY` when nothing is scheduled.
+    pub fn peek(&self) -> f64 {
+        self.state().peek()
+    }
+
+    /// Number of events waiting in the queue.
+    pub fn scheduled(&self) -> usize {
+        self.state().scheduled_count()
+    }
+
+    /// Number of event slots in use (handles, queued events, conditions); for leak checks.
+    pub fn live_events(&self) -> usize {
+        self.state().live_events()
+    }
+
+    // ----- creating events --------------------------------------------------------------------
+
+    /// A new one-shot event that some process will `succeed` (SimPy `env.event()`).
+    pub fn event<T>(&self) -> Event<T> {
+        let id = self.state().new_event();
+        Event::from_parts(self.clone(), id)
+    }
+
+    /// An event that fires `delay` seconds from now (SimPy `env.timeout`). `f64::INFINITY` is an
+    /// idle sleep that only an interrupt ends: it is never queued, so it neither sits in the
+    /// heap nor keeps [`run`](Self::run) going. A negative or NaN delay makes a timeout whose
+    /// await returns [`SimError::InvalidDelay`].
+    pub fn timeout(&self, delay: f64) -> Timeout {
+        if delay.is_nan() || delay < 0.0 {
+            return Timeout::invalid(self.clone(), delay);
+        }
+        let mut st = self.state();
+        let id = st.new_event();
+        if (st.now + delay).is_finite() {
+            st.schedule(id, NORMAL, delay);
+        }
+        drop(st);
+        Timeout::from_parts(self.clone(), id)
+    }
+
+    /// Like [`timeout`](Self::timeout) but reports an invalid delay at once, for building
+    /// conditions.
+    pub fn try_timeout(&self, delay: f64) -> Result<Timeout, SimError> {
+        if delay.is_nan() || delay < 0.0 {
+            Err(SimError::InvalidDelay(delay))
+        } else {
+            Ok(self.timeout(delay))
+        }
+    }
+
+    /// Starts `body` as a new process; its first poll happens at the current time, before other
+    /// events of this instant (SimPy's URGENT `Initialize`). The handle is an event carrying the
+    /// body's return value.
+    pub fn process<T: 'static>(&self, body: impl Future<Output = T> + 'static) -> Process<T> {
+        let output = Rc::new(RefCell::new(None));
+        let slot = Rc::clone(&output);
+        let wrapped = Box::pin(async move {
+            let value = body.await;
+            *slot.borrow_mut() = Some(value);
+        });
+        let mut st = self.state();
+        let done = st.new_event(); // reference held by the process slot
+        st.retain(done); // reference held by the returned handle
+        let init = st.new_event();
+        let pid = st.new_process(wrapped, done, init);
+        st.add_callback(init, Callback::Resume(pid));
+        st.schedule(init, URGENT, 0.0);
+        st.release(init); // only the heap holds it
+        drop(st);
+        Process::from_parts(self.clone(), pid, done, output)
+    }
+
+    /// A condition that fires when any of `events` has been processed (SimPy `AnyOf`).
+    pub fn any_of(&self, events: impl IntoIterator<Item = EventRef>) -> Condition {
+        self.condition(events, true)
+    }
+
+    /// A condition that fires when all of `events` have been processed (SimPy `AllOf`).
+    pub fn all_of(&self, events: impl IntoIterator<Item = EventRef>) -> Condition {
+        self.condition(events, false)
+    }
+
+    fn condition(&self, events: impl IntoIterator<Item = EventRef>, any: bool) -> Condition {
+        let refs: Vec<EventRef> = events.into_iter().collect();
+        let mut st = self.state();
+        let subs: Vec<EventId> = refs
+            .iter()
+            .map(|r| {
+                st.retain(r.id());
+                r.id()
+            })
+            .collect();
+        let need = if any { 1 } else { subs.len() };
+        let id = st.new_condition(subs, need);
+        drop(st);
+        drop(refs); // releases the caller's references outside the borrow
+        Condition::from_parts(self.clone(), id)
+    }
+
+    // ----- running ----------------------------------------------------------------------------
+
+    /// Processes the next event; `false` when nothing is scheduled (SimPy `step`).
+    pub fn step(&self) -> bool {
+        let Some((id, mut callbacks)) = self.state().pop() else {
+            return false;
+        };
+        for cb in callbacks.drain(..) {
+            self.run_callback(cb);
+        }
+        self.state().finish_processing(id, callbacks);
+        true
+    }
+
+    /// Processes at most `n` events; returns how many were processed (the browser runs the
+    /// simulation in slices).
+    pub fn step_n(&self, n: usize) -> usize {
+        let mut done = 0;
+        while done < n && self.step() {
+            done += 1;
+        }
+        done
+    }
+
+    /// Runs until no events are left.
+    pub fn run(&self) {
+        while self.step() {}
+    }
+
+    /// Processes every event before `until`, then sets the clock to `until`
+    /// (SimPy `run(until=t)`; events at exactly `until` stay queued).
+    pub fn run_until(&self, until: f64) -> Result<(), KernelError> {
+        let now = self.now();
+        if until.is_nan() || until < now {
+            return Err(KernelError::UntilInPast { until, now });
+        }
+        while self.peek() < until {
+            self.step();
+        }
+        if until.is_finite() {
+            self.state().now = until;
+        }
+        Ok(())
+    }
+
+    /// Runs until `event` has been processed (SimPy `run(until=event)`); an error if the queue
+    /// runs dry first.
+    pub fn run_until_event(&self, event: &impl AsEvent) -> Result<(), KernelError> {
+        let id = event.as_event().id();
+        loop {
+            if self.state().is_processed(id) {
+                return Ok(());
+            }
+            if !self.step() {
+                return Err(KernelError::EventNeverProcessed);
+            }
+        }
+    }
+
+    /// Drops every unfinished process. Processes hold the environment and the environment holds
+    /// them, so a run's memory is only returned once they are gone; call this when a run is over.
+    pub fn shutdown(&self) {
+        let bodies: Vec<_> = {
+            let mut st = self.state();
+            let pids: Vec<Pid> = st
+                .procs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.alive)
+                .map(|(i, p)| Pid {
+                    idx: i as u32,
+                    gen: p.gen,
+                })
+                .collect();
+            pids.into_iter()
+                .filter_map(|pid| {
+                    let body = st.proc_mut(pid).and_then(|p| p.body.take());
+                    let done = st.retire_process(pid);
+                    st.release(done);
+                    body
+                })
+                .collect()
+        };
+        drop(bodies); // user destructors run outside the borrow
+    }
+
+    // ----- executor ---------------------------------------------------------------------------
+
+    fn run_callback(&self, cb: Callback) {
+        match cb {
+            Callback::Resume(pid) => self.resume(pid, None),
+            Callback::Interrupt(pid, cause) => {
+                let mut st = self.state();
+                let Some(p) = st.proc_mut(pid) else {
+                    return; // finished meanwhile: SimPy ignores the interruption too
+                };
+                if let Some(target) = p.target.take() {
+                    st.remove_callback(target, |c| matches!(c, Callback::Resume(q) if *q == pid));
+                }
+                drop(st);
+                self.resume(pid, Some(Interrupt::new(cause)));
+            }
+            Callback::Check(cid) => self.state().check(cid),
+            Callback::BuildValue(cid) => self.state().build_value(cid),
+            Callback::TriggerGet(store) => {
+                if let Some(store) = store.upgrade() {
+                    store.trigger_get();
+                }
+            }
+            Callback::TriggerPut(store) => {
+                if let Some(store) = store.upgrade() {
+                    store.trigger_put();
+                }
+            }
+        }
+    }
+
+    /// Polls process `pid` once, with `interrupt` to deliver at its current wait.
+    fn resume(&self, pid: Pid, interrupt: Option<Interrupt>) {
+        let mut body = {
+            let mut st = self.state();
+            let Some(p) = st.proc_mut(pid) else { return };
+            p.target = None;
+            p.interrupt = interrupt;
+            let body = p
+                .body
+                .take()
+                .expect("process resumed while running (kernel bug)");
+            st.active = Some(pid);
+            body
+        };
+        let poll = body.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        let mut st = self.state();
+        st.active = None;
+        let finished = match poll {
+            Poll::Pending => {
+                let p = st.proc_mut(pid).expect("live process");
+                assert!(
+                    p.target.is_some(),
+                    "a process awaited something that is not a kernel event"
+                );
+                debug_assert!(p.interrupt.is_none(), "interrupt not consumed");
+                p.body = Some(body);
+                None
+            }
+            Poll::Ready(()) => {
+                let done = st.retire_process(pid);
+                st.schedule(done, NORMAL, 0.0);
+                st.release(done);
+                Some(body)
+            }
+        };
+        drop(st);
+        drop(finished); // the finished body's locals drop outside the borrow
+    }
+
+    /// The wait protocol every leaf awaitable follows, mirroring SimPy's `_resume` loop:
+    /// an already-processed event continues at once; otherwise the active process registers
+    /// itself and suspends. On the resuming poll, a pending interrupt wins.
+    pub(crate) fn poll_wait(&self, id: EventId, waiting: &mut bool) -> Poll<Result<(), Interrupt>> {
+        let mut st = self.state();
+        if *waiting {
+            let pid = st
+                .active
+                .expect("kernel events are awaited inside a process");
+            if let Some(i) = st.proc_mut(pid).and_then(|p| p.interrupt.take()) {
+                *waiting = false;
+                return Poll::Ready(Err(i));
+            }
+            if st.is_processed(id) {
+                *waiting = false;
+                return Poll::Ready(Ok(()));
+            }
+            return Poll::Pending;
+        }
+        if st.is_processed(id) {
+            return Poll::Ready(Ok(()));
+        }
+        let pid = st
+            .active
+            .expect("kernel events can only be awaited inside env.process");
+        let p = st.proc_mut(pid).expect("active process is alive");
+        assert!(
+            p.target.is_none(),
+            "a process waits on one event at a time; combine events with any_of/all_of"
+        );
+        p.target = Some(id);
+        st.add_callback(id, Callback::Resume(pid));
+        *waiting = true;
+        Poll::Pending
+    }
+
+    /// Triggers `id` now with NORMAL priority (SimPy `Event.succeed`).
+    pub(crate) fn succeed_id(&self, id: EventId) -> Result<(), KernelError> {
+        let mut st = self.state();
+        if st.state_of(id) != EventState::Pending {
+            return Err(KernelError::AlreadyTriggered);
+        }
+        st.schedule(id, NORMAL, 0.0);
+        Ok(())
+    }
+
+    /// Schedules an interruption of `pid` (SimPy `Interruption.__init__`).
+    pub(crate) fn interrupt(
+        &self,
+        pid: Pid,
+        done: EventId,
+        cause: Option<Rc<str>>,
+    ) -> Result<(), KernelError> {
+        let mut st = self.state();
+        if st.state_of(done) != EventState::Pending {
+            return Err(KernelError::ProcessFinished);
+        }
+        if st.active == Some(pid) {
+            return Err(KernelError::InterruptSelf);
+        }
+        let id = st.new_event();
+        st.add_callback(id, Callback::Interrupt(pid, cause));
+        st.schedule(id, URGENT, 0.0);
+        st.release(id);
+        Ok(())
+    }
+
+    /// Whether two handles belong to the same simulation.
+    pub fn same(&self, other: &Environment) -> bool {
+        Rc::ptr_eq(&self.state, &other.state)
+    }
+}

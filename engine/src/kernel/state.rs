@@ -1,0 +1,404 @@
+//! The kernel's bookkeeping: the event queue, the event slab, process slots and condition
+//! records. Nothing here runs user code or drops user values, which is what makes it safe for
+//! handles to borrow this state from their `Drop` (see `Environment::state`).
+//!
+//! Events live in a slab (`Vec` + free list) with generation counters and reference counts:
+//! every handle, every heap entry and every condition holding an event counts as one reference,
+//! and a slot is recycled when the count reaches zero. A recycled slot keeps its callback vector's
+//! capacity, so the steady state (timeout → resume → timeout) allocates nothing.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::future::Future;
+use std::pin::Pin;
+
+use super::callback::Callback;
+use super::error::Interrupt;
+
+/// SimPy's `URGENT`: process initialisation and interruptions.
+pub(crate) const URGENT: u8 = 0;
+/// SimPy's `NORMAL`: everything else.
+pub(crate) const NORMAL: u8 = 1;
+
+/// A generation-checked index into the event slab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EventId {
+    pub(crate) idx: u32,
+    pub(crate) gen: u32,
+}
+
+/// A generation-checked index into the process slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pid {
+    pub(crate) idx: u32,
+    pub(crate) gen: u32,
+}
+
+/// Index of a condition record (owned by exactly one condition event slot).
+pub(crate) type CondIdx = u32;
+
+/// SimPy's event life cycle: pending → triggered (scheduled) → processed (callbacks ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventState {
+    Pending,
+    Triggered,
+    Processed,
+}
+
+struct Slot {
+    gen: u32,
+    refs: u32,
+    state: EventState,
+    cond: Option<CondIdx>,
+    callbacks: Vec<Callback>,
+}
+
+/// A heap entry: SimPy's `(time, priority, eid, event)` key.
+#[derive(Clone, Copy)]
+struct Scheduled {
+    time: f64,
+    priority: u8,
+    seq: u64,
+    id: EventId,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest key first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .time
+            .total_cmp(&self.time)
+            .then(other.priority.cmp(&self.priority))
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// The type-erased body of a process, owned by the kernel while the process is alive.
+pub(crate) type ProcFuture = Pin<Box<dyn Future<Output = ()>>>;
+
+pub(crate) struct ProcSlot {
+    pub(crate) gen: u32,
+    pub(crate) alive: bool,
+    /// `None` while the body is being polled (taken out so no borrow is held during the poll).
+    pub(crate) body: Option<ProcFuture>,
+    /// The process's own completion event (one reference held while alive).
+    pub(crate) done: EventId,
+    /// The event the process currently waits on (SimPy `Process._target`).
+    pub(crate) target: Option<EventId>,
+    /// An interrupt being delivered by the current poll, consumed by the awaited leaf.
+    pub(crate) interrupt: Option<Interrupt>,
+}
+
+/// Bookkeeping of one any-of / all-of condition.
+struct CondRecord {
+    event: EventId,
+    subs: Vec<EventId>,
+    need: usize,
+    count: usize,
+    /// Which sub-events were processed when the condition was processed; `None` until then.
+    fired: Option<Vec<bool>>,
+}
+
+/// All mutable kernel state, behind one `RefCell` in the environment.
+pub(crate) struct State {
+    pub(crate) now: f64,
+    seq: u64,
+    heap: BinaryHeap<Scheduled>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    pub(crate) procs: Vec<ProcSlot>,
+    free_procs: Vec<u32>,
+    conds: Vec<Option<CondRecord>>,
+    free_conds: Vec<u32>,
+    /// The process being polled (SimPy `Environment.active_process`).
+    pub(crate) active: Option<Pid>,
+}
+
+impl State {
+    pub(crate) fn new() -> Self {
+        State {
+            now: 0.0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            procs: Vec::new(),
+            free_procs: Vec::new(),
+            conds: Vec::new(),
+            free_conds: Vec::new(),
+            active: None,
+        }
+    }
+
+    // ----- event slab -------------------------------------------------------------------------
+
+    /// A new pending event with one reference (the creating handle's).
+    pub(crate) fn new_event(&mut self) -> EventId {
+        if let Some(idx) = self.free_slots.pop() {
+            let slot = &mut self.slots[idx as usize];
+            slot.refs = 1;
+            slot.state = EventState::Pending;
+            EventId { idx, gen: slot.gen }
+        } else {
+            let idx = u32::try_from(self.slots.len()).expect("more than 2^32 live events");
+            self.slots.push(Slot {
+                gen: 0,
+                refs: 1,
+                state: EventState::Pending,
+                cond: None,
+                callbacks: Vec::new(),
+            });
+            EventId { idx, gen: 0 }
+        }
+    }
+
+    fn slot(&self, id: EventId) -> &Slot {
+        let slot = &self.slots[id.idx as usize];
+        debug_assert_eq!(slot.gen, id.gen, "stale event id");
+        slot
+    }
+
+    fn slot_mut(&mut self, id: EventId) -> &mut Slot {
+        let slot = &mut self.slots[id.idx as usize];
+        debug_assert_eq!(slot.gen, id.gen, "stale event id");
+        slot
+    }
+
+    pub(crate) fn state_of(&self, id: EventId) -> EventState {
+        self.slot(id).state
+    }
+
+    pub(crate) fn is_processed(&self, id: EventId) -> bool {
+        self.slot(id).state == EventState::Processed
+    }
+
+    pub(crate) fn retain(&mut self, id: EventId) {
+        self.slot_mut(id).refs += 1;
+    }
+
+    /// Drops one reference; recycles the slot (and a condition's record) at zero.
+    pub(crate) fn release(&mut self, id: EventId) {
+        let slot = self.slot_mut(id);
+        slot.refs -= 1;
+        if slot.refs > 0 {
+            return;
+        }
+        slot.gen = slot.gen.wrapping_add(1);
+        slot.callbacks.clear();
+        let cond = slot.cond.take();
+        self.free_slots.push(id.idx);
+        if let Some(cid) = cond {
+            self.drop_condition(cid);
+        }
+    }
+
+    pub(crate) fn add_callback(&mut self, id: EventId, cb: Callback) {
+        self.slot_mut(id).callbacks.push(cb);
+    }
+
+    /// Removes the first callback matching `pred` (SimPy's `callbacks.remove(cb)`).
+    pub(crate) fn remove_callback(&mut self, id: EventId, pred: impl Fn(&Callback) -> bool) {
+        let cbs = &mut self.slot_mut(id).callbacks;
+        if let Some(pos) = cbs.iter().position(pred) {
+            cbs.remove(pos);
+        }
+    }
+
+    // ----- event queue ------------------------------------------------------------------------
+
+    /// Triggers `id` and queues it at `now + delay` (SimPy `Environment.schedule`).
+    /// The heap holds a reference until the event is processed.
+    pub(crate) fn schedule(&mut self, id: EventId, priority: u8, delay: f64) {
+        let time = self.now + delay;
+        let slot = self.slot_mut(id);
+        debug_assert_eq!(slot.state, EventState::Pending);
+        slot.state = EventState::Triggered;
+        slot.refs += 1;
+        let seq = self.seq;
+        self.seq += 1;
+        self.heap.push(Scheduled {
+            time,
+            priority,
+            seq,
+            id,
+        });
+    }
+
+    /// Time of the next scheduled event, `f64::INFINITY` when none.
+    pub(crate) fn peek(&self) -> f64 {
+        self.heap.peek().map_or(f64::INFINITY, |s| s.time)
+    }
+
+    /// Pops the next event, advances the clock, marks it processed and hands out its callbacks.
+    pub(crate) fn pop(&mut self) -> Option<(EventId, Vec<Callback>)> {
+        let next = self.heap.pop()?;
+        self.now = next.time;
+        let slot = self.slot_mut(next.id);
+        slot.state = EventState::Processed;
+        Some((next.id, std::mem::take(&mut slot.callbacks)))
+    }
+
+    /// Gives the (now empty) callback vector back to its slot to keep its capacity, and drops
+    /// the heap's reference.
+    pub(crate) fn finish_processing(&mut self, id: EventId, mut callbacks: Vec<Callback>) {
+        callbacks.clear();
+        let slot = self.slot_mut(id);
+        if slot.callbacks.capacity() < callbacks.capacity() {
+            slot.callbacks = callbacks;
+        }
+        self.release(id);
+    }
+
+    pub(crate) fn scheduled_count(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub(crate) fn live_events(&self) -> usize {
+        self.slots.len() - self.free_slots.len()
+    }
+
+    // ----- processes --------------------------------------------------------------------------
+
+    /// Registers a process body whose first poll happens when `init` is processed.
+    pub(crate) fn new_process(&mut self, body: ProcFuture, done: EventId, init: EventId) -> Pid {
+        let slot = ProcSlot {
+            gen: 0,
+            alive: true,
+            body: Some(body),
+            done,
+            target: Some(init),
+            interrupt: None,
+        };
+        if let Some(idx) = self.free_procs.pop() {
+            let gen = self.procs[idx as usize].gen;
+            self.procs[idx as usize] = ProcSlot { gen, ..slot };
+            Pid { idx, gen }
+        } else {
+            let idx = u32::try_from(self.procs.len()).expect("more than 2^32 live processes");
+            self.procs.push(slot);
+            Pid { idx, gen: 0 }
+        }
+    }
+
+    /// The slot of a live process, `None` if it has finished (or the id is stale).
+    pub(crate) fn proc_mut(&mut self, pid: Pid) -> Option<&mut ProcSlot> {
+        self.procs
+            .get_mut(pid.idx as usize)
+            .filter(|p| p.gen == pid.gen && p.alive)
+    }
+
+    /// Marks a process finished and frees its slot; returns its completion event.
+    pub(crate) fn retire_process(&mut self, pid: Pid) -> EventId {
+        let p = &mut self.procs[pid.idx as usize];
+        p.alive = false;
+        p.gen = p.gen.wrapping_add(1);
+        p.target = None;
+        p.interrupt = None;
+        self.free_procs.push(pid.idx);
+        p.done
+    }
+
+    // ----- conditions -------------------------------------------------------------------------
+
+    /// Creates a condition event over `subs` (each already retained for the condition) that
+    /// fires when `need` of them are processed. Mirrors `simpy.events.Condition.__init__`.
+    pub(crate) fn new_condition(&mut self, subs: Vec<EventId>, need: usize) -> EventId {
+        let event = self.new_event();
+        let empty = subs.is_empty();
+        let record = CondRecord {
+            event,
+            subs,
+            need,
+            count: 0,
+            fired: None,
+        };
+        let cid = match self.free_conds.pop() {
+            Some(cid) => {
+                self.conds[cid as usize] = Some(record);
+                cid
+            }
+            None => {
+                self.conds.push(Some(record));
+                u32::try_from(self.conds.len() - 1).expect("more than 2^32 conditions")
+            }
+        };
+        self.slot_mut(event).cond = Some(cid);
+        if empty {
+            // SimPy succeeds an empty condition at once, with an empty value.
+            self.cond_mut(cid).fired = Some(Vec::new());
+            self.schedule(event, NORMAL, 0.0);
+            return event;
+        }
+        let n = self.cond_mut(cid).subs.len();
+        for i in 0..n {
+            let sub = self.cond_mut(cid).subs[i];
+            if self.is_processed(sub) {
+                self.check(cid);
+            } else {
+                self.add_callback(sub, Callback::Check(cid));
+            }
+        }
+        self.add_callback(event, Callback::BuildValue(cid));
+        event
+    }
+
+    fn cond_mut(&mut self, cid: CondIdx) -> &mut CondRecord {
+        self.conds[cid as usize].as_mut().expect("live condition")
+    }
+
+    /// A sub-event fired (SimPy `Condition._check`).
+    pub(crate) fn check(&mut self, cid: CondIdx) {
+        let event = self.cond_mut(cid).event;
+        if self.state_of(event) != EventState::Pending {
+            return;
+        }
+        let rec = self.cond_mut(cid);
+        rec.count += 1;
+        if rec.count >= rec.need {
+            self.schedule(event, NORMAL, 0.0);
+        }
+    }
+
+    /// The condition is being processed: detach from sub-events still pending, record which
+    /// ones were processed, and let go of them (SimPy `Condition._build_value`).
+    pub(crate) fn build_value(&mut self, cid: CondIdx) {
+        let subs = std::mem::take(&mut self.cond_mut(cid).subs);
+        let fired = subs.iter().map(|&s| self.is_processed(s)).collect();
+        self.detach_subs(cid, &subs);
+        self.cond_mut(cid).fired = Some(fired);
+    }
+
+    /// Which sub-events had fired when the condition was processed.
+    pub(crate) fn fired(&self, event: EventId) -> Vec<bool> {
+        let cid = self.slot(event).cond.expect("condition event");
+        let rec = self.conds[cid as usize].as_ref().expect("live condition");
+        rec.fired.clone().unwrap_or_default()
+    }
+
+    fn detach_subs(&mut self, cid: CondIdx, subs: &[EventId]) {
+        for &s in subs {
+            if !self.is_processed(s) {
+                self.remove_callback(s, |c| matches!(c, Callback::Check(x) if *x == cid));
+            }
+            self.release(s);
+        }
+    }
+
+    fn drop_condition(&mut self, cid: CondIdx) {
+        let subs = std::mem::take(&mut self.cond_mut(cid).subs);
+        self.detach_subs(cid, &subs);
+        self.conds[cid as usize] = None;
+        self.free_conds.push(cid);
+    }
+}

@@ -1,0 +1,374 @@
+//! FIFO stores (SimPy `simpy.Store`): producer/consumer queues whose `put` and `get` are events.
+//!
+//! The trigger logic follows SimPy's `BaseResource` exactly, because it decides the order of
+//! equal-time events: creating a put tries to accept the *oldest* pending put; creating a get
+//! tries to serve the *oldest* pending get; when a put event is processed it tries the oldest
+//! get once, and when a get event is processed it tries the oldest put once.
+//!
+//! Unlike SimPy, a get or put handle that is dropped (or whose waiting process is interrupted)
+//! before it was served is cancelled, so an abandoned wait never swallows a later item; and an
+//! item already handed to an abandoned get goes back to the front of the store.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::{Rc, Weak};
+use std::task::{Context, Poll};
+
+use super::callback::{Callback, StoreTrigger};
+use super::environment::Environment;
+use super::error::{KernelError, SimError};
+use super::event::{AsEvent, EventRef};
+use super::state::{EventId, EventState};
+
+/// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
+pub struct Store<T> {
+    inner: Rc<StoreInner<T>>,
+}
+
+struct StoreInner<T> {
+    env: Environment,
+    capacity: usize,
+    queues: RefCell<Queues<T>>,
+    /// Handle used in event callbacks (set right after construction).
+    this: Weak<dyn StoreTrigger>,
+}
+
+struct Queues<T> {
+    items: VecDeque<T>,
+    /// Puts not yet accepted, with their items.
+    put_queue: VecDeque<(EventId, T)>,
+    /// Gets not yet served, with the cell their item will be delivered to.
+    get_queue: VecDeque<(EventId, u32)>,
+    /// Delivered items waiting for their getter, a slab indexed by cell number.
+    cells: Vec<Option<T>>,
+    free_cells: Vec<u32>,
+}
+
+impl<T: 'static> Store<T> {
+    /// An unbounded store (SimPy `Store(env)`).
+    pub fn new(env: &Environment) -> Self {
+        Self::build(env, usize::MAX)
+    }
+
+    /// A store holding at most `capacity` items; `put` waits while it is full.
+    pub fn bounded(env: &Environment, capacity: usize) -> Result<Self, KernelError> {
+        if capacity == 0 {
+            return Err(KernelError::ZeroCapacity);
+        }
+        Ok(Self::build(env, capacity))
+    }
+
+    fn build(env: &Environment, capacity: usize) -> Self {
+        let inner = Rc::new_cyclic(|weak: &Weak<StoreInner<T>>| StoreInner {
+            env: env.clone(),
+            capacity,
+            queues: RefCell::new(Queues {
+                items: VecDeque::new(),
+                put_queue: VecDeque::new(),
+                get_queue: VecDeque::new(),
+                cells: Vec::new(),
+                free_cells: Vec::new(),
+            }),
+            this: weak.clone(),
+        });
+        Store { inner }
+    }
+
+    /// Offers `item`; the returned event fires once the store accepted it (at once when there is
+    /// room). Dropping a put that was not yet accepted withdraws it and drops the item.
+    pub fn put(&self, item: T) -> StorePut<T> {
+        let id = self.new_event(Callback::TriggerGet(self.inner.this.clone()));
+        self.inner
+            .queues
+            .borrow_mut()
+            .put_queue
+            .push_back((id, item));
+        self.inner.trigger_put();
+        StorePut {
+            store: Rc::clone(&self.inner),
+            id,
+            waiting: false,
+            settled: false,
+        }
+    }
+
+    /// Puts without waiting when the store has room (always, for an unbounded store), exactly as
+    /// a SimPy `store.put(item)` that is not yielded; gives the item back when it is full.
+    pub fn try_put(&self, item: T) -> Result<(), T> {
+        {
+            let q = self.inner.queues.borrow();
+            if !q.put_queue.is_empty() || q.items.len() >= self.inner.capacity {
+                return Err(item);
+            }
+        }
+        drop(self.put(item));
+        Ok(())
+    }
+
+    /// Asks for the oldest item; the returned event fires once one was handed over. Dropping a
+    /// get that was not yet served withdraws it.
+    pub fn get(&self) -> StoreGet<T> {
+        let id = self.new_event(Callback::TriggerPut(self.inner.this.clone()));
+        let cell = {
+            let mut q = self.inner.queues.borrow_mut();
+            let cell = match q.free_cells.pop() {
+                Some(c) => c,
+                None => {
+                    q.cells.push(None);
+                    u32::try_from(q.cells.len() - 1).expect("more than 2^32 pending gets")
+                }
+            };
+            q.get_queue.push_back((id, cell));
+            cell
+        };
+        self.inner.trigger_get();
+        StoreGet {
+            store: Rc::clone(&self.inner),
+            id,
+            cell,
+            waiting: false,
+            settled: false,
+        }
+    }
+
+    /// Number of items in the store.
+    pub fn len(&self) -> usize {
+        self.inner.queues.borrow().items.len()
+    }
+
+    /// True when the store holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Maximum number of items (`usize::MAX` when unbounded).
+    pub fn capacity(&self) -> usize {
+        self.inner.capacity
+    }
+
+    fn new_event(&self, cb: Callback) -> EventId {
+        let mut st = self.inner.env.state();
+        let id = st.new_event();
+        st.add_callback(id, cb);
+        id
+    }
+}
+
+impl<T> Clone for Store<T> {
+    fn clone(&self) -> Self {
+        Store {
+            inner: Rc::clone(&self.inner),
+        }
+    }
+}
+
+impl<T: 'static> StoreTrigger for StoreInner<T> {
+    fn trigger_put(&self) {
+        let accepted = {
+            let mut q = self.queues.borrow_mut();
+            if !q.put_queue.is_empty() && q.items.len() < self.capacity {
+                let (id, item) = q.put_queue.pop_front().expect("non-empty");
+                q.items.push_back(item);
+                Some(id)
+            } else {
+                None
+            }
+        };
+        if let Some(id) = accepted {
+            self.env.succeed_id(id).expect("a queued put is pending");
+        }
+    }
+
+    fn trigger_get(&self) {
+        let served = {
+            let mut q = self.queues.borrow_mut();
+            if !q.items.is_empty() && !q.get_queue.is_empty() {
+                let (id, cell) = q.get_queue.pop_front().expect("non-empty");
+                let item = q.items.pop_front();
+                q.cells[cell as usize] = item;
+                Some(id)
+            } else {
+                None
+            }
+        };
+        if let Some(id) = served {
+            self.env.succeed_id(id).expect("a queued get is pending");
+        }
+    }
+}
+
+impl<T> StoreInner<T> {
+    /// Withdraws a get that is no longer awaited. An item already delivered to it goes back to
+    /// the front of the store (it was the oldest) and the next getter is tried.
+    fn cancel_get(&self, id: EventId, cell: u32) -> Option<T> {
+        let mut q = self.queues.borrow_mut();
+        let delivered = q.cells[cell as usize].take();
+        q.free_cells.push(cell);
+        if delivered.is_none() {
+            if let Some(pos) = q.get_queue.iter().position(|(g, _)| *g == id) {
+                q.get_queue.remove(pos);
+            }
+        }
+        delivered
+    }
+
+    /// Withdraws a put that is no longer awaited; returns its item if it was never accepted.
+    fn cancel_put(&self, id: EventId) -> Option<T> {
+        let mut q = self.queues.borrow_mut();
+        let pos = q.put_queue.iter().position(|(p, _)| *p == id)?;
+        q.put_queue.remove(pos).map(|(_, item)| item)
+    }
+}
+
+/// A pending or finished `store.put(item)`: await it to wait until the store accepted the item.
+pub struct StorePut<T: 'static> {
+    store: Rc<StoreInner<T>>,
+    id: EventId,
+    waiting: bool,
+    settled: bool,
+}
+
+impl<T: 'static> StorePut<T> {
+    /// True once the store accepted the item.
+    pub fn triggered(&self) -> bool {
+        self.store.env.state().state_of(self.id) != EventState::Pending
+    }
+
+    fn settle(&mut self) {
+        if !self.settled {
+            self.settled = true;
+            let withdrawn = self.store.cancel_put(self.id);
+            drop(withdrawn); // outside every borrow
+        }
+    }
+}
+
+impl<T: 'static> Drop for StorePut<T> {
+    fn drop(&mut self) {
+        self.settle();
+        self.store.env.state().release(self.id);
+    }
+}
+
+impl<T: 'static> AsEvent for StorePut<T> {
+    fn as_event(&self) -> EventRef {
+        EventRef::new(&self.store.env, self.id)
+    }
+}
+
+impl<T: 'static> Future for StorePut<T> {
+    type Output = Result<(), SimError>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let env = this.store.env.clone();
+        match env.poll_wait(this.id, &mut this.waiting) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => {
+                this.settled = true;
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(i)) => {
+                this.settle();
+                Poll::Ready(Err(i.into()))
+            }
+        }
+    }
+}
+
+/// A pending or finished `store.get()`: await it for the item, or use it in a condition and
+/// [`try_take`](Self::try_take) afterwards.
+pub struct StoreGet<T: 'static> {
+    store: Rc<StoreInner<T>>,
+    id: EventId,
+    cell: u32,
+    waiting: bool,
+    /// The get was withdrawn or its item taken; the cell is released.
+    settled: bool,
+}
+
+impl<T: 'static> StoreGet<T> {
+    /// True once an item was handed to this get (it may not be processed yet).
+    pub fn triggered(&self) -> bool {
+        self.store.env.state().state_of(self.id) != EventState::Pending
+    }
+
+    /// Takes the delivered item, if any; otherwise withdraws the get so it can never consume a
+    /// later item. Either way the get is finished afterwards.
+    pub fn try_take(&mut self) -> Option<T> {
+        if self.settled {
+            return None;
+        }
+        self.settled = true;
+        let mut q = self.store.queues.borrow_mut();
+        let item = q.cells[self.cell as usize].take();
+        q.free_cells.push(self.cell);
+        if item.is_none() {
+            if let Some(pos) = q.get_queue.iter().position(|(g, _)| *g == self.id) {
+                q.get_queue.remove(pos);
+            }
+        }
+        item
+    }
+
+    /// Withdraws the get; an item it already received returns to the front of the store.
+    fn settle(&mut self) {
+        if self.settled {
+            return;
+        }
+        self.settled = true;
+        if let Some(item) = self.store.cancel_get(self.id, self.cell) {
+            self.store.queues.borrow_mut().items.push_front(item);
+            self.store.trigger_get();
+        }
+    }
+}
+
+impl<T: 'static> Drop for StoreGet<T> {
+    fn drop(&mut self) {
+        self.settle();
+        self.store.env.state().release(self.id);
+    }
+}
+
+impl<T: 'static> AsEvent for StoreGet<T> {
+    fn as_event(&self) -> EventRef {
+        EventRef::new(&self.store.env, self.id)
+    }
+}
+
+impl<T: 'static> Future for StoreGet<T> {
+    type Output = Result<T, SimError>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let env = this.store.env.clone();
+        match env.poll_wait(this.id, &mut this.waiting) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(this
+                .try_take()
+                .expect("a processed get holds its item (polled after completion?)"))),
+            Poll::Ready(Err(i)) => {
+                this.settle();
+                Poll::Ready(Err(i.into()))
+            }
+        }
+    }
+}
+
+/// Waits at most `timeout` seconds for an item (Opal's `get_with_timeout`): races a get against
+/// a timeout with any-of, and withdraws the get if the timeout wins, so the item that arrives
+/// later stays in the store. An item handed over in the same instant as the timeout is returned,
+/// never lost.
+pub async fn get_with_timeout<T: 'static>(
+    env: &Environment,
+    store: &Store<T>,
+    timeout: f64,
+) -> Result<Option<T>, SimError> {
+    let mut get = store.get();
+    let timer = env.try_timeout(timeout)?;
+    env.any_of([get.as_event(), timer.as_event()]).await?;
+    Ok(get.try_take())
+}
