@@ -5,7 +5,9 @@
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
 pub mod api;
+pub mod hardware;
 pub mod kv_events;
+pub mod model;
 pub mod request;
 pub mod rng;
 pub mod validate;
