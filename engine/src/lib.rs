@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod hardware;
+pub mod kv_cache;
 pub mod kv_events;
 pub mod model;
 pub mod request;
