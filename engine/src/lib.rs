@@ -11,6 +11,7 @@ pub mod kv_events;
 pub mod model;
 pub mod request;
 pub mod rng;
+pub mod timing;
 pub mod validate;
 
 /// The engine's version, as shown in the app's header and the CLI.
