@@ -8,9 +8,11 @@ use crate::model::Model;
 ///
 /// - F = 2·active_params·T + attention FLOPs (see `attention_flops`), T = new tokens.
 /// - B = weight bytes read once per step + KV bytes read (each sequence's context)
-///   + KV bytes written (T · kv_bytes_per_token). For a mixture-of-experts model only
-///   the experts the step's tokens touch are read: with uniform routing of T tokens to
-///   k of E experts, the expected touched fraction is `1 − (1 − k/E)^T`.
+///   plus KV bytes written (T · kv_bytes_per_token).
+///
+/// For a mixture-of-experts model only the experts the step's tokens touch are read:
+/// with uniform routing of T tokens to k of E experts, the expected touched fraction
+/// is `1 − (1 − k/E)^T`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Roofline {
     /// FLOPs per new token from the dense matmuls: 2·active_params.
