@@ -13,6 +13,7 @@ pub mod request;
 pub mod rng;
 pub mod timing;
 pub mod validate;
+pub mod worker;
 
 /// The engine's version, as shown in the app's header and the CLI.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -205,6 +205,11 @@ impl BlockPool {
         self.blocks[id as usize].ref_cnt
     }
 
+    /// Sum of all reference counts (O(blocks)); for consistency checks.
+    pub fn total_refs(&self) -> u64 {
+        self.blocks.iter().map(|b| b.ref_cnt as u64).sum()
+    }
+
     /// Full consistency check (O(blocks)); for tests and debugging.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut walked = 0u32;
