@@ -63,12 +63,12 @@ pub struct Scheduler {
     seqs: Vec<Option<Seq>>,
     free_slots: Vec<Slot>,
     by_id: HashMap<u64, Slot, FixedState>,
-    /// FIFO of requests not running (WAITING, FETCH_KVC, READY); preempted ones go to the front.
+    /// FIFO of WAITING requests; preempted ones go to the front.
     waiting: VecDeque<Slot>,
+    /// Requests in FETCH_KVC or READY, in the order their fetches started.
+    kvc: Vec<Slot>,
     /// Running requests in admission order.
     running: Vec<Slot>,
-    /// Requests in FETCH_KVC or READY.
-    kvc_pending: u32,
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
     steps: u64,
@@ -118,7 +118,7 @@ impl Scheduler {
             by_id: HashMap::with_hasher(FixedState),
             waiting: VecDeque::new(),
             running: Vec::new(),
-            kvc_pending: 0,
+            kvc: Vec::new(),
             in_flight: Vec::new(),
             steps: 0,
         }
@@ -194,6 +194,10 @@ impl Scheduler {
 
     /// Decides the next step's batch at time `now`: running requests first (preempting
     /// the most recently admitted when blocks run out), then waiting ones in FIFO order.
+    ///
+    /// An empty batch means nothing can run until a new request arrives or a fetch
+    /// finishes: the caller may sleep until then. Offload fetches listed in the output
+    /// must be started even when the batch is empty.
     pub fn schedule<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
@@ -206,8 +210,9 @@ impl Scheduler {
         let mut out = SchedulerOutput::default();
         let mut budget = self.cfg.max_num_batched_tokens;
         self.schedule_running(&mut budget, &mut out);
-        // As vLLM: no new admissions in a step that had to preempt.
-        if out.preempted.is_empty() {
+        // As vLLM: no new admissions in a step that had to preempt — unless the batch
+        // is empty, or the caller would sleep with work queued.
+        if out.preempted.is_empty() || out.scheduled.is_empty() {
             self.schedule_waiting(now, &mut budget, offload, &mut out);
         }
         out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
@@ -250,26 +255,38 @@ impl Scheduler {
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) {
-        let mut idx = 0;
-        while idx < self.waiting.len()
-            && *budget > 0
-            && (self.running.len() as u32) < self.cfg.max_num_seqs
-        {
-            let slot = self.waiting[idx];
-            let outcome = match self.seq(slot).req.state {
-                // Fetching requests keep their place but do not block the queue.
-                RequestState::FetchKvc => Consider::Fetching,
-                RequestState::Ready => self.admit_ready(slot, now, budget, out),
-                _ => self.consider(slot, now, budget, offload, out),
-            };
-            match outcome {
-                Consider::Admitted => {
-                    self.waiting.remove(idx);
-                }
-                Consider::Fetching => idx += 1,
-                // Head-of-line: the first request that does not fit stops admission.
-                Consider::Blocked => break,
+        // Fetched requests first: like vLLM, a request whose KV arrived goes back to the
+        // front of the queue. It already holds all its blocks, so it can always run once
+        // there is room in the batch, which is what keeps a blocked head from deadlocking
+        // against blocks held by fetched requests behind it.
+        let mut k = 0;
+        while k < self.kvc.len() {
+            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+                return;
             }
+            let slot = self.kvc[k];
+            if self.seq(slot).req.state != RequestState::Ready {
+                k += 1;
+                continue;
+            }
+            match self.admit_ready(slot, now, budget, out) {
+                Consider::Admitted => {
+                    self.kvc.remove(k);
+                }
+                _ => return,
+            }
+        }
+        while let Some(&slot) = self.waiting.front() {
+            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+                return;
+            }
+            match self.consider(slot, now, budget, offload, out) {
+                Consider::Admitted => {}
+                Consider::Fetching => self.kvc.push(slot),
+                // Head-of-line: the first request that does not fit stops admission.
+                Consider::Blocked => return,
+            }
+            self.waiting.pop_front();
         }
     }
 
@@ -303,7 +320,7 @@ impl Scheduler {
         let evictable_hits = self.pool.free_among_cached(&seq.hashes[..gpu_blocks]);
 
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
-            if self.kvc_pending >= self.cfg.max_kvc_ready_requests {
+            if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
                 return Consider::Blocked;
             }
             // Blocks for the whole sequence now, so a fetched request never waits for memory.
@@ -331,7 +348,6 @@ impl Scheduler {
                 tokens,
                 bytes: tokens as u64 * self.kv_bytes_per_token,
             });
-            self.kvc_pending += 1;
             return Consider::Fetching;
         }
 
@@ -379,7 +395,6 @@ impl Scheduler {
             return Consider::Blocked;
         }
         self.grow(slot, need);
-        self.kvc_pending -= 1;
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -545,7 +560,7 @@ impl Scheduler {
         seq.num_computed = seq.fetch_to;
         Self::cache_full_blocks(&mut self.pool, seq, bs);
         seq.req.state = RequestState::Ready;
-        seq.req.times.ready = Some(now);
+        seq.req.times.ready.get_or_insert(now);
         true
     }
 
@@ -581,7 +596,7 @@ impl Scheduler {
 
     /// Requests queued (WAITING, FETCH_KVC or READY).
     pub fn num_waiting(&self) -> usize {
-        self.waiting.len()
+        self.waiting.len() + self.kvc.len()
     }
 
     /// Requests in the running batch.
@@ -591,12 +606,12 @@ impl Scheduler {
 
     /// Requests fetching from offload tiers or fetched and not yet admitted.
     pub fn num_kvc_pending(&self) -> u32 {
-        self.kvc_pending
+        self.kvc.len() as u32
     }
 
     /// Requests on this worker that have not finished.
     pub fn num_unfinished(&self) -> usize {
-        self.waiting.len() + self.running.len()
+        self.waiting.len() + self.kvc.len() + self.running.len()
     }
 
     /// Steps completed so far.
@@ -626,7 +641,6 @@ impl Scheduler {
             return Err(format!("{} running > max_num_seqs", self.running.len()));
         }
         let mut refs = 0u64;
-        let mut pending = 0u32;
         for &s in &self.running {
             let seq = self.seq(s);
             if !matches!(seq.req.state, RequestState::Prefill | RequestState::Decode) {
@@ -639,21 +653,27 @@ impl Scheduler {
         }
         for &s in &self.waiting {
             let seq = self.seq(s);
-            match seq.req.state {
-                RequestState::Waiting if !seq.blocks.is_empty() => {
-                    return Err(format!("waiting request {} holds blocks", seq.req.id))
-                }
-                RequestState::Waiting => {}
-                RequestState::FetchKvc | RequestState::Ready => pending += 1,
-                other => return Err(format!("queued request {} is {other:?}", seq.req.id)),
+            if seq.req.state != RequestState::Waiting || !seq.blocks.is_empty() {
+                return Err(format!(
+                    "queued request {} is {:?} with {} blocks",
+                    seq.req.id,
+                    seq.req.state,
+                    seq.blocks.len()
+                ));
+            }
+        }
+        if self.kvc.len() > self.cfg.max_kvc_ready_requests as usize {
+            return Err(format!("{} requests fetching or fetched", self.kvc.len()));
+        }
+        for &s in &self.kvc {
+            let seq = self.seq(s);
+            if !matches!(seq.req.state, RequestState::FetchKvc | RequestState::Ready) {
+                return Err(format!(
+                    "fetch list holds {} in {:?}",
+                    seq.req.id, seq.req.state
+                ));
             }
             refs += seq.blocks.len() as u64;
-        }
-        if pending != self.kvc_pending {
-            return Err(format!(
-                "kvc_pending {} but {pending} found",
-                self.kvc_pending
-            ));
         }
         if refs != self.pool.total_refs() {
             return Err(format!(
