@@ -85,7 +85,7 @@ fn a_finished_request_is_small() {
         .with(Source::Document(7), 12_000)
         .with(Source::Unique(9), 2384);
     let r = Request::new(9, prompt, 500, 0.0);
-    let heap = r.prompt.segments().len() * std::mem::size_of::<engine::request::Segment>();
+    let heap = std::mem::size_of_val(r.prompt.segments());
     let total = std::mem::size_of::<Request>() + heap;
     assert!(total < 400, "{total} bytes");
     // So 100 000 of them take under 40 MB.
