@@ -98,7 +98,8 @@ impl Scheduler {
         Ok(Self::with_blocks(worker, cfg, model, timing, blocks))
     }
 
-    /// A scheduler with exactly `num_gpu_blocks` KV blocks and the given step-time model.
+    /// A scheduler with exactly `num_gpu_blocks` KV blocks and the given step-time model
+    /// (`cfg` must have passed [`SchedulerConfig::validate`]).
     pub fn with_blocks(
         worker: u32,
         cfg: &SchedulerConfig,
@@ -145,6 +146,7 @@ impl Scheduler {
             fetch_to: 0,
         };
         let id = seq.req.id;
+        debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.seqs[s as usize] = Some(seq);
