@@ -1,17 +1,21 @@
 //! Opal engine: a deterministic discrete-event simulator of a distributed LLM
-//! inference platform (workloads → router → vLLM-style workers).
 //!
 //! The crate is pure Rust with no web dependencies; the same code runs natively
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
 pub mod api;
+pub mod hardware;
 pub mod kernel;
+pub mod kv_cache;
 pub mod kv_events;
+pub mod model;
 pub mod offload;
 pub mod request;
 pub mod rng;
 pub mod router;
+pub mod timing;
 pub mod validate;
+pub mod worker;
 
 /// The engine's version, as shown in the app's header and the CLI.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,224 @@
+//! GPU catalogue and the hardware section of a scenario (GPU type, tensor parallelism).
+
+use crate::validate::{join, Problems};
+use serde::{Deserialize, Serialize};
+
+/// One GPU's datasheet figures (dense bf16 peak, HBM bandwidth, memory).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    /// Display name, e.g. `H100-SXM`.
+    pub name: String,
+    /// Dense bf16 peak, TFLOP/s (10¹² FLOP/s).
+    pub peak_tflops: f64,
+    /// HBM bandwidth, TB/s (10¹² bytes/s).
+    pub hbm_tbps: f64,
+    /// HBM capacity, GB (the spec's memory formula counts a GB as 2³⁰ bytes).
+    pub memory_gb: f64,
+}
+
+impl GpuSpec {
+    fn new(name: &str, peak_tflops: f64, hbm_tbps: f64, memory_gb: f64) -> Self {
+        Self {
+            name: name.to_string(),
+            peak_tflops,
+            hbm_tbps,
+            memory_gb,
+        }
+    }
+
+    /// Checks that every figure is a positive number.
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        problems.positive(path, "peak_tflops", self.peak_tflops);
+        problems.positive(path, "hbm_tbps", self.hbm_tbps);
+        problems.positive(path, "memory_gb", self.memory_gb);
+    }
+}
+
+/// The built-in GPUs, in display order.
+pub fn catalogue() -> Vec<GpuSpec> {
+    vec![
+        GpuSpec::new("H100-SXM", 989.5, 3.35, 80.0),
+        GpuSpec::new("H200", 989.0, 4.8, 141.0),
+        GpuSpec::new("A100-80GB", 312.0, 2.039, 80.0),
+        GpuSpec::new("L40S", 362.0, 0.864, 48.0),
+    ]
+}
+
+/// The catalogue entry called `name` (case-insensitive).
+pub fn lookup(name: &str) -> Option<GpuSpec> {
+    catalogue()
+        .into_iter()
+        .find(|g| g.name.eq_ignore_ascii_case(name))
+}
+
+/// The `hardware` section: which GPU each worker has and how many (tensor parallel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HardwareConfig {
+    /// Catalogue GPU name (`H100-SXM`, `H200`, `A100-80GB`, `L40S`) or `custom`. Default `H100-SXM`.
+    pub gpu: String,
+    /// Figures of a custom GPU; required when `gpu` is `custom`. Default none.
+    pub custom: Option<GpuSpec>,
+    /// Tensor-parallel degree: GPUs per worker (multiplies memory, FLOP/s, bandwidth). Default 1.
+    pub tp: u32,
+    /// All-reduce cost per transformer layer per step when `tp > 1`, seconds. Default 0.
+    pub allreduce_latency_per_layer: f64,
+}
+
+impl Default for HardwareConfig {
+    fn default() -> Self {
+        Self {
+            gpu: "H100-SXM".into(),
+            custom: None,
+            tp: 1,
+            allreduce_latency_per_layer: 0.0,
+        }
+    }
+}
+
+impl HardwareConfig {
+    /// Reports every problem in this section under `path`.
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        if self.tp == 0 {
+            problems.push(join(path, "tp"), "must be >= 1");
+        }
+        problems.non_negative(
+            path,
+            "allreduce_latency_per_layer",
+            self.allreduce_latency_per_layer,
+        );
+        if self.gpu.eq_ignore_ascii_case("custom") {
+            match &self.custom {
+                Some(spec) => spec.validate(&join(path, "custom"), problems),
+                None => problems.push(
+                    join(path, "custom"),
+                    "required when gpu is \"custom\" (peak_tflops, hbm_tbps, memory_gb)",
+                ),
+            }
+        } else if lookup(&self.gpu).is_none() {
+            problems.push(join(path, "gpu"), unknown_gpu(&self.gpu));
+        }
+    }
+
+    /// The worker's hardware, or a message saying what is wrong.
+    pub fn resolve(&self) -> Result<Hardware, String> {
+        let mut problems = Problems::new();
+        self.validate("hardware", &mut problems);
+        if let Some(p) = problems.as_slice().first() {
+            return Err(p.to_string());
+        }
+        let gpu = match &self.custom {
+            Some(spec) if self.gpu.eq_ignore_ascii_case("custom") => spec.clone(),
+            _ => lookup(&self.gpu).ok_or_else(|| unknown_gpu(&self.gpu))?,
+        };
+        Ok(Hardware {
+            gpu,
+            tp: self.tp,
+            allreduce_latency_per_layer: self.allreduce_latency_per_layer,
+        })
+    }
+}
+
+fn unknown_gpu(name: &str) -> String {
+    let names: Vec<String> = catalogue().into_iter().map(|g| g.name).collect();
+    format!(
+        "unknown GPU \"{name}\"; choose one of {} or \"custom\"",
+        names.join(", ")
+    )
+}
+
+/// A worker's resolved hardware: one GPU type times the tensor-parallel degree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hardware {
+    /// The GPU type.
+    pub gpu: GpuSpec,
+    /// Tensor-parallel degree (≥ 1).
+    pub tp: u32,
+    /// All-reduce cost per layer per step when `tp > 1`, seconds.
+    pub allreduce_latency_per_layer: f64,
+}
+
+impl Hardware {
+    /// Peak dense FLOP/s of all `tp` GPUs together.
+    pub fn peak_flops(&self) -> f64 {
+        self.gpu.peak_tflops * 1e12 * self.tp as f64
+    }
+
+    /// HBM bandwidth of all `tp` GPUs together, bytes/s.
+    pub fn bandwidth(&self) -> f64 {
+        self.gpu.hbm_tbps * 1e12 * self.tp as f64
+    }
+
+    /// HBM capacity of all `tp` GPUs together, bytes (GB = 2³⁰ bytes).
+    pub fn memory_bytes(&self) -> f64 {
+        self.gpu.memory_gb * (1u64 << 30) as f64 * self.tp as f64
+    }
+
+    /// All-reduce time added to every step of a model with `layers` layers, seconds.
+    pub fn allreduce_time(&self, layers: u32) -> f64 {
+        if self.tp > 1 {
+            self.allreduce_latency_per_layer * layers as f64
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_one_h100() {
+        let hw = HardwareConfig::default().resolve().unwrap();
+        assert_eq!(hw.gpu.name, "H100-SXM");
+        // 989.5 TFLOP/s, 3.35 TB/s, 80·2³⁰ bytes.
+        assert_eq!(hw.peak_flops(), 989.5e12);
+        assert_eq!(hw.bandwidth(), 3.35e12);
+        assert_eq!(hw.memory_bytes(), 85_899_345_920.0);
+    }
+
+    #[test]
+    fn tensor_parallel_multiplies_everything() {
+        let cfg = HardwareConfig {
+            gpu: "a100-80gb".into(),
+            tp: 4,
+            ..Default::default()
+        };
+        let hw = cfg.resolve().unwrap();
+        assert_eq!(hw.peak_flops(), 1248e12);
+        assert!((hw.bandwidth() / 8.156e12 - 1.0).abs() < 1e-15);
+        assert_eq!(hw.memory_bytes(), 4.0 * 85_899_345_920.0);
+    }
+
+    #[test]
+    fn problems_name_their_fields() {
+        let cfg = HardwareConfig {
+            gpu: "custom".into(),
+            custom: Some(GpuSpec::new("x", 0.0, 1.0, 1.0)),
+            tp: 0,
+            ..Default::default()
+        };
+        let mut p = Problems::new();
+        cfg.validate("hardware", &mut p);
+        let paths: Vec<&str> = p.as_slice().iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["hardware.tp", "hardware.custom.peak_tflops"]);
+        let unknown = HardwareConfig {
+            gpu: "B200".into(),
+            ..Default::default()
+        };
+        assert!(unknown
+            .resolve()
+            .unwrap_err()
+            .contains("unknown GPU \"B200\""));
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        let e = serde_json::from_str::<HardwareConfig>(r#"{"gpus": "H200"}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `gpus`"));
+        let ok: HardwareConfig = serde_json::from_str(r#"{"gpu": "H200"}"#).unwrap();
+        assert_eq!(ok.tp, 1);
+    }
+}

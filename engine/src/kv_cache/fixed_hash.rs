@@ -1,0 +1,47 @@
+//! A fixed (unseeded) hasher for lookup-only maps keyed by integers.
+//!
+//! `std`'s `RandomState` differs per process; lookups do not care, but a fixed
+//! function keeps every run identical and is cheaper for already-mixed keys.
+
+use crate::rng::splitmix64;
+use std::hash::{BuildHasher, Hasher};
+
+/// Builds [`FixedHasher`]s; use as `HashMap<K, V, FixedState>`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FixedState;
+
+impl BuildHasher for FixedState {
+    type Hasher = FixedHasher;
+
+    fn build_hasher(&self) -> FixedHasher {
+        FixedHasher(0)
+    }
+}
+
+/// SplitMix64 over the written words.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedHasher(u64);
+
+impl Hasher for FixedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = splitmix64(self.0 ^ b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = splitmix64(self.0 ^ x);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}

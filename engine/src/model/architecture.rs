@@ -1,0 +1,189 @@
+//! A transformer's shape, and the sizes derived from it (parameters, weight and KV bytes).
+
+use crate::validate::{join, Problems};
+use serde::{Deserialize, Serialize};
+
+/// A decoder-only transformer's shape (the fields a Hugging Face `config.json` carries).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Architecture {
+    /// Transformer layers. Default 40 (granite-3.3-8b).
+    pub num_layers: u32,
+    /// Hidden (model) dimension. Default 4096.
+    pub hidden_size: u32,
+    /// Attention (query) heads. Default 32.
+    pub num_heads: u32,
+    /// Key/value heads (grouped-query attention). Default 8.
+    pub num_kv_heads: u32,
+    /// Dimension of one head; 0 means `hidden_size / num_heads`. Default 0.
+    pub head_dim: u32,
+    /// Dense MLP inner dimension (SwiGLU: three matrices). Default 12800.
+    pub intermediate_size: u32,
+    /// Vocabulary size. Default 49159.
+    pub vocab_size: u32,
+    /// Input embedding and LM head share one matrix. Default true.
+    pub tie_word_embeddings: bool,
+    /// Mixture-of-experts: experts per layer; 0 means a dense MLP. Default 0.
+    pub num_experts: u32,
+    /// Mixture-of-experts: experts each token is routed to. Default 0.
+    pub experts_per_token: u32,
+    /// Mixture-of-experts: inner dimension of one expert; 0 means `intermediate_size`. Default 0.
+    pub expert_intermediate_size: u32,
+    /// Q/K/V projections carry biases (Qwen2). Default false.
+    pub qkv_bias: bool,
+    /// Per-head RMS norm on queries and keys (Qwen3). Default false.
+    pub qk_norm: bool,
+    /// Longest sequence (prompt + output) the model accepts, tokens. Default 131072.
+    pub max_model_len: u32,
+    /// Bytes per weight and per KV element (bf16 = 2). Default 2.
+    pub bytes_per_param: u32,
+}
+
+impl Default for Architecture {
+    fn default() -> Self {
+        super::catalogue::granite_3_3_8b()
+    }
+}
+
+impl Architecture {
+    /// Dimension of one attention head.
+    pub fn head_dim(&self) -> u32 {
+        if self.head_dim > 0 {
+            self.head_dim
+        } else {
+            self.hidden_size / self.num_heads.max(1)
+        }
+    }
+
+    /// True for a mixture-of-experts model.
+    pub fn is_moe(&self) -> bool {
+        self.num_experts > 0
+    }
+
+    fn expert_ffn(&self) -> u64 {
+        if self.expert_intermediate_size > 0 {
+            self.expert_intermediate_size as u64
+        } else {
+            self.intermediate_size as u64
+        }
+    }
+
+    /// Attention parameters of one layer: Q, K, V, O projections (+ biases, + q/k norms).
+    fn attention_params(&self) -> u64 {
+        let (h, hd) = (self.hidden_size as u64, self.head_dim() as u64);
+        let q = self.num_heads as u64 * hd;
+        let kv = self.num_kv_heads as u64 * hd;
+        let mut n = h * q + 2 * h * kv + q * h;
+        if self.qkv_bias {
+            n += q + 2 * kv;
+        }
+        if self.qk_norm {
+            n += 2 * hd;
+        }
+        n
+    }
+
+    /// MLP parameters of one layer with `experts` experts present (dense: all of it).
+    fn mlp_params(&self, experts: u64) -> u64 {
+        let h = self.hidden_size as u64;
+        if self.is_moe() {
+            // SwiGLU experts plus the router (gate) matrix.
+            experts * 3 * h * self.expert_ffn() + h * self.num_experts as u64
+        } else {
+            3 * h * self.intermediate_size as u64
+        }
+    }
+
+    fn params_with_experts(&self, experts: u64) -> u64 {
+        let h = self.hidden_size as u64;
+        let embeddings = self.vocab_size as u64 * h;
+        let lm_head = if self.tie_word_embeddings {
+            0
+        } else {
+            embeddings
+        };
+        // Two RMS norms per layer, one final norm.
+        let layer = self.attention_params() + self.mlp_params(experts) + 2 * h;
+        self.num_layers as u64 * layer + h + embeddings + lm_head
+    }
+
+    /// Total parameters.
+    pub fn params(&self) -> u64 {
+        self.params_with_experts(self.num_experts as u64)
+    }
+
+    /// Parameters one token passes through (MoE: only its routed experts).
+    pub fn active_params(&self) -> u64 {
+        self.params_with_experts(self.experts_per_token as u64)
+    }
+
+    /// Bytes of all weights.
+    pub fn weight_bytes(&self) -> u64 {
+        self.params() * self.bytes_per_param as u64
+    }
+
+    /// Bytes of the routed-expert weights of all layers (0 for a dense model).
+    pub fn expert_weight_bytes(&self) -> u64 {
+        if !self.is_moe() {
+            return 0;
+        }
+        let per_expert = 3 * self.hidden_size as u64 * self.expert_ffn();
+        self.num_layers as u64 * self.num_experts as u64 * per_expert * self.bytes_per_param as u64
+    }
+
+    /// KV cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · bytes.
+    pub fn kv_bytes_per_token(&self) -> u64 {
+        2 * self.num_layers as u64
+            * self.num_kv_heads as u64
+            * self.head_dim() as u64
+            * self.bytes_per_param as u64
+    }
+
+    /// Width of the attention (query) projection: heads · head_dim.
+    pub fn attention_dim(&self) -> u64 {
+        self.num_heads as u64 * self.head_dim() as u64
+    }
+
+    /// Reports every problem with this shape under `path`.
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        let positive = [
+            ("num_layers", self.num_layers),
+            ("hidden_size", self.hidden_size),
+            ("num_heads", self.num_heads),
+            ("num_kv_heads", self.num_kv_heads),
+            ("vocab_size", self.vocab_size),
+            ("max_model_len", self.max_model_len),
+            ("bytes_per_param", self.bytes_per_param),
+        ];
+        for (field, v) in positive {
+            if v == 0 {
+                problems.push(join(path, field), "must be >= 1");
+            }
+        }
+        if self.num_kv_heads > 0 && self.num_heads % self.num_kv_heads != 0 {
+            problems.push(
+                join(path, "num_kv_heads"),
+                format!("must divide num_heads ({})", self.num_heads),
+            );
+        }
+        if self.head_dim == 0 && self.num_heads > 0 && self.hidden_size % self.num_heads != 0 {
+            problems.push(
+                join(path, "head_dim"),
+                "must be given when hidden_size is not a multiple of num_heads",
+            );
+        }
+        if self.is_moe() {
+            if self.experts_per_token == 0 || self.experts_per_token > self.num_experts {
+                problems.push(
+                    join(path, "experts_per_token"),
+                    format!("must be between 1 and num_experts ({})", self.num_experts),
+                );
+            }
+            if self.expert_ffn() == 0 {
+                problems.push(join(path, "expert_intermediate_size"), "must be >= 1");
+            }
+        } else if self.intermediate_size == 0 {
+            problems.push(join(path, "intermediate_size"), "must be >= 1");
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Built-in models. Only shapes are typed in; sizes are derived (see `Architecture`).
+
+use super::Architecture;
+
+/// A dense bf16 shape with the defaults the catalogue shares.
+#[allow(clippy::too_many_arguments)]
+fn dense(
+    layers: u32,
+    hidden: u32,
+    heads: u32,
+    kv_heads: u32,
+    intermediate: u32,
+    vocab: u32,
+    tied: bool,
+    max_model_len: u32,
+) -> Architecture {
+    Architecture {
+        num_layers: layers,
+        hidden_size: hidden,
+        num_heads: heads,
+        num_kv_heads: kv_heads,
+        head_dim: 0,
+        intermediate_size: intermediate,
+        vocab_size: vocab,
+        tie_word_embeddings: tied,
+        num_experts: 0,
+        experts_per_token: 0,
+        expert_intermediate_size: 0,
+        qkv_bias: false,
+        qk_norm: false,
+        max_model_len,
+        bytes_per_param: 2,
+    }
+}
+
+/// IBM granite-3.3-8b-instruct, Opal's default model.
+pub fn granite_3_3_8b() -> Architecture {
+    dense(40, 4096, 32, 8, 12800, 49159, true, 131_072)
+}
+
+/// The built-in models by name, in display order.
+pub fn catalogue() -> Vec<(&'static str, Architecture)> {
+    vec![
+        ("granite-3.3-8b-instruct", granite_3_3_8b()),
+        (
+            "Llama-3.1-8B",
+            dense(32, 4096, 32, 8, 14336, 128_256, false, 131_072),
+        ),
+        (
+            "Llama-3.1-70B",
+            dense(80, 8192, 64, 8, 28672, 128_256, false, 131_072),
+        ),
+        (
+            "Qwen2.5-7B",
+            Architecture {
+                qkv_bias: true,
+                ..dense(28, 3584, 28, 4, 18944, 152_064, false, 32_768)
+            },
+        ),
+        (
+            "Mixtral-8x7B",
+            Architecture {
+                num_experts: 8,
+                experts_per_token: 2,
+                ..dense(32, 4096, 32, 8, 14336, 32_000, false, 32_768)
+            },
+        ),
+        (
+            "Qwen3-30B-A3B",
+            Architecture {
+                head_dim: 128,
+                num_experts: 128,
+                experts_per_token: 8,
+                expert_intermediate_size: 768,
+                qk_norm: true,
+                ..dense(48, 2048, 32, 4, 6144, 151_936, false, 40_960)
+            },
+        ),
+    ]
+}
+
+/// The catalogue model called `name` (case-insensitive).
+pub fn lookup(name: &str) -> Option<Architecture> {
+    catalogue()
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, a)| a)
+}

@@ -1,0 +1,109 @@
+//! Import of a Hugging Face `config.json` into an [`Architecture`].
+
+use super::Architecture;
+use serde_json::{Map, Value};
+
+/// Builds an architecture from the text of a Hugging Face `config.json`.
+pub fn from_config_json(text: &str) -> Result<Architecture, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("config.json is not valid JSON: {e}"))?;
+    from_config_value(&value)
+}
+
+/// Builds an architecture from a parsed Hugging Face `config.json`; errors name the field.
+pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
+    let obj = value
+        .as_object()
+        .ok_or("config.json must be a JSON object")?;
+    // Multimodal configs nest the language model under `text_config`.
+    let obj = match obj.get("text_config").and_then(Value::as_object) {
+        Some(text) if !obj.contains_key("num_hidden_layers") => text,
+        _ => obj,
+    };
+    let model_type = obj.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let num_layers = required(obj, "num_hidden_layers")?;
+    let hidden_size = required(obj, "hidden_size")?;
+    let num_heads = required(obj, "num_attention_heads")?;
+    let num_experts = match optional(obj, "num_local_experts")? {
+        Some(n) => n,
+        None => optional(obj, "num_experts")?.unwrap_or(0),
+    };
+    let arch = Architecture {
+        num_layers,
+        hidden_size,
+        num_heads,
+        num_kv_heads: optional(obj, "num_key_value_heads")?.unwrap_or(num_heads),
+        head_dim: optional(obj, "head_dim")?.unwrap_or(0),
+        intermediate_size: if num_experts > 0 {
+            optional(obj, "intermediate_size")?.unwrap_or(0)
+        } else {
+            required(obj, "intermediate_size")?
+        },
+        vocab_size: required(obj, "vocab_size")?,
+        tie_word_embeddings: flag(obj, "tie_word_embeddings")?.unwrap_or(false),
+        num_experts,
+        experts_per_token: if num_experts > 0 {
+            required(obj, "num_experts_per_tok")?
+        } else {
+            0
+        },
+        expert_intermediate_size: optional(obj, "moe_intermediate_size")?.unwrap_or(0),
+        qkv_bias: flag(obj, "attention_bias")?.unwrap_or(model_type == "qwen2"),
+        qk_norm: model_type.starts_with("qwen3"),
+        max_model_len: optional(obj, "max_position_embeddings")?.unwrap_or(4096),
+        bytes_per_param: dtype_bytes(obj)?,
+    };
+    let mut problems = crate::validate::Problems::new();
+    arch.validate("", &mut problems);
+    match problems.as_slice().first() {
+        Some(p) => Err(format!("config.json {p}")),
+        None => Ok(arch),
+    }
+}
+
+fn optional(obj: &Map<String, Value>, field: &str) -> Result<Option<u32>, String> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                format!("config.json field `{field}` must be a non-negative integer, got {v}")
+            }),
+    }
+}
+
+fn required(obj: &Map<String, Value>, field: &str) -> Result<u32, String> {
+    optional(obj, field)?.ok_or_else(|| format!("config.json is missing field `{field}`"))
+}
+
+fn flag(obj: &Map<String, Value>, field: &str) -> Result<Option<bool>, String> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(format!(
+            "config.json field `{field}` must be true or false, got {v}"
+        )),
+    }
+}
+
+fn dtype_bytes(obj: &Map<String, Value>) -> Result<u32, String> {
+    let dtype = match obj.get("torch_dtype").or_else(|| obj.get("dtype")) {
+        None | Some(Value::Null) => return Ok(2),
+        Some(Value::String(s)) => s.as_str(),
+        Some(v) => {
+            return Err(format!(
+                "config.json field `torch_dtype` must be a string, got {v}"
+            ))
+        }
+    };
+    match dtype {
+        "bfloat16" | "float16" | "half" => Ok(2),
+        "float32" | "float" => Ok(4),
+        "float8_e4m3fn" | "float8_e5m2" | "int8" => Ok(1),
+        other => Err(format!(
+            "config.json field `torch_dtype`: unsupported dtype \"{other}\" (use bfloat16, float16, float32 or float8)"
+        )),
+    }
+}

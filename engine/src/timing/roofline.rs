@@ -1,0 +1,85 @@
+//! Roofline step time: a batch is bound by either compute or memory traffic.
+
+use super::{attention_flops, SeqWork, TimingConfig};
+use crate::hardware::Hardware;
+use crate::model::Model;
+
+/// `t = max(F / (η_c·P_peak), B / (η_m·BW)) + overhead (+ all-reduce when tp > 1)`.
+///
+/// - F = 2·active_params·T + attention FLOPs (see `attention_flops`), T = new tokens.
+/// - B = weight bytes read once per step + KV bytes read (each sequence's context)
+///   plus KV bytes written (T · kv_bytes_per_token).
+///
+/// For a mixture-of-experts model only the experts the step's tokens touch are read:
+/// with uniform routing of T tokens to k of E experts, the expected touched fraction
+/// is `1 − (1 − k/E)^T`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roofline {
+    /// FLOPs per new token from the dense matmuls: 2·active_params.
+    flops_per_token: f64,
+    /// 2·layers·attention_dim (see `attention_flops`).
+    attention_coeff: f64,
+    /// Weight bytes outside the routed experts (all weights for a dense model).
+    shared_weight_bytes: f64,
+    /// Weight bytes of all routed experts.
+    expert_weight_bytes: f64,
+    /// Probability one token skips a given expert: 1 − k/E (1 for dense).
+    expert_miss: f64,
+    kv_bytes_per_token: f64,
+    /// η_c · peak FLOP/s.
+    flops: f64,
+    /// η_m · bandwidth, bytes/s.
+    bandwidth: f64,
+    /// Step overhead plus all-reduce time, seconds.
+    fixed: f64,
+}
+
+impl Roofline {
+    /// Prices steps of `model` on `hw` with the efficiencies in `cfg`.
+    pub fn new(cfg: &TimingConfig, model: &Model, hw: &Hardware, step_overhead: f64) -> Self {
+        let arch = &model.arch;
+        let expert = arch.expert_weight_bytes() as f64;
+        let expert_miss = if arch.is_moe() {
+            1.0 - arch.experts_per_token as f64 / arch.num_experts as f64
+        } else {
+            1.0
+        };
+        Self {
+            flops_per_token: 2.0 * model.active_params as f64,
+            attention_coeff: 2.0 * arch.num_layers as f64 * arch.attention_dim() as f64,
+            shared_weight_bytes: model.weight_bytes as f64 - expert,
+            expert_weight_bytes: expert,
+            expert_miss,
+            kv_bytes_per_token: model.kv_bytes_per_token as f64,
+            flops: cfg.compute_efficiency * hw.peak_flops(),
+            bandwidth: cfg.memory_efficiency * hw.bandwidth(),
+            fixed: step_overhead + hw.allreduce_time(arch.num_layers),
+        }
+    }
+
+    /// Duration of one step over `batch`, seconds (0 for an empty batch).
+    pub fn step_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
+        let mut tokens = 0u64;
+        let mut attention = 0.0;
+        let mut kv_read = 0u64;
+        for w in batch {
+            tokens += w.new_tokens as u64;
+            kv_read += w.context as u64;
+            attention += attention_flops(self.attention_coeff, w.context, w.context + w.new_tokens);
+        }
+        if tokens == 0 {
+            return 0.0;
+        }
+        let t = tokens as f64;
+        let flops = self.flops_per_token * t + attention;
+        let experts_touched = if self.expert_weight_bytes > 0.0 {
+            1.0 - libm::pow(self.expert_miss, t)
+        } else {
+            0.0
+        };
+        let bytes = self.shared_weight_bytes
+            + self.expert_weight_bytes * experts_touched
+            + (kv_read + tokens) as f64 * self.kv_bytes_per_token;
+        (flops / self.flops).max(bytes / self.bandwidth) + self.fixed
+    }
+}

@@ -1,0 +1,72 @@
+//! The scheduler limits of the `worker` section (vLLM's engine arguments).
+
+use crate::timing::TimingConfig;
+use crate::validate::{join, Problems};
+use serde::{Deserialize, Serialize};
+
+/// vLLM-style scheduler and cache limits of one worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// Token budget of one step (all sequences together), tokens. Default 8192.
+    pub max_num_batched_tokens: u32,
+    /// Most sequences running at once. Default 256.
+    pub max_num_seqs: u32,
+    /// Tokens per KV block. Default 16.
+    pub block_size: u32,
+    /// Split long prompts over several steps; off means a prompt must fit one step's budget. Default true.
+    pub chunked_prefill: bool,
+    /// Largest prefill chunk of one sequence per step, tokens; 0 means no limit. Default 0.
+    pub long_prefill_token_threshold: u32,
+    /// Fraction of GPU memory for weights + KV cache, in (0, 1]. Default 0.9.
+    pub gpu_memory_utilization: f64,
+    /// Use a fixed number of KV blocks instead of deriving it from memory; 0 means derive. Default 0.
+    pub num_gpu_blocks_override: u32,
+    /// Keep computed prompt blocks for reuse (vLLM automatic prefix caching). Default true.
+    pub enable_prefix_caching: bool,
+    /// Most requests fetching from offload tiers or fetched-but-not-admitted at once. Default 16.
+    pub max_kvc_ready_requests: u32,
+    /// Fixed time added to every step (scheduling, sampling, launch), seconds. Default 0.
+    pub step_overhead: f64,
+    /// Step-time model. Default roofline with η_c = 0.5, η_m = 0.8.
+    pub timing: TimingConfig,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        Self {
+            max_num_batched_tokens: 8192,
+            max_num_seqs: 256,
+            block_size: 16,
+            chunked_prefill: true,
+            long_prefill_token_threshold: 0,
+            gpu_memory_utilization: 0.9,
+            num_gpu_blocks_override: 0,
+            enable_prefix_caching: true,
+            max_kvc_ready_requests: 16,
+            step_overhead: 0.0,
+            timing: TimingConfig::default(),
+        }
+    }
+}
+
+impl SchedulerConfig {
+    /// Reports every problem in this section under `path`.
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        for (field, v) in [
+            ("max_num_batched_tokens", self.max_num_batched_tokens),
+            ("max_num_seqs", self.max_num_seqs),
+            ("block_size", self.block_size),
+            ("max_kvc_ready_requests", self.max_kvc_ready_requests),
+        ] {
+            if v == 0 {
+                problems.push(join(path, field), "must be >= 1");
+            }
+        }
+        if !(self.gpu_memory_utilization > 0.0 && self.gpu_memory_utilization <= 1.0) {
+            problems.push(join(path, "gpu_memory_utilization"), "must be in (0, 1]");
+        }
+        problems.non_negative(path, "step_overhead", self.step_overhead);
+        self.timing.validate(&join(path, "timing"), problems);
+    }
+}

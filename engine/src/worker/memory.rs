@@ -1,0 +1,79 @@
+//! How many KV blocks fit on the GPU next to the weights.
+
+use crate::hardware::Hardware;
+use crate::model::Model;
+
+/// Why a model cannot be served on the configured hardware.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemoryError {
+    /// The weights alone exceed the usable memory.
+    ModelDoesNotFit {
+        /// Weight bytes.
+        weight_bytes: u64,
+        /// memory · tp · gpu_memory_utilization, bytes.
+        usable_bytes: f64,
+    },
+    /// The KV cache cannot hold even one sequence of `max_model_len` tokens.
+    NoSequenceFits {
+        /// KV blocks that fit.
+        num_gpu_blocks: u64,
+        /// Blocks one max-length sequence needs.
+        blocks_per_sequence: u64,
+        /// The model's maximum length, tokens.
+        max_model_len: u32,
+    },
+}
+
+impl std::fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const GIB: f64 = (1u64 << 30) as f64;
+        match *self {
+            MemoryError::ModelDoesNotFit {
+                weight_bytes,
+                usable_bytes,
+            } => write!(
+                f,
+                "model weights need {:.1} GB but only {:.1} GB are usable; use more GPUs (tp), a larger GPU or a higher gpu_memory_utilization",
+                weight_bytes as f64 / GIB,
+                usable_bytes / GIB
+            ),
+            MemoryError::NoSequenceFits {
+                num_gpu_blocks,
+                blocks_per_sequence,
+                max_model_len,
+            } => write!(
+                f,
+                "the KV cache holds {num_gpu_blocks} blocks but one sequence of max_model_len {max_model_len} tokens needs {blocks_per_sequence}; lower max_model_len or add memory"
+            ),
+        }
+    }
+}
+
+/// `floor((memory·tp·utilization − weight_bytes) / (block_size · kv_bytes_per_token))`,
+/// checked so that at least one `max_model_len` sequence fits.
+pub fn num_gpu_blocks(
+    model: &Model,
+    hw: &Hardware,
+    block_size: u32,
+    gpu_memory_utilization: f64,
+) -> Result<u32, MemoryError> {
+    let usable_bytes = hw.memory_bytes() * gpu_memory_utilization;
+    let free = usable_bytes - model.weight_bytes as f64;
+    if free <= 0.0 {
+        return Err(MemoryError::ModelDoesNotFit {
+            weight_bytes: model.weight_bytes,
+            usable_bytes,
+        });
+    }
+    let block_bytes = block_size as f64 * model.kv_bytes_per_token as f64;
+    let blocks = (free / block_bytes).floor() as u64;
+    let blocks_per_sequence = (model.max_model_len() as u64).div_ceil(block_size as u64);
+    if blocks < blocks_per_sequence {
+        return Err(MemoryError::NoSequenceFits {
+            num_gpu_blocks: blocks,
+            blocks_per_sequence,
+            max_model_len: model.max_model_len(),
+        });
+    }
+    Ok(blocks.min(u32::MAX as u64) as u32)
+}

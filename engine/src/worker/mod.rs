@@ -1,0 +1,19 @@
+//! A vLLM v1-style worker's scheduler, as a pure state machine.
+//!
+//! The worker's concurrent loops (intake, interrupt-driven scheduler loop, KV
+//! event flush) wrap a [`Scheduler`]: each step the loop calls
+//! [`Scheduler::schedule`], waits [`Scheduler::step_time`] simulated seconds,
+//! then calls [`Scheduler::finish_step`] with the new time. The scheduler never
+//! sleeps and never reads a clock; it only decides and updates.
+
+mod config;
+mod memory;
+mod offload;
+mod output;
+mod scheduler;
+
+pub use config::SchedulerConfig;
+pub use memory::{num_gpu_blocks, MemoryError};
+pub use offload::{NoOffload, OffloadLookup, TierHit};
+pub use output::{FetchStart, ScheduledSeq, SchedulerOutput, StepOutcome};
+pub use scheduler::Scheduler;

@@ -1,0 +1,699 @@
+//! The step-by-step scheduler: vLLM v1's `Scheduler.schedule()` / `update_from_output()`.
+//!
+//! Like vLLM v1 there is no separate prefill and decode phase: every sequence has
+//! `num_tokens` (prompt + tokens generated so far) and `num_computed` (tokens whose
+//! KV is in the cache), and each step schedules some of the difference. A sequence
+//! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
+
+use super::{
+    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
+};
+use crate::hardware::Hardware;
+use crate::kv_cache::{BlockId, BlockPool, FixedState};
+use crate::kv_events::KvEvent;
+use crate::model::Model;
+use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};
+use crate::timing::{SeqWork, TimingModel};
+use std::collections::{HashMap, VecDeque};
+
+type Slot = u32;
+
+/// A request on this worker plus its scheduling state (dropped when it finishes).
+#[derive(Debug)]
+struct Seq {
+    req: Request,
+    /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
+    num_computed: u32,
+    /// The block table.
+    blocks: Vec<BlockId>,
+    /// Chained hashes of the prompt's full blocks (computed at first consideration,
+    /// only with prefix caching on).
+    hashes: Vec<BlockHash>,
+    /// Leading blocks already offered to the prefix cache.
+    num_cached_blocks: u32,
+    /// The offload tiers were asked (once per admission attempt).
+    looked_up: bool,
+    tier_hit: Option<super::TierHit>,
+    /// Prefix length an ongoing fetch will bring in.
+    fetch_to: u32,
+}
+
+impl Seq {
+    /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
+    fn num_tokens(&self) -> u32 {
+        self.req.prompt_len() + self.req.tokens_emitted
+    }
+}
+
+enum Consider {
+    Admitted,
+    Fetching,
+    Blocked,
+}
+
+/// One worker's scheduler: waiting queue, running batch, KV blocks, step-time model.
+#[derive(Debug)]
+pub struct Scheduler {
+    worker: u32,
+    cfg: SchedulerConfig,
+    max_model_len: u32,
+    kv_bytes_per_token: u64,
+    pool: BlockPool,
+    timing: TimingModel,
+    seqs: Vec<Option<Seq>>,
+    free_slots: Vec<Slot>,
+    by_id: HashMap<u64, Slot, FixedState>,
+    /// FIFO of WAITING requests; preempted ones go to the front.
+    waiting: VecDeque<Slot>,
+    /// Requests in FETCH_KVC or READY, in the order their fetches started.
+    kvc: Vec<Slot>,
+    /// Running requests in admission order.
+    running: Vec<Slot>,
+    /// The batch of the step in progress: (slot, tokens).
+    in_flight: Vec<(Slot, u32)>,
+    steps: u64,
+}
+
+impl Scheduler {
+    /// A scheduler for worker `worker` serving `model` on `hw`, sizing the KV cache from memory
+    /// (or `num_gpu_blocks_override`). Errors say why the configuration cannot run.
+    pub fn new(
+        worker: u32,
+        cfg: &SchedulerConfig,
+        model: &Model,
+        hw: &Hardware,
+    ) -> Result<Self, String> {
+        let mut problems = crate::validate::Problems::new();
+        cfg.validate("worker", &mut problems);
+        if let Some(p) = problems.as_slice().first() {
+            return Err(p.to_string());
+        }
+        let blocks = if cfg.num_gpu_blocks_override > 0 {
+            cfg.num_gpu_blocks_override
+        } else {
+            super::num_gpu_blocks(model, hw, cfg.block_size, cfg.gpu_memory_utilization)
+                .map_err(|e| e.to_string())?
+        };
+        let timing = TimingModel::new(&cfg.timing, model, hw, cfg.step_overhead);
+        Ok(Self::with_blocks(worker, cfg, model, timing, blocks))
+    }
+
+    /// A scheduler with exactly `num_gpu_blocks` KV blocks and the given step-time model
+    /// (`cfg` must have passed [`SchedulerConfig::validate`]).
+    pub fn with_blocks(
+        worker: u32,
+        cfg: &SchedulerConfig,
+        model: &Model,
+        timing: TimingModel,
+        num_gpu_blocks: u32,
+    ) -> Self {
+        Self {
+            worker,
+            cfg: cfg.clone(),
+            max_model_len: model.max_model_len(),
+            kv_bytes_per_token: model.kv_bytes_per_token,
+            pool: BlockPool::new(num_gpu_blocks, cfg.enable_prefix_caching),
+            timing,
+            seqs: Vec::new(),
+            free_slots: Vec::new(),
+            by_id: HashMap::with_hasher(FixedState),
+            waiting: VecDeque::new(),
+            running: Vec::new(),
+            kvc: Vec::new(),
+            in_flight: Vec::new(),
+            steps: 0,
+        }
+    }
+
+    /// Queues `req` (arrived at `now`), or hands it back `Failed` if it can never run here.
+    pub fn add_request(&mut self, mut req: Request, now: f64) -> Result<(), Box<Request>> {
+        req.worker = Some(self.worker);
+        req.times.worker_in = Some(now);
+        if let Some(reason) = self.rejection(&req) {
+            req.fail(reason);
+            req.times.completed = Some(now);
+            return Err(Box::new(req));
+        }
+        req.state = RequestState::Waiting;
+        let seq = Seq {
+            req,
+            num_computed: 0,
+            blocks: Vec::new(),
+            hashes: Vec::new(),
+            num_cached_blocks: 0,
+            looked_up: false,
+            tier_hit: None,
+            fetch_to: 0,
+        };
+        let id = seq.req.id;
+        debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.seqs[s as usize] = Some(seq);
+                s
+            }
+            None => {
+                self.seqs.push(Some(seq));
+                (self.seqs.len() - 1) as Slot
+            }
+        };
+        self.by_id.insert(id, slot);
+        self.waiting.push_back(slot);
+        Ok(())
+    }
+
+    fn rejection(&self, req: &Request) -> Option<FailReason> {
+        let (prompt, output) = (req.prompt_len(), req.output_len);
+        if prompt == 0 {
+            return Some(FailReason::EmptyPrompt);
+        }
+        if output == 0 {
+            return Some(FailReason::NoOutputTokens);
+        }
+        let tokens = prompt as u64 + output as u64;
+        if tokens > self.max_model_len as u64 {
+            return Some(FailReason::ExceedsMaxModelLen {
+                tokens: tokens.min(u32::MAX as u64) as u32,
+                max_model_len: self.max_model_len,
+            });
+        }
+        // The last output token is sampled, never fed back: P + O − 1 tokens of KV.
+        let blocks_needed = (tokens - 1).div_ceil(self.cfg.block_size as u64);
+        if blocks_needed > self.pool.num_blocks() as u64 {
+            return Some(FailReason::ExceedsKvCapacity {
+                blocks_needed: blocks_needed as u32,
+                gpu_blocks: self.pool.num_blocks(),
+            });
+        }
+        if !self.cfg.chunked_prefill && prompt > self.cfg.max_num_batched_tokens {
+            return Some(FailReason::PromptExceedsBatch {
+                prompt,
+                max_num_batched_tokens: self.cfg.max_num_batched_tokens,
+            });
+        }
+        None
+    }
+
+    /// Decides the next step's batch at time `now`: running requests first (preempting
+    /// the most recently admitted when blocks run out), then waiting ones in FIFO order.
+    ///
+    /// An empty batch means nothing can run until a new request arrives or a fetch
+    /// finishes: the caller may sleep until then. Offload fetches listed in the output
+    /// must be started even when the batch is empty.
+    pub fn schedule<L: OffloadLookup + ?Sized>(
+        &mut self,
+        now: f64,
+        offload: &mut L,
+    ) -> SchedulerOutput {
+        debug_assert!(
+            self.in_flight.is_empty(),
+            "schedule() called again before finish_step()"
+        );
+        let mut out = SchedulerOutput::default();
+        let mut budget = self.cfg.max_num_batched_tokens;
+        self.schedule_running(&mut budget, &mut out);
+        // As vLLM: no new admissions in a step that had to preempt — unless the batch
+        // is empty, or the caller would sleep with work queued.
+        if out.preempted.is_empty() || out.scheduled.is_empty() {
+            self.schedule_waiting(now, &mut budget, offload, &mut out);
+        }
+        out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
+        out
+    }
+
+    fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
+        let mut i = 0;
+        while i < self.running.len() && *budget > 0 {
+            let slot = self.running[i];
+            let remaining = {
+                let s = self.seq(slot);
+                s.num_tokens() - s.num_computed
+            };
+            let n = self.chunk(remaining, *budget);
+            let need = self.blocks_needed(slot, n);
+            let mut preempted_self = false;
+            while self.pool.num_free() < need {
+                let victim = self.running.pop().expect("the request itself is running");
+                self.preempt(victim, out);
+                if victim == slot {
+                    preempted_self = true;
+                    break;
+                }
+            }
+            if preempted_self {
+                break;
+            }
+            self.grow(slot, need);
+            self.push_scheduled(slot, n, out);
+            *budget -= n;
+            i += 1;
+        }
+    }
+
+    fn schedule_waiting<L: OffloadLookup + ?Sized>(
+        &mut self,
+        now: f64,
+        budget: &mut u32,
+        offload: &mut L,
+        out: &mut SchedulerOutput,
+    ) {
+        // Fetched requests first: like vLLM, a request whose KV arrived goes back to the
+        // front of the queue. It already holds all its blocks, so it can always run once
+        // there is room in the batch, which is what keeps a blocked head from deadlocking
+        // against blocks held by fetched requests behind it.
+        let mut k = 0;
+        while k < self.kvc.len() {
+            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+                return;
+            }
+            let slot = self.kvc[k];
+            if self.seq(slot).req.state != RequestState::Ready {
+                k += 1;
+                continue;
+            }
+            match self.admit_ready(slot, now, budget, out) {
+                Consider::Admitted => {
+                    self.kvc.remove(k);
+                }
+                _ => return,
+            }
+        }
+        while let Some(&slot) = self.waiting.front() {
+            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+                return;
+            }
+            match self.consider(slot, now, budget, offload, out) {
+                Consider::Admitted => {}
+                Consider::Fetching => self.kvc.push(slot),
+                // Head-of-line: the first request that does not fit stops admission.
+                Consider::Blocked => return,
+            }
+            self.waiting.pop_front();
+        }
+    }
+
+    /// Prefix lookup and admission of a WAITING request.
+    fn consider<L: OffloadLookup + ?Sized>(
+        &mut self,
+        slot: Slot,
+        now: f64,
+        budget: &mut u32,
+        offload: &mut L,
+        out: &mut SchedulerOutput,
+    ) -> Consider {
+        let bs = self.cfg.block_size;
+        let caching = self.pool.caching_enabled();
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        seq.req.times.kv_lookup_start.get_or_insert(now);
+        if caching && seq.hashes.is_empty() {
+            seq.hashes = seq.req.prompt.block_hashes(bs).collect();
+        }
+        let num_tokens = seq.num_tokens();
+        // At least the last token is computed, so its logits can be sampled.
+        let max_hit_blocks = (((num_tokens - 1) / bs) as usize).min(seq.hashes.len());
+        let gpu_blocks = self.pool.cached_prefix(&seq.hashes[..max_hit_blocks]);
+        let gpu_tokens = gpu_blocks as u32 * bs;
+        if !seq.looked_up {
+            seq.tier_hit = offload.lookup(&seq.req.prompt, gpu_tokens);
+            seq.looked_up = true;
+        }
+        let hit = seq.tier_hit;
+        let tier_tokens = hit.map_or(0, |h| h.tokens.min(num_tokens - 1) / bs * bs);
+        let evictable_hits = self.pool.free_among_cached(&seq.hashes[..gpu_blocks]);
+
+        if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
+            if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
+                return Consider::Blocked;
+            }
+            // Blocks for the whole sequence now, so a fetched request never waits for memory.
+            let need = num_tokens.div_ceil(bs) - gpu_blocks as u32;
+            if self.pool.num_free() < need + evictable_hits {
+                return Consider::Blocked;
+            }
+            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            self.pool.touch(&seq.hashes[..gpu_blocks], &mut seq.blocks);
+            self.pool.allocate(need, &mut seq.blocks);
+            seq.num_computed = gpu_tokens;
+            seq.num_cached_blocks = gpu_blocks as u32;
+            seq.fetch_to = tier_tokens;
+            seq.req.state = RequestState::FetchKvc;
+            seq.req.sources = TokenSources {
+                gpu_cache: gpu_tokens,
+                offload_tier: Some(hit.tier),
+                offload: tier_tokens - gpu_tokens,
+                computed: num_tokens - tier_tokens,
+            };
+            let tokens = tier_tokens - gpu_tokens;
+            out.fetches.push(FetchStart {
+                request: seq.req.id,
+                tier: hit.tier,
+                tokens,
+                bytes: tokens as u64 * self.kv_bytes_per_token,
+            });
+            return Consider::Fetching;
+        }
+
+        let remaining = num_tokens - gpu_tokens;
+        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+            return Consider::Blocked;
+        };
+        let need = (gpu_tokens + n).div_ceil(bs) - gpu_blocks as u32;
+        if self.pool.num_free() < need + evictable_hits {
+            return Consider::Blocked;
+        }
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        self.pool.touch(&seq.hashes[..gpu_blocks], &mut seq.blocks);
+        self.pool.allocate(need, &mut seq.blocks);
+        seq.num_computed = gpu_tokens;
+        seq.num_cached_blocks = gpu_blocks as u32;
+        seq.req.times.ready.get_or_insert(now);
+        seq.req.sources = TokenSources {
+            gpu_cache: gpu_tokens,
+            offload_tier: None,
+            offload: 0,
+            computed: remaining,
+        };
+        self.admit(slot, n, now, budget, out);
+        Consider::Admitted
+    }
+
+    /// Admission of a READY request (its prefix already fetched into its blocks).
+    fn admit_ready(
+        &mut self,
+        slot: Slot,
+        now: f64,
+        budget: &mut u32,
+        out: &mut SchedulerOutput,
+    ) -> Consider {
+        let remaining = {
+            let s = self.seq(slot);
+            s.num_tokens() - s.num_computed
+        };
+        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+            return Consider::Blocked;
+        };
+        let need = self.blocks_needed(slot, n);
+        if self.pool.num_free() < need {
+            return Consider::Blocked;
+        }
+        self.grow(slot, need);
+        self.admit(slot, n, now, budget, out);
+        Consider::Admitted
+    }
+
+    fn admit(&mut self, slot: Slot, n: u32, now: f64, budget: &mut u32, out: &mut SchedulerOutput) {
+        self.seq_mut(slot)
+            .req
+            .times
+            .first_scheduled
+            .get_or_insert(now);
+        self.running.push(slot);
+        self.push_scheduled(slot, n, out);
+        *budget -= n;
+    }
+
+    /// Tokens a running request may compute this step.
+    fn chunk(&self, remaining: u32, budget: u32) -> u32 {
+        let mut n = remaining;
+        let threshold = self.cfg.long_prefill_token_threshold;
+        if self.cfg.chunked_prefill && threshold > 0 {
+            n = n.min(threshold);
+        }
+        n.min(budget)
+    }
+
+    /// Tokens a request being admitted may compute, or `None` when chunked prefill is off
+    /// and the rest of its prompt does not fit the budget left (a recompute longer than
+    /// the whole budget is chunked anyway, or it could never run again).
+    fn admissible_chunk(&self, remaining: u32, budget: u32) -> Option<u32> {
+        if !self.cfg.chunked_prefill
+            && remaining > budget
+            && remaining <= self.cfg.max_num_batched_tokens
+        {
+            return None;
+        }
+        Some(self.chunk(remaining, budget))
+    }
+
+    fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
+        let s = self.seq(slot);
+        (s.num_computed + n)
+            .div_ceil(self.cfg.block_size)
+            .saturating_sub(s.blocks.len() as u32)
+    }
+
+    fn grow(&mut self, slot: Slot, need: u32) {
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let ok = self.pool.allocate(need, &mut seq.blocks);
+        debug_assert!(ok, "grow() after a free-block check");
+    }
+
+    fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
+        let seq = self.seq_mut(slot);
+        let prompt = seq.req.prompt_len();
+        let decode = seq.num_computed >= prompt && seq.num_computed + 1 == seq.num_tokens();
+        seq.req.state = if decode {
+            RequestState::Decode
+        } else {
+            RequestState::Prefill
+        };
+        let scheduled = ScheduledSeq {
+            request: seq.req.id,
+            work: SeqWork {
+                new_tokens: n,
+                context: seq.num_computed,
+                decode,
+            },
+        };
+        out.scheduled.push(scheduled);
+        self.in_flight.push((slot, n));
+    }
+
+    /// Recompute preemption: free the blocks, forget progress, back to the queue's front.
+    fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        self.pool.free(&seq.blocks);
+        seq.blocks.clear();
+        seq.num_computed = 0;
+        seq.num_cached_blocks = 0;
+        seq.looked_up = false;
+        seq.tier_hit = None;
+        seq.req.preemptions += 1;
+        seq.req.state = RequestState::Waiting;
+        out.preempted.push(seq.req.id);
+        self.waiting.push_front(slot);
+    }
+
+    /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
+    /// prefix caching of newly full prompt blocks, completions.
+    pub fn finish_step(&mut self, now: f64) -> StepOutcome {
+        let mut outcome = StepOutcome::default();
+        let mut in_flight = std::mem::take(&mut self.in_flight);
+        if !in_flight.is_empty() {
+            self.steps += 1;
+        }
+        let mut finished = Vec::new();
+        for &(slot, n) in &in_flight {
+            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            seq.num_computed += n;
+            Self::cache_full_blocks(&mut self.pool, seq, self.cfg.block_size);
+            if seq.num_computed < seq.num_tokens() {
+                continue;
+            }
+            let req = &mut seq.req;
+            req.tokens_emitted += 1;
+            outcome.tokens_emitted += 1;
+            match req.last_token_at {
+                None => {
+                    req.times.first_token = Some(now);
+                    outcome.first_tokens.push(req.id);
+                }
+                Some(last) => outcome.token_gaps.push((req.id, now - last)),
+            }
+            req.last_token_at = Some(now);
+            if req.tokens_emitted >= req.output_len {
+                req.state = RequestState::Completed;
+                req.times.completed = Some(now);
+                finished.push(slot);
+            }
+        }
+        in_flight.clear();
+        self.in_flight = in_flight;
+        if !finished.is_empty() {
+            let seqs = &self.seqs;
+            self.running.retain(|&s| {
+                seqs[s as usize].as_ref().expect("live slot").req.state != RequestState::Completed
+            });
+            for slot in finished {
+                let seq = self.seqs[slot as usize].take().expect("live slot");
+                self.pool.free(&seq.blocks);
+                self.by_id.remove(&seq.req.id);
+                self.free_slots.push(slot);
+                outcome.finished.push(seq.req);
+            }
+        }
+        outcome
+    }
+
+    /// Offers the prompt's newly full computed blocks to the prefix cache.
+    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, block_size: u32) {
+        if !pool.caching_enabled() {
+            return;
+        }
+        let computed_prompt = seq.num_computed.min(seq.req.prompt_len());
+        let full = (computed_prompt / block_size).min(seq.hashes.len() as u32);
+        for b in seq.num_cached_blocks..full {
+            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize]);
+        }
+        seq.num_cached_blocks = seq.num_cached_blocks.max(full);
+    }
+
+    /// The offload fetch of request `id` finished at `now`: it becomes READY.
+    /// Returns false if `id` is not fetching on this worker.
+    pub fn fetch_done(&mut self, id: u64, now: f64) -> bool {
+        let Some(&slot) = self.by_id.get(&id) else {
+            return false;
+        };
+        let bs = self.cfg.block_size;
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        if seq.req.state != RequestState::FetchKvc {
+            return false;
+        }
+        seq.num_computed = seq.fetch_to;
+        Self::cache_full_blocks(&mut self.pool, seq, bs);
+        seq.req.state = RequestState::Ready;
+        seq.req.times.ready.get_or_insert(now);
+        true
+    }
+
+    /// Duration of the step `out` describes, from the configured timing model, seconds.
+    pub fn step_time(&self, out: &SchedulerOutput) -> f64 {
+        self.timing.step_time(out.work())
+    }
+
+    /// The step-time model.
+    pub fn timing(&self) -> &TimingModel {
+        &self.timing
+    }
+
+    /// Drains the GPU prefix cache's stored/removed events, in order (for the periodic flush).
+    pub fn take_kv_events(&mut self) -> Vec<KvEvent> {
+        self.pool.take_events()
+    }
+
+    /// The GPU block pool (read-only), for statistics.
+    pub fn block_pool(&self) -> &BlockPool {
+        &self.pool
+    }
+
+    /// Worker id stamped on requests.
+    pub fn worker_id(&self) -> u32 {
+        self.worker
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &SchedulerConfig {
+        &self.cfg
+    }
+
+    /// Requests queued (WAITING, FETCH_KVC or READY).
+    pub fn num_waiting(&self) -> usize {
+        self.waiting.len() + self.kvc.len()
+    }
+
+    /// Requests in the running batch.
+    pub fn num_running(&self) -> usize {
+        self.running.len()
+    }
+
+    /// Requests fetching from offload tiers or fetched and not yet admitted.
+    pub fn num_kvc_pending(&self) -> u32 {
+        self.kvc.len() as u32
+    }
+
+    /// Requests on this worker that have not finished.
+    pub fn num_unfinished(&self) -> usize {
+        self.waiting.len() + self.kvc.len() + self.running.len()
+    }
+
+    /// Steps completed so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Fraction of KV blocks referenced by requests, in [0, 1].
+    pub fn kv_usage(&self) -> f64 {
+        let total = self.pool.num_blocks();
+        if total == 0 {
+            0.0
+        } else {
+            self.pool.num_used() as f64 / total as f64
+        }
+    }
+
+    /// The state of request `id` if it is on this worker.
+    pub fn request(&self, id: u64) -> Option<&Request> {
+        self.by_id.get(&id).map(|&s| &self.seq(s).req)
+    }
+
+    /// Full consistency check (O(requests + blocks)); for tests and debugging.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.pool.check_invariants()?;
+        if self.running.len() > self.cfg.max_num_seqs as usize {
+            return Err(format!("{} running > max_num_seqs", self.running.len()));
+        }
+        let mut refs = 0u64;
+        for &s in &self.running {
+            let seq = self.seq(s);
+            if !matches!(seq.req.state, RequestState::Prefill | RequestState::Decode) {
+                return Err(format!(
+                    "running request {} is {:?}",
+                    seq.req.id, seq.req.state
+                ));
+            }
+            refs += seq.blocks.len() as u64;
+        }
+        for &s in &self.waiting {
+            let seq = self.seq(s);
+            if seq.req.state != RequestState::Waiting || !seq.blocks.is_empty() {
+                return Err(format!(
+                    "queued request {} is {:?} with {} blocks",
+                    seq.req.id,
+                    seq.req.state,
+                    seq.blocks.len()
+                ));
+            }
+        }
+        if self.kvc.len() > self.cfg.max_kvc_ready_requests as usize {
+            return Err(format!("{} requests fetching or fetched", self.kvc.len()));
+        }
+        for &s in &self.kvc {
+            let seq = self.seq(s);
+            if !matches!(seq.req.state, RequestState::FetchKvc | RequestState::Ready) {
+                return Err(format!(
+                    "fetch list holds {} in {:?}",
+                    seq.req.id, seq.req.state
+                ));
+            }
+            refs += seq.blocks.len() as u64;
+        }
+        if refs != self.pool.total_refs() {
+            return Err(format!(
+                "block tables hold {refs} references, pool counts {}",
+                self.pool.total_refs()
+            ));
+        }
+        if self.by_id.len() != self.num_unfinished() {
+            return Err("id index out of step with the queues".into());
+        }
+        Ok(())
+    }
+
+    fn seq(&self, slot: Slot) -> &Seq {
+        self.seqs[slot as usize].as_ref().expect("live slot")
+    }
+
+    fn seq_mut(&mut self, slot: Slot) -> &mut Seq {
+        self.seqs[slot as usize].as_mut().expect("live slot")
+    }
+}

@@ -1,0 +1,92 @@
+//! KV cache sizing from GPU memory, configuration errors, and the size of a request record.
+
+use engine::hardware::HardwareConfig;
+use engine::model::{Model, ModelConfig};
+use engine::request::{PromptContent, Request, Source};
+use engine::worker::{num_gpu_blocks, MemoryError, Scheduler, SchedulerConfig};
+
+fn hw(tp: u32) -> engine::hardware::Hardware {
+    HardwareConfig {
+        tp,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap()
+}
+
+#[test]
+fn granite_on_one_h100_holds_23257_blocks() {
+    // (80·2³⁰·0.9 − 16_341_729_280) / (16 · 163_840)
+    // = (77_309_411_328 − 16_341_729_280) / 2_621_440 = 23_257.3 → 23_257.
+    let m = Model::from_catalogue("granite-3.3-8b-instruct").unwrap();
+    assert_eq!(num_gpu_blocks(&m, &hw(1), 16, 0.9), Ok(23_257));
+    let s = Scheduler::new(0, &SchedulerConfig::default(), &m, &hw(1)).unwrap();
+    assert_eq!(s.block_pool().num_blocks(), 23_257);
+}
+
+#[test]
+fn llama_70b_needs_tensor_parallelism_and_a_shorter_max_len() {
+    let m = Model::from_catalogue("Llama-3.1-70B").unwrap();
+    // 141.1 GB of weights > 72 GB usable on one H100.
+    let err = num_gpu_blocks(&m, &hw(1), 16, 0.9).unwrap_err();
+    assert!(matches!(err, MemoryError::ModelDoesNotFit { .. }));
+    assert!(err
+        .to_string()
+        .starts_with("model weights need 131.4 GB but only 72.0 GB"));
+    // tp = 2: (154_618_822_656 − 141_107_412_992) / (16 · 327_680) = 2577 blocks, but one
+    // 131072-token sequence needs 8192.
+    assert_eq!(
+        num_gpu_blocks(&m, &hw(2), 16, 0.9),
+        Err(MemoryError::NoSequenceFits {
+            num_gpu_blocks: 2577,
+            blocks_per_sequence: 8192,
+            max_model_len: 131_072
+        })
+    );
+    let short = ModelConfig {
+        name: "Llama-3.1-70B".into(),
+        max_model_len: 32_768,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(num_gpu_blocks(&short, &hw(2), 16, 0.9), Ok(2577));
+    // The scheduler reports the same problem as text, not a panic.
+    let e = Scheduler::new(0, &SchedulerConfig::default(), &m, &hw(2)).unwrap_err();
+    assert!(e.contains("needs 8192"), "{e}");
+}
+
+#[test]
+fn invalid_scheduler_settings_are_reported_with_paths() {
+    let cfg: SchedulerConfig = serde_json::from_str(
+        r#"{"max_num_seqs": 0, "gpu_memory_utilization": 1.2, "timing": {"memory_efficiency": 0}}"#,
+    )
+    .unwrap();
+    let mut p = engine::validate::Problems::new();
+    cfg.validate("worker", &mut p);
+    let paths: Vec<&str> = p.as_slice().iter().map(|x| x.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "worker.max_num_seqs",
+            "worker.gpu_memory_utilization",
+            "worker.timing.memory_efficiency"
+        ]
+    );
+    assert!(serde_json::from_str::<SchedulerConfig>(r#"{"max_batch": 3}"#).is_err());
+}
+
+#[test]
+fn a_finished_request_is_small() {
+    // 100 000 requests with 16k-token prompts must fit a browser tab: a finished request
+    // keeps a few segments and counters, never per-token or per-block arrays.
+    let prompt = PromptContent::new()
+        .with(Source::SystemPrompt(1), 2000)
+        .with(Source::Document(7), 12_000)
+        .with(Source::Unique(9), 2384);
+    let r = Request::new(9, prompt, 500, 0.0);
+    let heap = std::mem::size_of_val(r.prompt.segments());
+    let total = std::mem::size_of::<Request>() + heap;
+    assert!(total < 400, "{total} bytes");
+    // So 100 000 of them take under 40 MB.
+}

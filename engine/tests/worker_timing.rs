@@ -1,0 +1,142 @@
+//! Step-time models priced by hand for small batches.
+
+use engine::hardware::HardwareConfig;
+use engine::model::Model;
+use engine::timing::{SeqWork, TimingConfig, TimingKind, TimingModel};
+
+fn close(actual: f64, expected: f64) {
+    let rel = ((actual - expected) / expected).abs();
+    assert!(rel < 1e-12, "got {actual}, expected {expected} (rel {rel})");
+}
+
+fn hw(gpu: &str, tp: u32) -> engine::hardware::Hardware {
+    HardwareConfig {
+        gpu: gpu.into(),
+        tp,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap()
+}
+
+fn prefill(context: u32, new_tokens: u32) -> SeqWork {
+    SeqWork {
+        new_tokens,
+        context,
+        decode: false,
+    }
+}
+
+fn decode(context: u32) -> SeqWork {
+    SeqWork {
+        new_tokens: 1,
+        context,
+        decode: true,
+    }
+}
+
+fn roofline(model: &str, gpu: &str, tp: u32, overhead: f64) -> TimingModel {
+    let m = Model::from_catalogue(model).unwrap();
+    TimingModel::new(&TimingConfig::default(), &m, &hw(gpu, tp), overhead)
+}
+
+#[test]
+fn roofline_granite_mixed_batch_is_compute_bound() {
+    // Prefill 0→512 plus one decode at context 1000: T = 513 new tokens.
+    // F = 2·8_170_864_640·513 + 2·40·4096·(512·513) + 2·40·4096·(1001·1002 − 1000·1001)
+    //   = 8_383_307_120_640 + 86_048_931_840 + 656_015_360 = 8_470_030_254_080 FLOPs
+    //   → / (0.5·989.5e12) = 17.12 ms.
+    // B = 16_341_729_280 (weights) + 1000·163_840 (KV read) + 513·163_840 (KV written)
+    //   = 16_589_619_200 bytes → / (0.8·3.35e12) = 6.19 ms. Compute wins; + 1 ms overhead.
+    let t = roofline("granite-3.3-8b-instruct", "H100-SXM", 1, 0.001)
+        .step_time([prefill(0, 512), decode(1000)]);
+    close(t, 8_470_030_254_080.0 / (0.5 * 989.5e12) + 0.001);
+}
+
+#[test]
+fn roofline_granite_single_decode_is_memory_bound() {
+    // F = 2·8_170_864_640 + 327_680·2002 = 16_997_744_640 → 34.4 µs of compute.
+    // B = 16_341_729_280 + 1000·163_840 + 163_840 = 16_505_733_120 → / 2.68e12 = 6.16 ms.
+    let t = roofline("granite-3.3-8b-instruct", "H100-SXM", 1, 0.0).step_time([decode(1000)]);
+    close(t, 16_505_733_120.0 / (0.8 * 3.35e12));
+}
+
+#[test]
+fn roofline_mixtral_tp2_reads_only_touched_experts() {
+    // Four decodes at context 2000 on 2×H100. Expert weights 32·8·3·4096·14336·2 =
+    // 90_194_313_216 bytes; the rest 93_405_585_408 − 90_194_313_216 = 3_211_272_192.
+    // Four tokens each pick 2 of 8 experts: touched fraction 1 − 0.75⁴ = 0.68359375.
+    // KV: (4·2000 read + 4 written)·131_072 = 1_049_100_288.
+    // B = 3_211_272_192 + 0.68359375·90_194_313_216 + 1_049_100_288 = 65_916_641_280
+    //   → / (0.8·3.35e12·2) = 12.30 ms; compute (1.07e11 FLOPs) is 0.11 ms.
+    let t = roofline("Mixtral-8x7B", "H100-SXM", 2, 0.0).step_time([decode(2000); 4]);
+    close(t, 65_916_641_280.0 / (0.8 * 3.35e12 * 2.0));
+}
+
+#[test]
+fn roofline_tp2_adds_allreduce_per_layer() {
+    let m = Model::from_catalogue("granite-3.3-8b-instruct").unwrap();
+    let hw = HardwareConfig {
+        tp: 2,
+        allreduce_latency_per_layer: 10e-6,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    let t = TimingModel::new(&TimingConfig::default(), &m, &hw, 0.0).step_time([decode(1000)]);
+    // Memory time halves with two GPUs' bandwidth; 40 layers · 10 µs of all-reduce.
+    close(t, 16_505_733_120.0 / (0.8 * 3.35e12 * 2.0) + 40.0 * 10e-6);
+}
+
+#[test]
+fn opal_analytical_granite_tp2_takes_the_longest_prefill_or_the_decode_batch() {
+    let m = Model::from_catalogue("granite-3.3-8b-instruct").unwrap();
+    let cfg = TimingConfig {
+        model: TimingKind::OpalAnalytical,
+        ..Default::default()
+    };
+    let model = TimingModel::new(&cfg, &m, &hw("H100-SXM", 2), 0.002);
+    // Prefill 0→512: 40·[4·(512·513)·4096 + 24·512·4096²] = 40·(4_303_355_904 +
+    // 206_158_430_208) = 8_418_471_444_480 FLOPs / (989.5e12·2) = 4.254 ms.
+    // Prefill 256→320 is shorter. Decode batch (ctx 1000 and 3000):
+    // (16_341_729_280 + 4000·163_840) / (3.35e12·2) = 2.537 ms. Max is the prefill.
+    let t = model.step_time([
+        prefill(0, 512),
+        prefill(256, 64),
+        decode(1000),
+        decode(3000),
+    ]);
+    close(t, 8_418_471_444_480.0 / (989.5e12 * 2.0) + 0.002);
+    let decode_only = model.step_time([decode(1000), decode(3000)]);
+    close(decode_only, 16_997_089_280.0 / (3.35e12 * 2.0) + 0.002);
+}
+
+#[test]
+fn constant_model_and_empty_batches() {
+    let m = Model::from_catalogue("Qwen3-30B-A3B").unwrap();
+    let cfg = TimingConfig {
+        model: TimingKind::Constant,
+        constant_step_time: 0.025,
+        ..Default::default()
+    };
+    let model = TimingModel::new(&cfg, &m, &hw("H200", 1), 0.005);
+    assert_eq!(
+        model.step_time([decode(10), prefill(0, 100)]),
+        0.025 + 0.005
+    );
+    assert_eq!(model.step_time([]), 0.0);
+    assert_eq!(roofline("Qwen3-30B-A3B", "L40S", 1, 0.1).step_time([]), 0.0);
+}
+
+#[test]
+fn timing_config_validates_efficiencies() {
+    let cfg: TimingConfig =
+        serde_json::from_str(r#"{"model": "opal-analytical", "compute_efficiency": 1.5}"#).unwrap();
+    let mut p = engine::validate::Problems::new();
+    cfg.validate("worker.timing", &mut p);
+    assert_eq!(
+        p.as_slice()[0].to_string(),
+        "worker.timing.compute_efficiency: must be in (0, 1]"
+    );
+    assert!(serde_json::from_str::<TimingConfig>(r#"{"model": "magic"}"#).is_err());
+}
