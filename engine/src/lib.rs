@@ -8,7 +8,9 @@ pub mod api;
 pub mod kv_events;
 pub mod request;
 pub mod rng;
+pub mod stats;
 pub mod validate;
+pub mod workload;
 
 /// The engine's version, as shown in the app's header and the CLI.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
