@@ -209,8 +209,8 @@ pub struct StageSummary {
 
 const WIDTH: usize = 50;
 
+/// A title centred in a 50-character rule, as Python's `"{s:{c}^{n}}"` (extra fill on the right).
 fn header(out: &mut String, title: &str, fill: char) {
-    let title = format!(" {title} ");
     let pad = WIDTH.saturating_sub(title.chars().count());
     let left = pad / 2;
     let f = |n: usize| fill.to_string().repeat(n);
@@ -235,7 +235,7 @@ impl StageSummary {
     /// characters, values with 2 decimals, 50-character section rules).
     pub fn render_text(&self) -> String {
         let mut o = String::new();
-        header(&mut o, "Serving Benchmark Result", '=');
+        header(&mut o, " Serving Benchmark Result ", '=');
         row(&mut o, "Stage:", self.stage);
         row(&mut o, "Successful requests:", self.successful_requests);
         row(&mut o, "Failed requests:", self.failed_requests);
