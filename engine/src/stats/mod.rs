@@ -5,7 +5,9 @@
 //! - [`itl`]: pooled inter-token gaps as (gap, count) with exact percentiles.
 //! - [`summary`]: [`StageStats`] (what the loops accumulate) → [`StageSummary`].
 //! - [`series`]: [`SecondSeries`] → columnar per-second data for charts.
+//! - [`csv`]: the per-request CSV export.
 
+pub mod csv;
 pub mod itl;
 pub mod percentile;
 pub mod record;
