@@ -188,9 +188,9 @@ mod tests {
 
     #[test]
     fn record_stays_small() {
-        // 8 timestamps (64 B) + id (8) + sources (24) + session (12) + worker (8) +
-        // failed (12) + 5 u32 fields (20) = 148 B of fields; measured 144 B on x86_64 (the
-        // Option tags pack into padding).
+        // 8 timestamps (64 B) + id (8) + sources (4 + 4·4 + 4 = 24) + session (12) +
+        // worker (8) + failed (12) + stage, prompt, output, preemptions (16) = 144 B,
+        // which is what x86_64 measures (no padding).
         let size = std::mem::size_of::<RequestRecord>();
         assert!(size <= 160, "RequestRecord is {size} bytes");
     }
