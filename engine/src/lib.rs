@@ -1,4 +1,5 @@
 //! Opal engine: a deterministic discrete-event simulator of a distributed LLM
+//! inference platform (workloads → router → vLLM-style workers).
 //!
 //! The crate is pure Rust with no web dependencies; the same code runs natively
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
@@ -13,9 +14,11 @@ pub mod offload;
 pub mod request;
 pub mod rng;
 pub mod router;
+pub mod stats;
 pub mod timing;
 pub mod validate;
 pub mod worker;
+pub mod workload;
 
 /// The engine's version, as shown in the app's header and the CLI.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,313 @@
+//! The per-stage results table, as `vllm bench serve` prints it, plus queueing, prefix-cache
+//! hits by source and preemptions.
+
+use super::itl::ItlHistogram;
+use super::percentile::LatencySummary;
+use super::record::{RequestRecord, MAX_TIERS};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What a stage's loops accumulate while it runs (the rest comes from its request records).
+#[derive(Debug, Clone)]
+pub struct StageStats {
+    stage: u32,
+    start: f64,
+    itl: ItlHistogram,
+    /// Output tokens per 1-second window `[start + k, start + k + 1)`.
+    tokens_per_window: Vec<u64>,
+}
+
+impl StageStats {
+    /// Statistics of stage `stage`, which started at `start` (simulated seconds).
+    pub fn new(stage: u32, start: f64) -> Self {
+        Self {
+            stage,
+            start,
+            itl: ItlHistogram::new(),
+            tokens_per_window: Vec::new(),
+        }
+    }
+
+    /// `n` output tokens of this stage's requests were emitted at time `t`.
+    pub fn on_tokens(&mut self, t: f64, n: u64) {
+        let k = (t - self.start).max(0.0).floor() as usize;
+        if self.tokens_per_window.len() <= k {
+            self.tokens_per_window.resize(k + 1, 0);
+        }
+        self.tokens_per_window[k] += n;
+    }
+
+    /// `count` requests each had an inter-token gap of `gap` seconds.
+    pub fn on_itl(&mut self, gap: f64, count: u64) {
+        self.itl.add(gap, count);
+    }
+
+    /// The pooled inter-token gaps so far.
+    pub fn itl(&self) -> &ItlHistogram {
+        &self.itl
+    }
+
+    /// The stage's table, given its end time, the number of offload tiers configured, and
+    /// the records of every request it issued.
+    pub fn summarize<'a>(
+        &self,
+        end: f64,
+        num_tiers: usize,
+        records: impl IntoIterator<Item = &'a RequestRecord>,
+    ) -> StageSummary {
+        let records: Vec<&RequestRecord> = records.into_iter().collect();
+        let done: Vec<&RequestRecord> = records
+            .iter()
+            .copied()
+            .filter(|r| r.is_completed())
+            .collect();
+        let mut failed_by_reason = BTreeMap::new();
+        for r in &records {
+            if let Some(f) = r.failed {
+                *failed_by_reason.entry(f.kind().to_string()).or_insert(0u64) += 1;
+            }
+        }
+        let failed: u64 = failed_by_reason.values().sum();
+        let duration = end - self.start;
+        let input: u64 = done.iter().map(|r| r.prompt_tokens as u64).sum();
+        let output: u64 = done.iter().map(|r| r.output_tokens as u64).sum();
+        let per_s = |x: f64| {
+            if duration > 0.0 {
+                x / duration
+            } else {
+                f64::NAN
+            }
+        };
+        let lat = |f: fn(&RequestRecord) -> f64| {
+            LatencySummary::from_seconds(done.iter().map(|r| f(r)).collect())
+        };
+        StageSummary {
+            stage: self.stage,
+            successful_requests: done.len() as u64,
+            failed_requests: failed,
+            failed_by_reason,
+            unfinished_requests: records.len() as u64 - done.len() as u64 - failed,
+            duration_s: duration,
+            total_input_tokens: input,
+            total_generated_tokens: output,
+            request_throughput: per_s(done.len() as f64),
+            output_throughput: per_s(output as f64),
+            total_token_throughput: per_s((input + output) as f64),
+            peak_output_throughput: self.tokens_per_window.iter().copied().max().unwrap_or(0)
+                as f64,
+            peak_concurrent_requests: peak_concurrency(&records),
+            ttft: lat(RequestRecord::ttft),
+            tpot: lat(RequestRecord::tpot),
+            itl: self.itl.summary(),
+            e2e: lat(RequestRecord::e2e),
+            queueing: lat(RequestRecord::queueing),
+            prefix_hit_rate: hit_rates(&done, num_tiers),
+            preemptions: records.iter().map(|r| r.preemptions as u64).sum(),
+            preempted_requests: records.iter().filter(|r| r.preemptions > 0).count() as u64,
+        }
+    }
+}
+
+/// Most requests in the platform at once: each counts over [created, completion); a request
+/// that never finished counts until the end. At equal times departures go first, so a
+/// request leaving as another arrives is not counted twice.
+fn peak_concurrency(records: &[&RequestRecord]) -> u64 {
+    // (time, +1 / −1); −1 sorts before +1 at the same time.
+    let mut events: Vec<(f64, i8)> = Vec::with_capacity(records.len() * 2);
+    for r in records {
+        events.push((r.created, 1));
+        if !r.completion.is_nan() {
+            events.push((r.completion, -1));
+        }
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut now, mut peak) = (0i64, 0i64);
+    for (_, d) in events {
+        now += d as i64;
+        peak = peak.max(now);
+    }
+    peak as u64
+}
+
+fn hit_rates(done: &[&RequestRecord], num_tiers: usize) -> PrefixHitRates {
+    let total: f64 = done.iter().map(|r| r.sources.prompt_total() as f64).sum();
+    let frac = |x: u64| {
+        if total > 0.0 {
+            x as f64 / total
+        } else {
+            f64::NAN
+        }
+    };
+    let sum = |f: &dyn Fn(&RequestRecord) -> u32| done.iter().map(|r| f(r) as u64).sum::<u64>();
+    PrefixHitRates {
+        gpu_cache: frac(sum(&|r| r.sources.gpu_cache)),
+        tiers: (0..num_tiers.min(MAX_TIERS))
+            .map(|i| frac(sum(&|r| r.sources.tiers[i])))
+            .collect(),
+        computed: frac(sum(&|r| r.sources.computed)),
+    }
+}
+
+/// Share of completed requests' prompt tokens served by each source (sums to 1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrefixHitRates {
+    /// GPU prefix cache.
+    pub gpu_cache: f64,
+    /// Each offload tier, in the configured order.
+    pub tiers: Vec<f64>,
+    /// Computed (cache misses).
+    pub computed: f64,
+}
+
+/// One stage's results, as `vllm bench serve` reports them, plus what the simulator knows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageSummary {
+    /// Stage index.
+    pub stage: u32,
+    /// Requests completed.
+    pub successful_requests: u64,
+    /// Requests rejected.
+    pub failed_requests: u64,
+    /// Rejected requests by reason kind (e.g. `prompt_too_long`).
+    pub failed_by_reason: BTreeMap<String, u64>,
+    /// Issued but neither completed nor failed when the run ended (e.g. `simulation_time`).
+    pub unfinished_requests: u64,
+    /// Stage start to stage end, seconds.
+    pub duration_s: f64,
+    /// Prompt tokens of completed requests.
+    pub total_input_tokens: u64,
+    /// Output tokens of completed requests.
+    pub total_generated_tokens: u64,
+    /// Completed requests / duration, req/s.
+    pub request_throughput: f64,
+    /// Generated tokens / duration, tok/s.
+    pub output_throughput: f64,
+    /// (Input + generated tokens) / duration, tok/s.
+    pub total_token_throughput: f64,
+    /// Most output tokens in one 1-second window `[start + k, start + k + 1)`, tok/s.
+    pub peak_output_throughput: f64,
+    /// Most requests in the platform at once.
+    pub peak_concurrent_requests: u64,
+    /// Time to first token (first token − created).
+    pub ttft: LatencySummary,
+    /// Time per output token after the first ((E2E − TTFT) / (output − 1); ≥ 2 outputs).
+    pub tpot: LatencySummary,
+    /// Inter-token latency, pooled over every gap of every request.
+    pub itl: LatencySummary,
+    /// End-to-end latency (completion − created).
+    pub e2e: LatencySummary,
+    /// First scheduled − worker in.
+    pub queueing: LatencySummary,
+    /// Prompt tokens by KV source.
+    pub prefix_hit_rate: PrefixHitRates,
+    /// Preemptions, total.
+    pub preemptions: u64,
+    /// Requests preempted at least once.
+    pub preempted_requests: u64,
+}
+
+const WIDTH: usize = 50;
+
+/// A title centred in a 50-character rule, as Python's `"{s:{c}^{n}}"` (extra fill on the right).
+fn header(out: &mut String, title: &str, fill: char) {
+    let pad = WIDTH.saturating_sub(title.chars().count());
+    let left = pad / 2;
+    let f = |n: usize| fill.to_string().repeat(n);
+    let _ = writeln!(out, "{}{}{}", f(left), title, f(pad - left));
+}
+
+fn row(out: &mut String, label: &str, value: impl std::fmt::Display) {
+    let line = format!("{label:<40} {value:<10}");
+    let _ = writeln!(out, "{}", line.trim_end());
+}
+
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+impl StageSummary {
+    /// The table as plain text, in `vllm bench serve`'s layout (labels padded to 40
+    /// characters, values with 2 decimals, 50-character section rules).
+    pub fn render_text(&self) -> String {
+        let mut o = String::new();
+        header(&mut o, " Serving Benchmark Result ", '=');
+        row(&mut o, "Stage:", self.stage);
+        row(&mut o, "Successful requests:", self.successful_requests);
+        row(&mut o, "Failed requests:", self.failed_requests);
+        for (reason, n) in &self.failed_by_reason {
+            row(&mut o, &format!("  {reason}:"), n);
+        }
+        if self.unfinished_requests > 0 {
+            row(&mut o, "Unfinished requests:", self.unfinished_requests);
+        }
+        row(&mut o, "Benchmark duration (s):", num(self.duration_s));
+        row(&mut o, "Total input tokens:", self.total_input_tokens);
+        row(
+            &mut o,
+            "Total generated tokens:",
+            self.total_generated_tokens,
+        );
+        row(
+            &mut o,
+            "Request throughput (req/s):",
+            num(self.request_throughput),
+        );
+        row(
+            &mut o,
+            "Output token throughput (tok/s):",
+            num(self.output_throughput),
+        );
+        row(
+            &mut o,
+            "Peak output token throughput (tok/s):",
+            num(self.peak_output_throughput),
+        );
+        row(
+            &mut o,
+            "Peak concurrent requests:",
+            self.peak_concurrent_requests,
+        );
+        row(
+            &mut o,
+            "Total Token throughput (tok/s):",
+            num(self.total_token_throughput),
+        );
+        for (title, name, s) in [
+            ("Time to First Token", "TTFT", &self.ttft),
+            (
+                "Time per Output Token (excl. 1st token)",
+                "TPOT",
+                &self.tpot,
+            ),
+            ("Inter-token Latency", "ITL", &self.itl),
+            ("End-to-end Latency", "E2EL", &self.e2e),
+            ("Queueing Time", "Queueing", &self.queueing),
+        ] {
+            header(&mut o, title, '-');
+            row(&mut o, &format!("Mean {name} (ms):"), num(s.mean_ms));
+            row(&mut o, &format!("Median {name} (ms):"), num(s.median_ms));
+            row(&mut o, &format!("P90 {name} (ms):"), num(s.p90_ms));
+            row(&mut o, &format!("P99 {name} (ms):"), num(s.p99_ms));
+        }
+        header(&mut o, "Prefix Cache", '-');
+        let pct = |x: f64| num(x * 100.0);
+        row(
+            &mut o,
+            "GPU prefix cache hits (%):",
+            pct(self.prefix_hit_rate.gpu_cache),
+        );
+        for (i, t) in self.prefix_hit_rate.tiers.iter().enumerate() {
+            row(&mut o, &format!("Offload tier {i} hits (%):"), pct(*t));
+        }
+        row(&mut o, "Computed (%):", pct(self.prefix_hit_rate.computed));
+        row(&mut o, "Preemptions:", self.preemptions);
+        row(&mut o, "Preempted requests:", self.preempted_requests);
+        let _ = writeln!(o, "{}", "=".repeat(WIDTH));
+        o
+    }
+}

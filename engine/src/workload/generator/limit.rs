@@ -1,0 +1,34 @@
+//! `total_requests`: stops an open-loop generator after a number of requests.
+
+use super::{RequestGenerator, RequestSpec};
+
+/// Wraps a generator so it yields at most `remaining` more requests.
+pub struct Limit<G> {
+    inner: G,
+    remaining: u64,
+}
+
+impl<G: RequestGenerator> Limit<G> {
+    /// At most `total` requests from `inner`.
+    pub fn new(inner: G, total: u64) -> Self {
+        Self {
+            inner,
+            remaining: total,
+        }
+    }
+}
+
+impl<G: RequestGenerator> RequestGenerator for Limit<G> {
+    fn next_request(&mut self, request_id: u64) -> Option<RequestSpec> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let spec = self.inner.next_request(request_id)?;
+        self.remaining -= 1;
+        Some(spec)
+    }
+
+    fn max_concurrent_requests(&self) -> Option<usize> {
+        self.inner.max_concurrent_requests()
+    }
+}
