@@ -92,8 +92,13 @@ fn both_prefix_load_weights_zero_is_rejected() {
 }
 
 #[test]
-fn default_tiers_are_the_spec_hierarchy() {
-    let o = OffloadConfig::default();
+fn offload_is_off_by_default() {
+    assert!(OffloadConfig::default().tiers.is_empty());
+}
+
+#[test]
+fn spec_hierarchy_has_the_spec_tiers() {
+    let o = OffloadConfig::spec_hierarchy();
     assert_eq!(o.chunk_size, 256);
     let t: Vec<(&str, f64, f64, u32, f64, TierScope)> = o
         .tiers
@@ -139,7 +144,7 @@ fn default_tiers_are_the_spec_hierarchy() {
         ]
     );
     let parsed: OffloadConfig = serde_json::from_str("{}").unwrap();
-    assert_eq!(parsed, o);
+    assert_eq!(parsed, OffloadConfig::default());
 }
 
 #[test]

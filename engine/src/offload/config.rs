@@ -109,8 +109,8 @@ impl TierConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OffloadConfig {
-    /// Tiers in lookup order, fastest first. Default: CPU DRAM, local NVMe, distributed FS.
-    /// An empty list turns offloading off.
+    /// Tiers in lookup order, fastest first. Default: none (offloading off, as vLLM without a
+    /// KV connector); [`OffloadConfig::spec_hierarchy`] gives CPU DRAM, local NVMe, distributed FS.
     pub tiers: Vec<TierConfig>,
     /// Tokens per offloaded chunk (the tiers' hash granularity). Default 256.
     pub chunk_size: u32,
@@ -118,6 +118,13 @@ pub struct OffloadConfig {
 
 impl Default for OffloadConfig {
     fn default() -> Self {
+        Self::disabled()
+    }
+}
+
+impl OffloadConfig {
+    /// The three-tier hierarchy of SPEC §5: CPU DRAM → local NVMe → distributed FS (shared).
+    pub fn spec_hierarchy() -> Self {
         Self {
             tiers: vec![
                 TierConfig::cpu_dram(),
@@ -137,7 +144,7 @@ impl OffloadConfig {
     pub fn disabled() -> Self {
         Self {
             tiers: Vec::new(),
-            ..Self::default()
+            chunk_size: 256,
         }
     }
 
