@@ -1,5 +1,6 @@
 //! The narrow API the web app and the CLI use: scenario in, progress and results out.
 
+use crate::scenario::Scenario;
 use serde::Serialize;
 
 /// What the engine says about itself.
@@ -18,21 +19,11 @@ pub fn info() -> EngineInfo {
 
 pub use crate::validate::Problem;
 
-/// Checks a scenario document and returns every problem found.
-///
-/// For now this checks that the text is a JSON object; the full schema
-/// validation grows with the scenario module.
+/// Checks a scenario document and returns every problem found, each with its field path.
 pub fn check_scenario(text: &str) -> Vec<Problem> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(_)) => Vec::new(),
-        Ok(_) => vec![Problem {
-            path: String::new(),
-            message: "a scenario must be a JSON object".into(),
-        }],
-        Err(e) => vec![Problem {
-            path: String::new(),
-            message: format!("not valid JSON: {e}"),
-        }],
+    match Scenario::parse(text) {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod offload;
 pub mod request;
 pub mod rng;
 pub mod router;
+pub mod scenario;
 pub mod stats;
 pub mod timing;
 pub mod validate;

@@ -1,0 +1,121 @@
+//! The scenario document: one versioned JSON document that describes a whole run.
+//!
+//! Sections: `simulation` (seed, bounds, cluster size), `model`, `hardware`,
+//! `worker` (scheduler limits), `kv_cache` (offload tiers), `router`, and
+//! `workload.stages`. Every field has a documented default, so a partial
+//! document is valid; [`Scenario::parse`] reports every problem at once, each
+//! with its field path, and never panics.
+
+mod simulation;
+
+pub use simulation::SimulationConfig;
+
+use crate::hardware::HardwareConfig;
+use crate::model::ModelConfig;
+use crate::offload::OffloadConfig;
+use crate::router::RouterConfig;
+use crate::validate::{Problem, Problems};
+use crate::worker::SchedulerConfig;
+use crate::workload::WorkloadConfig;
+use serde::{Deserialize, Serialize};
+
+/// The scenario format version this engine writes and reads.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// A whole simulation run, as the user describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scenario {
+    /// Format version (currently 1).
+    pub version: u32,
+    /// Seed, bounds and cluster size.
+    pub simulation: SimulationConfig,
+    /// The served model (catalogue name, custom architecture, or a Hugging Face config).
+    pub model: ModelConfig,
+    /// The GPU each worker runs on, and tensor parallelism.
+    pub hardware: HardwareConfig,
+    /// Each worker's vLLM scheduler limits and timing model.
+    pub worker: SchedulerConfig,
+    /// KV offload tiers behind the GPU prefix cache.
+    pub kv_cache: OffloadConfig,
+    /// Routing policy, KV event interval and autoscaler.
+    pub router: RouterConfig,
+    /// The workload: stages run one after another.
+    pub workload: WorkloadConfig,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            version: SCENARIO_VERSION,
+            simulation: SimulationConfig::default(),
+            model: ModelConfig::default(),
+            hardware: HardwareConfig::default(),
+            worker: SchedulerConfig::default(),
+            kv_cache: OffloadConfig::default(),
+            router: RouterConfig::default(),
+            workload: WorkloadConfig::default(),
+        }
+    }
+}
+
+impl Scenario {
+    /// Parses and validates a scenario document, returning every problem found.
+    pub fn parse(text: &str) -> Result<Self, Vec<Problem>> {
+        let whole = |message: String| {
+            vec![Problem {
+                path: String::new(),
+                message,
+            }]
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| whole(format!("not valid JSON: {e}")))?;
+        if !value.is_object() {
+            return Err(whole("a scenario must be a JSON object".into()));
+        }
+        let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            vec![Problem {
+                path: if path == "." { String::new() } else { path },
+                message: e.into_inner().to_string(),
+            }]
+        })?;
+        let problems = scenario.validate();
+        if problems.is_empty() {
+            Ok(scenario)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Every problem in the scenario, each with its field path.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut p = Problems::new();
+        if self.version != SCENARIO_VERSION {
+            p.push(
+                "version",
+                format!(
+                    "this engine reads version {SCENARIO_VERSION}, not {}",
+                    self.version
+                ),
+            );
+        }
+        self.simulation.validate("simulation", &mut p);
+        self.model.validate("model", &mut p);
+        self.hardware.validate("hardware", &mut p);
+        self.worker.validate("worker", &mut p);
+        self.kv_cache.validate("kv_cache", &mut p);
+        self.router.validate("router", &mut p);
+        self.workload.validate_with(
+            "workload",
+            self.simulation.simulation_time.is_some(),
+            &mut p,
+        );
+        p.into_vec()
+    }
+
+    /// The document as pretty JSON (what the app's JSON view and exports show).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serialises")
+    }
+}
