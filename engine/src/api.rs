@@ -50,4 +50,10 @@ mod tests {
             "a scenario must be a JSON object"
         );
     }
+
+    #[test]
+    fn bad_field_is_reported_with_its_path() {
+        let problems = check_scenario(r#"{"worker": {"max_num_seqs": "many"}}"#);
+        assert_eq!(problems[0].path, "worker.max_num_seqs", "{problems:?}");
+    }
 }
