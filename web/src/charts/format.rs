@@ -79,6 +79,11 @@ fn decimals_for(step: f64) -> usize {
 /// A tick label: all ticks of one axis share the prefix chosen by `magnitude` (the largest
 /// absolute tick) and as many decimals as the `step` between ticks needs.
 pub fn format_tick(v: f64, step: f64, magnitude: f64, unit: Unit) -> String {
+    // Axes keep four digits before shortening (1600, not 1.6k), so steps like 200 stay whole.
+    let magnitude = match unit {
+        Unit::Count | Unit::TokPerSec => magnitude / 10.0,
+        _ => magnitude,
+    };
     let (factor, suffix) = unit.prefix(magnitude);
     let decimals = decimals_for(step * factor);
     let x = v * factor;
@@ -156,6 +161,11 @@ mod tests {
         // 0..20k tok/s step 5000 → k prefix, 5 → no decimals.
         let labels = tick_labels(&[0.0, 5e3, 1e4, 1.5e4, 2e4], 5e3, Unit::TokPerSec);
         assert_eq!(labels[3], "15k tok/s");
+        // Counts up to 1600 stay whole: "1600", not "1.6k".
+        assert_eq!(
+            tick_labels(&[0.0, 800.0, 1600.0], 800.0, Unit::Count),
+            ["0", "800", "1600"]
+        );
         // Percent step 0.25 → 25 → no decimals.
         assert_eq!(
             tick_labels(&[0.0, 0.25], 0.25, Unit::Percent),
