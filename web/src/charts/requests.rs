@@ -1,0 +1,158 @@
+//! Per-request phase timestamps, as columns, for the request timeline.
+
+use std::rc::Rc;
+
+use super::format::{format_value, Unit};
+
+/// Phase names in order, matching the CSS variables `--phase-queued` ... `--phase-decode`.
+pub const PHASES: [&str; 4] = ["queued", "KV fetch", "prefill", "decode"];
+
+/// One row per request; phase `k` runs from boundary `k` to boundary `k + 1`:
+/// `arrival → kv_fetch_start → prefill_start → decode_start → finish` (seconds of simulated
+/// time). A phase a request skipped has equal boundaries; a boundary not reached is NaN.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RequestPhases {
+    /// The request's id as the engine names it.
+    pub request_id: Rc<[u64]>,
+    /// The worker that served it (one timeline lane per worker).
+    pub worker: Rc<[u32]>,
+    /// When it arrived and started queueing.
+    pub arrival: Rc<[f64]>,
+    /// When it left the queue and started fetching cached KV blocks.
+    pub kv_fetch_start: Rc<[f64]>,
+    /// When prefill started.
+    pub prefill_start: Rc<[f64]>,
+    /// When the first token was out and decode started.
+    pub decode_start: Rc<[f64]>,
+    /// When the last token was out.
+    pub finish: Rc<[f64]>,
+}
+
+impl RequestPhases {
+    /// Number of requests; the columns must agree (see [`RequestPhases::check`]).
+    pub fn len(&self) -> usize {
+        self.request_id.len()
+    }
+
+    /// True when there is no request.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The five boundary columns in phase order.
+    pub fn boundaries(&self) -> [&[f64]; 5] {
+        [
+            &self.arrival,
+            &self.kv_fetch_start,
+            &self.prefill_start,
+            &self.decode_start,
+            &self.finish,
+        ]
+    }
+
+    /// An error naming the first column whose length differs from `request_id`'s.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.len();
+        let named: [(&str, usize); 6] = [
+            ("worker", self.worker.len()),
+            ("arrival", self.arrival.len()),
+            ("kv_fetch_start", self.kv_fetch_start.len()),
+            ("prefill_start", self.prefill_start.len()),
+            ("decode_start", self.decode_start.len()),
+            ("finish", self.finish.len()),
+        ];
+        match named.iter().find(|(_, len)| *len != n) {
+            Some((name, len)) => Err(format!("{name} has {len} entries, request_id has {n}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Start and end of request `i`'s whole bar: arrival to the last boundary reached.
+    pub fn span(&self, i: usize) -> (f64, f64) {
+        let last = self
+            .boundaries()
+            .iter()
+            .rev()
+            .map(|b| b[i])
+            .find(|v| v.is_finite())
+            .unwrap_or(f64::NAN);
+        (self.arrival[i], last)
+    }
+}
+
+/// The default tooltip: id, worker, and how long each phase took.
+///
+/// `request 7 · worker 2` / `queued 12.0 ms · KV fetch 0 s · prefill 40.0 ms · decode 1.20 s`
+/// / `arrived 3.20 s, finished 4.45 s`. Phases not reached are left out.
+pub fn describe_request(data: &RequestPhases, i: usize) -> String {
+    let b = data.boundaries();
+    let phases: Vec<String> = PHASES
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| b[*k][i].is_finite() && b[k + 1][i].is_finite())
+        .map(|(k, name)| {
+            format!(
+                "{name} {}",
+                format_value(b[k + 1][i] - b[k][i], Unit::Seconds)
+            )
+        })
+        .collect();
+    let (start, end) = data.span(i);
+    let finished = if data.finish[i].is_finite() {
+        format!("finished {}", format_value(end, Unit::Seconds))
+    } else {
+        "unfinished".to_string()
+    };
+    format!(
+        "request {} · worker {}\n{}\narrived {}, {finished}",
+        data.request_id[i],
+        data.worker[i],
+        phases.join(" · "),
+        format_value(start, Unit::Seconds),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two() -> RequestPhases {
+        RequestPhases {
+            request_id: Rc::from(vec![7, 8]),
+            worker: Rc::from(vec![2, 0]),
+            arrival: Rc::from(vec![3.2, 1.0]),
+            kv_fetch_start: Rc::from(vec![3.212, 1.5]),
+            prefill_start: Rc::from(vec![3.212, 1.5]),
+            decode_start: Rc::from(vec![3.252, f64::NAN]),
+            finish: Rc::from(vec![4.45, f64::NAN]),
+        }
+    }
+
+    #[test]
+    fn describes_phase_durations() {
+        // queued 3.212 - 3.2 = 12 ms; KV fetch 0; prefill 40 ms; decode 4.45 - 3.252 = 1.198 s.
+        assert_eq!(
+            describe_request(&two(), 0),
+            "request 7 · worker 2\nqueued 12.0 ms · KV fetch 0 s · prefill 40.0 ms · decode 1.20 s\n\
+             arrived 3.20 s, finished 4.45 s"
+        );
+    }
+
+    #[test]
+    fn unfinished_requests_end_at_their_last_boundary() {
+        let d = two();
+        assert_eq!(d.span(1), (1.0, 1.5));
+        assert!(describe_request(&d, 1).ends_with("arrived 1.00 s, unfinished"));
+    }
+
+    #[test]
+    fn column_lengths_must_agree() {
+        let mut d = two();
+        assert_eq!(d.check(), Ok(()));
+        d.finish = Rc::from(vec![1.0]);
+        assert_eq!(
+            d.check(),
+            Err("finish has 1 entries, request_id has 2".to_string())
+        );
+    }
+}
