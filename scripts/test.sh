@@ -14,6 +14,9 @@ cargo clippy --workspace --exclude opal-web --all-targets --quiet -- -D warnings
 step "engine tests"
 cargo test --workspace --exclude opal-web
 
+step "web unit tests (native)"
+cargo test -p opal-web
+
 step "wasm build"
 (
   source scripts/wasm-env.sh
