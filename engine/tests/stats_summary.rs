@@ -52,7 +52,7 @@ fn scenario() -> StageSummary {
     let mut d = done(&mut s, 4, 2.5, 3.5, &d_tokens, 400);
     let mut e = RequestRecord::new(5, 0, 3.0, 9000);
     e.completion = 3.0;
-    e.failed = Some(FailReason::PromptTooLong {
+    e.failed = Some(FailReason::ExceedsMaxModelLen {
         tokens: 9100,
         max_model_len: 8192,
     });
@@ -76,7 +76,7 @@ fn counts_tokens_and_throughputs() {
     let s = scenario();
     assert_eq!(s.successful_requests, 4);
     assert_eq!(s.failed_requests, 1);
-    assert_eq!(s.failed_by_reason.get("prompt_too_long"), Some(&1));
+    assert_eq!(s.failed_by_reason.get("exceeds_max_model_len"), Some(&1));
     assert_eq!(s.unfinished_requests, 1);
     close(s.duration_s, 10.0);
     // Completed only: input 100 + 200 + 50 + 400 = 750; output 5 + 3 + 1 + 9 = 18.
@@ -174,7 +174,7 @@ fn text_table_has_the_vllm_layout() {
     )));
     assert!(t.contains("---------------Time to First Token----------------\n"));
     assert!(t.contains("-----Time per Output Token (excl. 1st token)------\n"));
-    assert!(t.contains("  prompt_too_long:"));
+    assert!(t.contains("  exceeds_max_model_len:"));
     assert_eq!(*lines.last().unwrap(), "=".repeat(50));
 }
 

@@ -23,7 +23,8 @@ pub enum RequestState {
 }
 
 /// Why a request was rejected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
 pub enum FailReason {
     /// The prompt has no tokens.
     EmptyPrompt,
@@ -50,6 +51,22 @@ pub enum FailReason {
         /// `max_num_batched_tokens`.
         max_num_batched_tokens: u32,
     },
+    /// No worker was available to take it.
+    NoWorker,
+}
+
+impl FailReason {
+    /// A short stable name, used to count failures by reason.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FailReason::EmptyPrompt => "empty_prompt",
+            FailReason::NoOutputTokens => "no_output_tokens",
+            FailReason::ExceedsMaxModelLen { .. } => "exceeds_max_model_len",
+            FailReason::ExceedsKvCapacity { .. } => "exceeds_kv_capacity",
+            FailReason::PromptExceedsBatch { .. } => "prompt_exceeds_batch",
+            FailReason::NoWorker => "no_worker",
+        }
+    }
 }
 
 impl std::fmt::Display for FailReason {
@@ -78,6 +95,7 @@ impl std::fmt::Display for FailReason {
                 f,
                 "prompt of {prompt} tokens exceeds max_num_batched_tokens {max_num_batched_tokens} with chunked prefill off"
             ),
+            FailReason::NoWorker => write!(f, "no worker was available"),
         }
     }
 }

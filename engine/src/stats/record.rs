@@ -1,5 +1,6 @@
 //! The per-request record kept for statistics, the timeline and the CSV export.
 
+pub use crate::request::FailReason;
 use crate::workload::generator::SessionTurn;
 use serde::Serialize;
 
@@ -27,61 +28,6 @@ impl PromptSources {
     /// All prompt tokens accounted for.
     pub fn prompt_total(&self) -> u32 {
         self.gpu_cache + self.tiers.iter().sum::<u32>() + self.computed
-    }
-}
-
-/// Why a request failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(tag = "reason", rename_all = "snake_case")]
-pub enum FailReason {
-    /// Prompt plus output is longer than the model's maximum length.
-    PromptTooLong {
-        /// Prompt + output tokens.
-        tokens: u32,
-        /// The model's maximum length, tokens.
-        max_model_len: u32,
-    },
-    /// Even alone, the request needs more KV blocks than the GPU holds.
-    KvCapacity {
-        /// Blocks it needs.
-        blocks_needed: u32,
-        /// Blocks the GPU has.
-        gpu_blocks: u32,
-    },
-    /// No worker was available to take it.
-    NoWorker,
-}
-
-impl FailReason {
-    /// A short stable name, used to count failures by reason.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FailReason::PromptTooLong { .. } => "prompt_too_long",
-            FailReason::KvCapacity { .. } => "kv_capacity",
-            FailReason::NoWorker => "no_worker",
-        }
-    }
-}
-
-impl std::fmt::Display for FailReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            FailReason::PromptTooLong {
-                tokens,
-                max_model_len,
-            } => write!(
-                f,
-                "prompt + output is {tokens} tokens, longer than the model's {max_model_len}"
-            ),
-            FailReason::KvCapacity {
-                blocks_needed,
-                gpu_blocks,
-            } => write!(
-                f,
-                "needs {blocks_needed} KV blocks but the GPU holds only {gpu_blocks}"
-            ),
-            FailReason::NoWorker => f.write_str("no worker was available"),
-        }
     }
 }
 
@@ -213,19 +159,19 @@ mod tests {
 
     #[test]
     fn fail_reasons_explain_themselves() {
-        let f = FailReason::PromptTooLong {
+        let f = FailReason::ExceedsMaxModelLen {
             tokens: 9000,
             max_model_len: 8192,
         };
-        assert_eq!(f.kind(), "prompt_too_long");
+        assert_eq!(f.kind(), "exceeds_max_model_len");
         assert_eq!(
             f.to_string(),
-            "prompt + output is 9000 tokens, longer than the model's 8192"
+            "prompt + output = 9000 tokens exceeds max_model_len 8192"
         );
         let j = serde_json::to_string(&f).unwrap();
         assert_eq!(
             j,
-            r#"{"reason":"prompt_too_long","tokens":9000,"max_model_len":8192}"#
+            r#"{"reason":"exceeds_max_model_len","tokens":9000,"max_model_len":8192}"#
         );
     }
 }
