@@ -8,7 +8,7 @@
 //! touched): the queue is an intrusive doubly-linked list over block indices,
 //! and `hash → block` is a hash map used for lookups only.
 
-use super::FixedState;
+use crate::fixed_hash::FixedState;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
 use std::collections::HashMap;

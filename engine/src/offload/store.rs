@@ -1,8 +1,8 @@
 //! One instance of one tier: a capacity-bounded LRU set of chunk hashes.
 
+use crate::fixed_hash::FixedHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
-use crate::router::fixed_hash::HashMapU64;
 use std::collections::BTreeMap;
 
 /// The chunks one tier instance holds, evicted least recently used first.
@@ -13,7 +13,7 @@ pub struct TierStore {
     /// Use counter, bumped on every store or touch: larger = more recent.
     clock: u64,
     /// Chunk → its last-use stamp.
-    stamps: HashMapU64<u64>,
+    stamps: FixedHashMap<u64, u64>,
     /// Last-use stamp → chunk; the first entry is the LRU victim.
     lru: BTreeMap<u64, BlockHash>,
 }
@@ -25,7 +25,7 @@ impl TierStore {
             tier,
             capacity,
             clock: 0,
-            stamps: HashMapU64::default(),
+            stamps: FixedHashMap::default(),
             lru: BTreeMap::new(),
         }
     }

@@ -4,7 +4,6 @@
 
 pub mod autoscaler;
 pub mod config;
-pub(crate) mod fixed_hash;
 pub mod kv_index;
 pub mod policy;
 pub mod worker_set;

@@ -8,8 +8,9 @@
 use super::{
     FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
 };
+use crate::fixed_hash::FixedState;
 use crate::hardware::Hardware;
-use crate::kv_cache::{BlockId, BlockPool, FixedState};
+use crate::kv_cache::{BlockId, BlockPool};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
 use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};

@@ -4,7 +4,14 @@
 //! function keeps every run identical and is cheaper for already-mixed keys.
 
 use crate::rng::splitmix64;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
+
+/// A lookup-only hash map with the fixed hasher.
+pub type FixedHashMap<K, V> = HashMap<K, V, FixedState>;
+
+/// A lookup-only hash set with the fixed hasher.
+pub type FixedHashSet<K> = HashSet<K, FixedState>;
 
 /// Builds [`FixedHasher`]s; use as `HashMap<K, V, FixedState>`.
 #[derive(Debug, Clone, Copy, Default)]
