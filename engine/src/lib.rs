@@ -16,6 +16,7 @@ pub mod request;
 pub mod rng;
 pub mod router;
 pub mod scenario;
+pub mod simulation;
 pub mod stats;
 pub mod timing;
 pub mod validate;

@@ -8,6 +8,7 @@ pub mod config;
 pub mod link;
 pub mod store;
 pub mod tiers;
+pub(crate) mod transfer;
 
 pub use config::{OffloadConfig, TierConfig, TierScope, BYTES_PER_GB, MAX_TIERS};
 pub use link::{Completion, TransferId, TransferLink};

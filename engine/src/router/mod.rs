@@ -1,11 +1,12 @@
-//! The router's decision logic: routing policies over a global KV view, and
-//! the autoscaler rule. Everything here is plain data and pure functions; the
-//! router's concurrent loops (accept, collect, stats, events, autoscaler) call them.
+//! The router: routing policies over a global KV view, the autoscaler rule (plain
+//! data and pure functions), and the router's concurrent loops that call them
+//! ([`process`]: accept, collect, per-second stats, events, autoscaler).
 
 pub mod autoscaler;
 pub mod config;
 pub mod kv_index;
 pub mod policy;
+pub(crate) mod process;
 pub mod worker_set;
 
 pub use autoscaler::{Autoscaler, AutoscalerConfig, ScaleAction};

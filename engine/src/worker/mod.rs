@@ -10,6 +10,7 @@ mod config;
 mod memory;
 mod offload;
 mod output;
+pub(crate) mod process;
 mod scheduler;
 
 pub use config::SchedulerConfig;

@@ -13,6 +13,7 @@ pub mod dist;
 pub mod generator;
 pub mod jsonl;
 pub mod length;
+pub(crate) mod stage;
 
 pub use arrival::Arrival;
 pub use config::{GeneratorConfig, StageConfig, WorkloadConfig};

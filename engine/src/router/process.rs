@@ -1,0 +1,283 @@
+//! The router's concurrent loops (SPEC §6), as the seed describes Opal's router. They
+//! talk to everything else only through stores and events:
+//!
+//! - **accept**: input store → routing policy → the chosen worker's `queue_work`;
+//! - **collect completions**: results store → statistics, the request's `completed`
+//!   event, the owning stage's response store;
+//! - **per-second statistics**: queue depths, KV usage and active workers, once a second;
+//! - **process events**: workers' KV event batches → the global KV view;
+//! - **autoscaler**: once a second, the scale-up/scale-down rule.
+
+use super::{
+    Autoscaler, ClusterView, KvIndex, RouteRequest, RoutingPolicy, ScaleAction, WorkerLoad,
+};
+use crate::kernel::{Event, SimError, Store};
+use crate::kv_events::KvEventBatch;
+use crate::request::{FailReason, Request, RequestState};
+use crate::simulation::context::Context;
+use crate::worker::process::Worker;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// What a stage hears back about its requests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum StageMsg {
+    /// One of the stage's requests left the platform (completed or failed).
+    Finished,
+    /// The stage's generator stopped after issuing `issued` requests.
+    GenerationDone { issued: u64 },
+}
+
+/// A request handed to the router, with where to report its end.
+pub(crate) struct Submission {
+    pub request: Request,
+    /// Fires with `true` when the request completes, `false` when it fails.
+    pub completed: Event<bool>,
+    pub responses: Store<StageMsg>,
+}
+
+struct WorkerSlot {
+    worker: Rc<Worker>,
+    outstanding: u32,
+    draining: bool,
+}
+
+struct State {
+    workers: BTreeMap<u32, WorkerSlot>,
+    policy: Box<dyn RoutingPolicy>,
+    kv_index: KvIndex,
+    autoscaler: Autoscaler,
+    next_worker_id: u32,
+    /// Where to report each routed request's end.
+    pending: BTreeMap<u64, (Event<bool>, Store<StageMsg>)>,
+    /// Reused per decision.
+    loads: Vec<WorkerLoad>,
+}
+
+/// The cluster's front door.
+pub(crate) struct Router {
+    ctx: Rc<Context>,
+    /// Requests from the workload stages.
+    pub input: Store<Submission>,
+    results: Store<Request>,
+    kv_events: Store<KvEventBatch>,
+    state: RefCell<State>,
+}
+
+impl Router {
+    /// Builds the router with `num_workers` workers and starts every loop.
+    pub fn start(
+        ctx: &Rc<Context>,
+        policy: Box<dyn RoutingPolicy>,
+        kv_index: KvIndex,
+        autoscaler: Autoscaler,
+        num_workers: u32,
+    ) -> Rc<Self> {
+        let env = &ctx.env;
+        let router = Rc::new(Self {
+            ctx: Rc::clone(ctx),
+            input: Store::new(env),
+            results: Store::new(env),
+            kv_events: Store::new(env),
+            state: RefCell::new(State {
+                workers: BTreeMap::new(),
+                policy,
+                kv_index,
+                autoscaler,
+                next_worker_id: 0,
+                pending: BTreeMap::new(),
+                loads: Vec::new(),
+            }),
+        });
+        for _ in 0..num_workers {
+            router.add_worker();
+        }
+        env.process(Rc::clone(&router).accept_loop());
+        env.process(Rc::clone(&router).collect_loop());
+        env.process(Rc::clone(&router).per_second_loop());
+        env.process(Rc::clone(&router).events_loop());
+        if router.state.borrow().autoscaler.config().enabled {
+            env.process(Rc::clone(&router).autoscaler_loop());
+        }
+        router
+    }
+
+    /// Starts a new worker and makes it routable.
+    fn add_worker(&self) {
+        let mut st = self.state.borrow_mut();
+        let id = st.next_worker_id;
+        st.next_worker_id += 1;
+        let worker = Worker::start(&self.ctx, id, self.results.clone(), self.kv_events.clone());
+        st.workers.insert(
+            id,
+            WorkerSlot {
+                worker,
+                outstanding: 0,
+                draining: false,
+            },
+        );
+    }
+
+    /// Removes a drained worker: it stops, and its KV leaves the global view.
+    fn remove_worker(st: &mut State, tiers: &mut crate::offload::OffloadTiers, id: u32) {
+        if let Some(slot) = st.workers.remove(&id) {
+            slot.worker.stop();
+            st.kv_index.remove_worker(id);
+            tiers.remove_worker(id);
+        }
+    }
+
+    async fn accept_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            let Submission {
+                mut request,
+                completed,
+                responses,
+            } = self.input.get().await?;
+            let now = env.now();
+            request.times.router_in = Some(now);
+            let mut st = self.state.borrow_mut();
+            let st = &mut *st;
+            st.pending.insert(request.id, (completed, responses));
+            st.loads.clear();
+            for (&id, slot) in &st.workers {
+                if !slot.draining {
+                    st.loads.push(WorkerLoad {
+                        id,
+                        outstanding: slot.outstanding,
+                        kv_usage: slot.worker.kv_usage(),
+                    });
+                }
+            }
+            let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
+                let route = RouteRequest {
+                    id: request.id,
+                    session: request.session.map(u64::from),
+                    prompt_len: request.prompt_len(),
+                    content: &request.prompt,
+                };
+                st.policy.choose(&route, &view)
+            });
+            match decision {
+                Some(decision) => {
+                    let slot = st
+                        .workers
+                        .get_mut(&decision.worker)
+                        .expect("policies choose among the workers they were shown");
+                    slot.outstanding += 1;
+                    let worker = Rc::clone(&slot.worker);
+                    self.ctx
+                        .recorder
+                        .borrow_mut()
+                        .on_routed(request.id, now, decision);
+                    worker.queue_work(request);
+                }
+                None => {
+                    request.fail(FailReason::NoWorker);
+                    request.times.completed = Some(now);
+                    self.results.try_put(request).ok();
+                }
+            }
+        }
+    }
+
+    async fn collect_loop(self: Rc<Self>) -> Result<(), SimError> {
+        loop {
+            let request = self.results.get().await?;
+            let ok = !matches!(request.state, RequestState::Failed(_));
+            self.ctx.recorder.borrow_mut().on_finished(&request);
+            let report = {
+                let mut st = self.state.borrow_mut();
+                if let Some(id) = request.worker {
+                    let drained = st.workers.get_mut(&id).is_some_and(|slot| {
+                        slot.outstanding = slot.outstanding.saturating_sub(1);
+                        slot.draining && slot.outstanding == 0
+                    });
+                    if drained {
+                        Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), id);
+                    }
+                }
+                st.pending.remove(&request.id)
+            };
+            if let Some((completed, responses)) = report {
+                completed.succeed(ok).ok();
+                responses.try_put(StageMsg::Finished).ok();
+            }
+        }
+    }
+
+    async fn per_second_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            let second = env.now().floor() as usize;
+            {
+                let st = self.state.borrow();
+                let mut rec = self.ctx.recorder.borrow_mut();
+                let mut active = 0;
+                for (&id, slot) in &st.workers {
+                    let (waiting, running, blocks) = slot.worker.load();
+                    rec.series
+                        .sample_worker(second, id as usize, waiting, running, blocks);
+                    active += u32::from(!slot.draining);
+                }
+                rec.series.sample_active_workers(second, active);
+            }
+            env.timeout(1.0).await?;
+        }
+    }
+
+    async fn events_loop(self: Rc<Self>) -> Result<(), SimError> {
+        loop {
+            let batch = self.kv_events.get().await?;
+            let mut st = self.state.borrow_mut();
+            // A removed worker's last batch must not resurrect its entries.
+            if st.workers.contains_key(&batch.worker) {
+                st.kv_index.apply(&batch);
+            }
+        }
+    }
+
+    async fn autoscaler_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            env.timeout(1.0).await?;
+            let action = {
+                let mut st = self.state.borrow_mut();
+                let outstanding: Vec<(u32, u32)> = st
+                    .workers
+                    .iter()
+                    .filter(|(_, s)| !s.draining)
+                    .map(|(&id, s)| (id, s.outstanding))
+                    .collect();
+                let pending = u32::from(st.autoscaler.pending_until().is_some());
+                let workers = outstanding.len() as u32 + pending;
+                st.autoscaler.observe(env.now(), &outstanding, workers)
+            };
+            match action {
+                ScaleAction::Hold => {}
+                ScaleAction::ScaleUp { ready_at } => {
+                    let router = Rc::clone(&self);
+                    let env2 = env.clone();
+                    env.process(async move {
+                        env2.timeout(ready_at - env2.now()).await?;
+                        router.add_worker();
+                        router.state.borrow_mut().autoscaler.scale_up_done();
+                        Ok::<_, SimError>(())
+                    });
+                }
+                ScaleAction::ScaleDown { worker } => {
+                    let mut st = self.state.borrow_mut();
+                    let empty = st.workers.get_mut(&worker).is_some_and(|slot| {
+                        slot.draining = true;
+                        slot.outstanding == 0
+                    });
+                    if empty {
+                        Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), worker);
+                    }
+                }
+            }
+        }
+    }
+}

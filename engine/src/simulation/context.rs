@@ -1,0 +1,71 @@
+//! What every process of one run shares: the clock, the resolved configuration, the
+//! offload tiers and their links, and the statistics sink.
+
+use super::recorder::Recorder;
+use crate::hardware::Hardware;
+use crate::kernel::Environment;
+use crate::model::Model;
+use crate::offload::transfer::LinkDriver;
+use crate::offload::{OffloadTiers, TierScope, TransferLink};
+use crate::worker::SchedulerConfig;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// A tier link's key: (tier, owning worker), `None` for a shared tier's single link.
+type LinkKey = (u8, Option<u32>);
+
+/// Shared by the router, the workers and the workload stages of one run.
+pub(crate) struct Context {
+    pub env: Environment,
+    pub model: Model,
+    pub hardware: Hardware,
+    pub scheduler: SchedulerConfig,
+    /// GPU KV blocks per worker (derived from memory, or overridden).
+    pub num_gpu_blocks: u32,
+    /// How often workers flush KV events to the router, seconds.
+    pub kv_event_interval: f64,
+    pub tiers: RefCell<OffloadTiers>,
+    links: RefCell<BTreeMap<LinkKey, Rc<LinkDriver>>>,
+    pub recorder: RefCell<Recorder>,
+}
+
+impl Context {
+    /// A context for one run.
+    pub fn new(
+        env: Environment,
+        model: Model,
+        hardware: Hardware,
+        scheduler: SchedulerConfig,
+        num_gpu_blocks: u32,
+        kv_event_interval: f64,
+        tiers: OffloadTiers,
+    ) -> Self {
+        Self {
+            env,
+            model,
+            hardware,
+            scheduler,
+            num_gpu_blocks,
+            kv_event_interval,
+            tiers: RefCell::new(tiers),
+            links: RefCell::new(BTreeMap::new()),
+            recorder: RefCell::new(Recorder::default()),
+        }
+    }
+
+    /// The link worker `worker` reads tier `tier` through (started on first use).
+    pub fn link(&self, tier: u8, worker: u32) -> Option<Rc<LinkDriver>> {
+        let tiers = self.tiers.borrow();
+        let config = tiers.config(tier)?;
+        let owner = match config.scope {
+            TierScope::PerWorker => Some(worker),
+            TierScope::Shared => None,
+        };
+        let mut links = self.links.borrow_mut();
+        let driver = links
+            .entry((tier, owner))
+            .or_insert_with(|| LinkDriver::start(&self.env, TransferLink::for_tier(config)));
+        Some(Rc::clone(driver))
+    }
+}

@@ -1,0 +1,263 @@
+//! One simulation run: built from a [`Scenario`], advanced in slices, read as results.
+//!
+//! ```
+//! use engine::scenario::Scenario;
+//! use engine::simulation::Simulation;
+//!
+//! let scenario = Scenario::parse(r#"{
+//!     "simulation": { "num_workers": 2 },
+//!     "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 4,
+//!                                 "total_requests": 20 } ] }
+//! }"#).unwrap();
+//! let mut sim = Simulation::new(&scenario, &Default::default()).unwrap();
+//! while !sim.advance(10_000).finished {} // the browser does this between frames
+//! let results = sim.results();
+//! assert_eq!(results.stages[0].successful_requests, 20);
+//! ```
+
+pub(crate) mod context;
+mod recorder;
+mod results;
+
+pub use recorder::RoutingRecord;
+pub use results::SimulationResults;
+
+use crate::kernel::{Environment, Process, SimError};
+use crate::offload::OffloadTiers;
+use crate::router::process::Router;
+use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
+use crate::scenario::Scenario;
+use crate::validate::{index, join, Problem};
+use crate::worker::num_gpu_blocks;
+use crate::workload::stage::{orchestrate, Stage};
+use context::Context;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Data files a scenario's stages name (`trace_file`, `sessions_file`) → their text.
+pub type DataFiles = BTreeMap<String, String>;
+
+/// Where a run is, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Progress {
+    /// Simulated time, seconds.
+    pub now: f64,
+    /// Fraction done in [0, 1], when it can be estimated (a time bound or known request
+    /// counts); `None` otherwise.
+    pub fraction: Option<f64>,
+    /// Requests issued so far.
+    pub requests_issued: u64,
+    /// Requests completed or failed so far.
+    pub requests_finished: u64,
+    /// Kernel events processed so far.
+    pub events: u64,
+    /// True when the run is over (workload done, or the time bound reached).
+    pub finished: bool,
+}
+
+/// A simulation run in progress.
+pub struct Simulation {
+    ctx: Rc<Context>,
+    orchestrator: Process<Result<(), SimError>>,
+    /// `simulation.simulation_time`, or ∞.
+    bound: f64,
+    /// Total requests when every stage says how many it issues.
+    expected_requests: Option<u64>,
+    num_tiers: usize,
+    events: u64,
+}
+
+impl Simulation {
+    /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
+    /// session data from `files`, and starts every process. Every problem is reported with
+    /// its field path; nothing here panics on user input.
+    pub fn new(scenario: &Scenario, files: &DataFiles) -> Result<Self, Vec<Problem>> {
+        let problems = scenario.validate();
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let problem = |path: &str, message: String| {
+            vec![Problem {
+                path: path.into(),
+                message,
+            }]
+        };
+        let model = scenario.model.resolve().map_err(|m| problem("model", m))?;
+        let hardware = scenario
+            .hardware
+            .resolve()
+            .map_err(|m| problem("hardware", m))?;
+        let worker = &scenario.worker;
+        let blocks = if worker.num_gpu_blocks_override > 0 {
+            worker.num_gpu_blocks_override
+        } else {
+            num_gpu_blocks(
+                &model,
+                &hardware,
+                worker.block_size,
+                worker.gpu_memory_utilization,
+            )
+            .map_err(|e| problem("hardware", e.to_string()))?
+        };
+
+        let seed = scenario.simulation.seed;
+        let mut stages = Vec::new();
+        let mut problems = Vec::new();
+        let mut expected = Some(0u64);
+        for (i, config) in scenario.workload.stages.iter().enumerate() {
+            let data = match config.data_file() {
+                Some(name) => match files.get(name) {
+                    Some(text) => Some(text.as_str()),
+                    None => {
+                        let field = match config.generator {
+                            crate::workload::GeneratorConfig::Trace(_) => "trace_file",
+                            _ => "sessions_file",
+                        };
+                        problems.push(Problem {
+                            path: join(&index("workload.stages", i), field),
+                            message: format!("the file \"{name}\" was not provided"),
+                        });
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            match config.build(seed, i, data) {
+                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
+                Err(mut p) => problems.append(&mut p),
+            }
+            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+
+        let env = Environment::new();
+        let tiers = OffloadTiers::new(&scenario.kv_cache, model.kv_bytes_per_token as f64);
+        let layout = KvIndexLayout {
+            block_size: worker.block_size,
+            chunk_size: scenario.kv_cache.chunk_size,
+            tier_scopes: scenario.kv_cache.scopes(),
+        };
+        let ctx = Rc::new(Context::new(
+            env.clone(),
+            model,
+            hardware,
+            worker.clone(),
+            blocks,
+            scenario.router.kv_event_interval,
+            tiers,
+        ));
+        let router = Router::start(
+            &ctx,
+            scenario.router.policy.build(seed),
+            KvIndex::new(layout),
+            Autoscaler::new(scenario.router.autoscaler.clone()),
+            scenario.simulation.num_workers,
+        );
+        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), router, stages));
+        Ok(Self {
+            ctx,
+            orchestrator,
+            bound: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
+            expected_requests: expected,
+            num_tiers: scenario.kv_cache.tiers.len(),
+            events: 0,
+        })
+    }
+
+    /// Processes at most `max_events` kernel events and says where the run is.
+    pub fn advance(&mut self, max_events: u64) -> Progress {
+        let env = &self.ctx.env;
+        for _ in 0..max_events {
+            if self.is_finished() {
+                break;
+            }
+            env.step();
+            self.events += 1;
+        }
+        self.progress()
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) -> Progress {
+        while !self.is_finished() {
+            self.advance(1 << 20);
+        }
+        self.progress()
+    }
+
+    /// True when the workload is done or the next event lies past the time bound.
+    pub fn is_finished(&self) -> bool {
+        !self.orchestrator.is_alive() || self.ctx.env.peek() > self.bound
+    }
+
+    /// Where the run is now.
+    pub fn progress(&self) -> Progress {
+        let rec = self.ctx.recorder.borrow();
+        let now = self.ctx.env.now();
+        let finished = self.is_finished();
+        let by_time = self.bound.is_finite().then(|| now / self.bound);
+        let by_requests = self
+            .expected_requests
+            .filter(|&n| n > 0)
+            .map(|n| rec.finished as f64 / n as f64);
+        let fraction = if finished {
+            Some(1.0)
+        } else {
+            match (by_time, by_requests) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            }
+            .map(|f| f.clamp(0.0, 1.0))
+        };
+        Progress {
+            now,
+            fraction,
+            requests_issued: rec.peek_id(),
+            requests_finished: rec.finished,
+            events: self.events,
+            finished,
+        }
+    }
+
+    /// The results so far (final once [`Simulation::is_finished`]).
+    pub fn results(&self) -> SimulationResults {
+        let rec = self.ctx.recorder.borrow();
+        let now = self.ctx.env.now();
+        let truncated = self.orchestrator.is_alive();
+        let end_time = if truncated {
+            self.bound.min(now.max(0.0)).max(now)
+        } else {
+            now
+        };
+        let stages = rec
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let end = s.end.unwrap_or(end_time);
+                let records = rec.records.iter().filter(|r| r.stage == i as u32);
+                s.stats.summarize(end, self.num_tiers, records)
+            })
+            .collect();
+        SimulationResults {
+            engine_version: crate::VERSION,
+            end_time,
+            truncated,
+            events: self.events,
+            stages,
+            series: rec.series.finish(end_time),
+            requests: rec.records.clone(),
+            decisions: rec.decisions.clone(),
+        }
+    }
+}
+
+impl Drop for Simulation {
+    fn drop(&mut self) {
+        // Processes and the environment reference each other; end the run's cycle.
+        self.ctx.env.shutdown();
+    }
+}

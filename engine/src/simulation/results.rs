@@ -1,0 +1,49 @@
+//! What a finished (or stopped) run reports.
+
+use super::recorder::RoutingRecord;
+use crate::stats::{RequestRecord, SeriesColumns, StageSummary};
+use serde::Serialize;
+
+/// Everything a run produced: the per-stage tables, per-second series, every request's
+/// record, and every routing decision. Serialises to the results JSON the app and the CLI
+/// export; the same scenario gives byte-identical JSON natively and in WebAssembly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SimulationResults {
+    /// Engine version that produced it.
+    pub engine_version: &'static str,
+    /// Simulated time the run ended, seconds.
+    pub end_time: f64,
+    /// True when `simulation.simulation_time` cut the workload short.
+    pub truncated: bool,
+    /// Kernel events processed.
+    pub events: u64,
+    /// The `vllm bench serve`-style table of each stage.
+    pub stages: Vec<StageSummary>,
+    /// Per-second series for the charts.
+    pub series: SeriesColumns,
+    /// Every request, in id order.
+    pub requests: Vec<RequestRecord>,
+    /// Every routing decision, in the order they were made.
+    pub decisions: Vec<RoutingRecord>,
+}
+
+impl SimulationResults {
+    /// The results JSON (compact).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results always serialise")
+    }
+
+    /// The per-request CSV.
+    pub fn requests_csv(&self) -> String {
+        crate::stats::csv::to_csv(&self.requests)
+    }
+
+    /// Every stage's table as `vllm bench serve` prints it.
+    pub fn render_text(&self) -> String {
+        self.stages
+            .iter()
+            .map(StageSummary::render_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

@@ -1,0 +1,393 @@
+//! A worker's concurrent loops (SPEC §3), shaped as the seed describes Opal's vLLM worker.
+//!
+//! - **intake**: drains the worker's local store into the scheduler's waiting queue and
+//!   wakes the scheduler loop, only if it is idle; with nothing to drain it sleeps on
+//!   `timeout(∞)` until [`Worker::queue_work`] interrupts it.
+//! - **scheduler loop**: steps while there is runnable work (each step inline, so it is
+//!   atomic with respect to interrupts, like Opal's `yield from _scheduler_step()`), and
+//!   otherwise sleeps on `timeout(∞)` until the intake or a finished KV fetch wakes it.
+//! - **KV-event flush**: every `kv_event_interval` sends the GPU cache's and the offload
+//!   tiers' stored/removed events to the router.
+//! - **KV fetches**: one short process per request in FETCH_KVC, moving its prefix over the
+//!   tiers' links, then marking it READY.
+//!
+//! Each idle flag is cleared by whoever sends the wake-up, so a process is interrupted at
+//! most once per sleep and never while it waits on anything else.
+
+use super::{FetchStart, OffloadLookup, Scheduler, StepOutcome, TierHit};
+use crate::kernel::{AsEvent, Process, SimError, Store};
+use crate::kv_events::{KvEvent, KvEventBatch};
+use crate::offload::OffloadTiers;
+use crate::request::{PromptContent, Request};
+use crate::simulation::context::Context;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type Loop = Process<Result<(), SimError>>;
+
+/// One vLLM-style worker: a scheduler driven by its loops.
+pub(crate) struct Worker {
+    /// Worker id (never reused within a run).
+    pub id: u32,
+    ctx: Rc<Context>,
+    local_queue: Store<Request>,
+    /// The router's results store (completed and rejected requests go there at once).
+    results: Store<Request>,
+    /// The router's KV event store.
+    kv_events: Store<KvEventBatch>,
+    state: RefCell<State>,
+    intake: RefCell<Option<Loop>>,
+    scheduler_loop: RefCell<Option<Loop>>,
+    flush: RefCell<Option<Loop>>,
+}
+
+struct State {
+    scheduler: Scheduler,
+    intake_idle: bool,
+    scheduler_idle: bool,
+    stopped: bool,
+    /// Tier events caused by this worker's stores, flushed with the GPU events.
+    tier_events: Vec<KvEvent>,
+    /// Per-stage token counts of the step being recorded (reused buffer).
+    stage_tokens: Vec<u64>,
+}
+
+/// The scheduler's view of the offload tiers from one worker.
+struct TierLookup<'a> {
+    tiers: &'a OffloadTiers,
+    worker: u32,
+}
+
+impl OffloadLookup for TierLookup<'_> {
+    fn lookup(&mut self, prompt: &PromptContent, from_token: u32) -> Option<TierHit> {
+        if self.tiers.is_empty() {
+            return None;
+        }
+        let hashes: Vec<_> = prompt.block_hashes(self.tiers.chunk_size()).collect();
+        let hit = self.tiers.lookup(self.worker, &hashes);
+        (hit.tokens > from_token).then(|| TierHit {
+            tier: hit.deepest_tier().unwrap_or(0),
+            tokens: hit.tokens,
+        })
+    }
+}
+
+impl Worker {
+    /// Builds worker `id` and starts its loops.
+    pub fn start(
+        ctx: &Rc<Context>,
+        id: u32,
+        results: Store<Request>,
+        kv_events: Store<KvEventBatch>,
+    ) -> Rc<Self> {
+        let scheduler = Scheduler::with_blocks(
+            id,
+            &ctx.scheduler,
+            &ctx.model,
+            crate::timing::TimingModel::new(
+                &ctx.scheduler.timing,
+                &ctx.model,
+                &ctx.hardware,
+                ctx.scheduler.step_overhead,
+            ),
+            ctx.num_gpu_blocks,
+        );
+        let worker = Rc::new(Self {
+            id,
+            ctx: Rc::clone(ctx),
+            local_queue: Store::new(&ctx.env),
+            results,
+            kv_events,
+            state: RefCell::new(State {
+                scheduler,
+                intake_idle: false,
+                scheduler_idle: false,
+                stopped: false,
+                tier_events: Vec::new(),
+                stage_tokens: Vec::new(),
+            }),
+            intake: RefCell::new(None),
+            scheduler_loop: RefCell::new(None),
+            flush: RefCell::new(None),
+        });
+        // The scheduler loop first, so the intake can always find it to wake.
+        let env = &ctx.env;
+        *worker.scheduler_loop.borrow_mut() = Some(env.process(Rc::clone(&worker).schedule_loop()));
+        *worker.intake.borrow_mut() = Some(env.process(Rc::clone(&worker).intake_loop()));
+        *worker.flush.borrow_mut() = Some(env.process(Rc::clone(&worker).flush_loop()));
+        worker
+    }
+
+    /// The router hands a request to this worker (Opal's `queue_work`).
+    pub fn queue_work(&self, req: Request) {
+        // Unbounded, so the put cannot wait.
+        if self.local_queue.try_put(req).is_err() {
+            unreachable!("the local queue is unbounded");
+        }
+        let mut st = self.state.borrow_mut();
+        if st.intake_idle {
+            st.intake_idle = false;
+            drop(st);
+            wake(&self.intake);
+        }
+    }
+
+    /// Waiting (incl. fetching), running, and KV blocks in use: the per-second sample.
+    pub fn load(&self) -> (u32, u32, u32) {
+        let st = self.state.borrow();
+        let s = &st.scheduler;
+        (
+            (s.num_waiting() + s.num_kvc_pending() as usize) as u32,
+            s.num_running() as u32,
+            s.block_pool().num_used(),
+        )
+    }
+
+    /// Fraction of GPU KV blocks in use.
+    pub fn kv_usage(&self) -> f64 {
+        self.state.borrow().scheduler.kv_usage()
+    }
+
+    /// Stops the loops (the worker was drained and leaves the cluster).
+    pub fn stop(&self) {
+        let mut st = self.state.borrow_mut();
+        st.stopped = true;
+        let (intake, scheduler) = (st.intake_idle, st.scheduler_idle);
+        st.intake_idle = false;
+        st.scheduler_idle = false;
+        drop(st);
+        if intake {
+            wake(&self.intake);
+        }
+        if scheduler {
+            wake(&self.scheduler_loop);
+        }
+        wake(&self.flush);
+    }
+
+    async fn intake_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            if self.state.borrow().stopped {
+                return Ok(());
+            }
+            if !self.local_queue.is_empty() {
+                let req = self.local_queue.get().await?;
+                self.admit(req);
+                continue;
+            }
+            // Nothing to drain: sleep until queue_work interrupts (no polling).
+            self.state.borrow_mut().intake_idle = true;
+            match env.timeout(f64::INFINITY).await {
+                Ok(()) | Err(SimError::Interrupt(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Moves one request into the scheduler, or straight back to the router if it can
+    /// never run here; wakes the scheduler loop if it sleeps.
+    fn admit(&self, req: Request) {
+        let now = self.ctx.env.now();
+        let mut st = self.state.borrow_mut();
+        if let Err(rejected) = st.scheduler.add_request(req, now) {
+            self.results.try_put(*rejected).ok();
+            return;
+        }
+        if st.scheduler_idle {
+            st.scheduler_idle = false;
+            drop(st);
+            wake(&self.scheduler_loop);
+        }
+    }
+
+    async fn schedule_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            let has_work = self.state.borrow().scheduler.num_unfinished() > 0;
+            if has_work && self.step().await? {
+                continue;
+            }
+            if self.state.borrow().stopped {
+                return Ok(());
+            }
+            // Idle, or only waiting for KV fetches: sleep until woken.
+            self.state.borrow_mut().scheduler_idle = true;
+            match env.timeout(f64::INFINITY).await {
+                Ok(()) | Err(SimError::Interrupt(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One scheduler step: build the batch, run it for the timing model's time, apply it.
+    /// Returns false when nothing could run (the loop then sleeps until woken).
+    async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
+        let env = &self.ctx.env;
+        let start = env.now();
+        let (out, step_time) = {
+            let mut st = self.state.borrow_mut();
+            let tiers = self.ctx.tiers.borrow();
+            let mut lookup = TierLookup {
+                tiers: &tiers,
+                worker: self.id,
+            };
+            let out = st.scheduler.schedule(start, &mut lookup);
+            let t = st.scheduler.step_time(&out);
+            (out, t)
+        };
+        for &fetch in &out.fetches {
+            self.start_fetch(fetch);
+        }
+        if out.is_empty() {
+            return Ok(false);
+        }
+        env.timeout(step_time).await?;
+        let now = env.now();
+        let outcome = self.state.borrow_mut().scheduler.finish_step(now);
+        self.record_step(start, now, &outcome);
+        for req in outcome.finished {
+            self.store_prompt(&req.prompt);
+            self.results.try_put(req).ok();
+        }
+        Ok(true)
+    }
+
+    /// Busy time, tokens per stage, and inter-token gaps (run-length grouped: the requests
+    /// decoding together share one gap, so the histogram grows per step, not per token).
+    fn record_step(&self, start: f64, now: f64, outcome: &StepOutcome) {
+        let mut rec = self.ctx.recorder.borrow_mut();
+        let mut st = self.state.borrow_mut();
+        rec.series.on_busy(self.id as usize, start, now);
+        let tokens = &mut st.stage_tokens;
+        tokens.clear();
+        tokens.resize(rec.stages.len().max(1), 0);
+        for &id in &outcome.first_tokens {
+            let stage = rec.stage_of(id) as usize;
+            if let Some(n) = tokens.get_mut(stage) {
+                *n += 1;
+            }
+        }
+        let mut run: Option<(u32, f64, u64)> = None;
+        for &(id, gap) in &outcome.token_gaps {
+            let stage = rec.stage_of(id);
+            if let Some(n) = tokens.get_mut(stage as usize) {
+                *n += 1;
+            }
+            match &mut run {
+                Some((s, g, count)) if *s == stage && *g == gap => *count += 1,
+                _ => {
+                    if let Some((s, g, count)) = run.take() {
+                        rec.on_itl(s, g, count);
+                    }
+                    run = Some((stage, gap, 1));
+                }
+            }
+        }
+        if let Some((s, g, count)) = run {
+            rec.on_itl(s, g, count);
+        }
+        for (stage, &n) in tokens.iter().enumerate() {
+            if n > 0 {
+                rec.on_tokens(stage as u32, now, n);
+            }
+        }
+    }
+
+    /// Writes a completed prompt's KV to the offload tiers (in the background: the
+    /// worker does not wait for it).
+    fn store_prompt(&self, prompt: &PromptContent) {
+        let mut tiers = self.ctx.tiers.borrow_mut();
+        if tiers.is_empty() {
+            return;
+        }
+        let hashes: Vec<_> = prompt.block_hashes(tiers.chunk_size()).collect();
+        let mut st = self.state.borrow_mut();
+        tiers.store(self.id, &hashes, &mut st.tier_events);
+    }
+
+    /// Starts moving a request's prefix from the tiers into its GPU blocks: each tier's
+    /// part over that tier's link, READY when the last part has landed.
+    fn start_fetch(self: &Rc<Self>, fetch: FetchStart) {
+        let plan = {
+            let st = self.state.borrow();
+            let tiers = self.ctx.tiers.borrow();
+            let Some(req) = st.scheduler.request(fetch.request) else {
+                return;
+            };
+            let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
+            let hit = tiers.lookup(self.id, &hashes);
+            let kv_bytes = self.ctx.model.kv_bytes_per_token as f64;
+            // Each tier supplies its chunks of the prefix, up to what the scheduler fetches.
+            let mut left = fetch.tokens;
+            let mut plan = Vec::new();
+            for (tier, &chunks) in hit.per_tier.iter().enumerate() {
+                let tokens = (chunks * tiers.chunk_size()).min(left);
+                if tokens > 0 {
+                    plan.push((tier as u8, tokens as f64 * kv_bytes));
+                    left -= tokens;
+                }
+            }
+            if left > 0 {
+                // The tiers changed since the lookup; fetch the rest at the reported tier.
+                plan.push((fetch.tier, left as f64 * kv_bytes));
+            }
+            plan
+        };
+        let transfers: Vec<_> = plan
+            .into_iter()
+            .filter_map(|(tier, bytes)| Some(self.ctx.link(tier, self.id)?.transfer(bytes)))
+            .collect();
+        let worker = Rc::clone(self);
+        let env = self.ctx.env.clone();
+        env.clone().process(async move {
+            env.all_of(transfers.iter().map(|t| t.as_event())).await?;
+            worker.fetch_done(fetch.request);
+            Ok::<_, SimError>(())
+        });
+    }
+
+    fn fetch_done(&self, request: u64) {
+        let now = self.ctx.env.now();
+        let mut st = self.state.borrow_mut();
+        st.scheduler.fetch_done(request, now);
+        if st.scheduler_idle {
+            st.scheduler_idle = false;
+            drop(st);
+            wake(&self.scheduler_loop);
+        }
+    }
+
+    async fn flush_loop(self: Rc<Self>) -> Result<(), SimError> {
+        let env = self.ctx.env.clone();
+        loop {
+            match env.timeout(self.ctx.kv_event_interval).await {
+                Ok(()) | Err(SimError::Interrupt(_)) => {}
+                Err(e) => return Err(e),
+            }
+            let events = {
+                let mut st = self.state.borrow_mut();
+                let mut events = st.scheduler.take_kv_events();
+                events.append(&mut st.tier_events);
+                events
+            };
+            if !events.is_empty() {
+                let batch = KvEventBatch {
+                    worker: self.id,
+                    events,
+                };
+                self.kv_events.try_put(batch).ok();
+            }
+            if self.state.borrow().stopped {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Interrupts a loop parked in its idle sleep (a finished loop is ignored).
+fn wake(process: &RefCell<Option<Loop>>) {
+    if let Some(p) = process.borrow().as_ref() {
+        p.interrupt().ok();
+    }
+}

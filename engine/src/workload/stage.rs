@@ -1,0 +1,235 @@
+//! The workload's processes: the orchestrator runs stages one after another; each stage
+//! runs generation and response collection concurrently and ends when both are done
+//! (all-of), as Opal's `AbstractWorkload._run` does.
+
+use super::generator::{RequestGenerator, RequestSpec, SessionCursor, SessionGenerator};
+use super::{StageConfig, StageGenerator};
+use crate::kernel::{AsEvent, Environment, Event, Process, SimError, Store};
+use crate::request::Request;
+use crate::router::process::{Router, StageMsg, Submission};
+use crate::simulation::context::Context;
+use std::rc::Rc;
+
+/// One stage, ready to run.
+pub(crate) struct Stage {
+    pub index: u32,
+    pub total_requests: Option<u64>,
+    pub time_duration_sec: Option<f64>,
+    pub generator: StageGenerator,
+}
+
+impl Stage {
+    /// A stage from its configuration and built generator.
+    pub fn new(index: u32, config: &StageConfig, generator: StageGenerator) -> Self {
+        Self {
+            index,
+            total_requests: config.total_requests,
+            time_duration_sec: config.time_duration_sec,
+            generator,
+        }
+    }
+}
+
+/// Runs the stages in order, each to its end (Opal's `WorkloadOrchestrator.run`).
+pub(crate) async fn orchestrate(
+    ctx: Rc<Context>,
+    router: Rc<Router>,
+    stages: Vec<Stage>,
+) -> Result<(), SimError> {
+    let env = ctx.env.clone();
+    for stage in stages {
+        let index = stage.index;
+        ctx.recorder.borrow_mut().start_stage(index, env.now());
+        env.process(run_stage(Rc::clone(&ctx), Rc::clone(&router), stage))
+            .await??;
+        ctx.recorder.borrow_mut().end_stage(index, env.now());
+    }
+    Ok(())
+}
+
+/// Generation and collection side by side; the stage ends when both have.
+async fn run_stage(ctx: Rc<Context>, router: Rc<Router>, stage: Stage) -> Result<(), SimError> {
+    let env = ctx.env.clone();
+    let responses: Store<StageMsg> = Store::new(&env);
+    let submitter = Submitter {
+        ctx: Rc::clone(&ctx),
+        router,
+        responses: responses.clone(),
+        stage: stage.index,
+        start: env.now(),
+        time_bound: stage.time_duration_sec,
+    };
+    let generation = match stage.generator {
+        StageGenerator::Requests(gen) => {
+            env.process(generate_requests(submitter, gen, stage.total_requests))
+        }
+        StageGenerator::Sessions(gen) => env.process(generate_sessions(submitter, gen)),
+    };
+    let collection = env.process(collect(responses));
+    env.all_of([generation.as_event(), collection.as_event()])
+        .await?;
+    generation.value().unwrap_or(Ok(()))?;
+    collection.value().unwrap_or(Ok(()))
+}
+
+/// What generation needs to issue requests.
+struct Submitter {
+    ctx: Rc<Context>,
+    router: Rc<Router>,
+    responses: Store<StageMsg>,
+    stage: u32,
+    start: f64,
+    time_bound: Option<f64>,
+}
+
+impl Submitter {
+    fn env(&self) -> &Environment {
+        &self.ctx.env
+    }
+
+    /// Waits `gap` seconds unless that would cross the stage's time bound; false when the
+    /// stage must stop generating (nothing is submitted at or after the bound).
+    async fn wait(&self, gap: f64) -> Result<bool, SimError> {
+        if let Some(bound) = self.time_bound {
+            if self.env().now() + gap >= self.start + bound {
+                return Ok(false);
+            }
+        }
+        if gap > 0.0 {
+            self.env().timeout(gap).await?;
+        }
+        Ok(true)
+    }
+
+    /// Turns a spec into a live request and hands it to the router's input store.
+    fn submit(&self, spec: RequestSpec) -> Event<bool> {
+        let env = self.env();
+        let mut rec = self.ctx.recorder.borrow_mut();
+        let mut request = Request::new(rec.peek_id(), spec.prompt, spec.output_len, env.now());
+        request.stage = self.stage;
+        request.session = spec.session.map(|s| s.session);
+        request.turn = spec.session.map(|s| s.turn);
+        rec.on_arrival(&request, spec.session);
+        let completed = env.event();
+        let submission = Submission {
+            request,
+            completed: completed.clone(),
+            responses: self.responses.clone(),
+        };
+        if self.router.input.try_put(submission).is_err() {
+            unreachable!("the router's input store is unbounded");
+        }
+        completed
+    }
+
+    fn done(&self, issued: u64) {
+        self.responses
+            .try_put(StageMsg::GenerationDone { issued })
+            .ok();
+    }
+}
+
+/// Open loop: sleep the gap, submit, repeat; RAG's cap waits for any in-flight request.
+async fn generate_requests(
+    s: Submitter,
+    mut gen: Box<dyn RequestGenerator>,
+    total: Option<u64>,
+) -> Result<(), SimError> {
+    let cap = gen.max_concurrent_requests();
+    let mut in_flight: Vec<Event<bool>> = Vec::new();
+    let mut issued = 0u64;
+    while total.is_none_or(|t| issued < t) {
+        let id = s.ctx.recorder.borrow().peek_id();
+        let Some(spec) = gen.next_request(id) else {
+            break;
+        };
+        if !s.wait(spec.gap).await? {
+            break;
+        }
+        if let Some(cap) = cap {
+            in_flight.retain(|e| !e.triggered());
+            while in_flight.len() >= cap {
+                s.env()
+                    .any_of(in_flight.iter().map(|e| e.as_event()))
+                    .await?;
+                in_flight.retain(|e| !e.triggered());
+            }
+        }
+        let completed = s.submit(spec);
+        if cap.is_some() {
+            in_flight.push(completed);
+        }
+        issued += 1;
+    }
+    s.done(issued);
+    Ok(())
+}
+
+/// Closed loop per session: start sessions (at most the cap at once); each submits turn
+/// i + 1 only after turn i completed.
+async fn generate_sessions(
+    s: Submitter,
+    mut gen: Box<dyn SessionGenerator>,
+) -> Result<(), SimError> {
+    let s = Rc::new(s);
+    let cap = gen.max_concurrent_sessions();
+    let mut sessions: Vec<Process<Result<u64, SimError>>> = Vec::new();
+    loop {
+        let id = s.ctx.recorder.borrow_mut().next_session();
+        let Some(start) = gen.next_session(id) else {
+            break;
+        };
+        if !s.wait(start.gap).await? {
+            break;
+        }
+        if let Some(cap) = cap {
+            while sessions.iter().filter(|p| p.is_alive()).count() >= cap {
+                let alive: Vec<_> = sessions
+                    .iter()
+                    .filter(|p| p.is_alive())
+                    .map(|p| p.as_event())
+                    .collect();
+                s.env().any_of(alive).await?;
+            }
+        }
+        sessions.push(s.env().process(replay_session(Rc::clone(&s), start.cursor)));
+    }
+    s.env()
+        .all_of(sessions.iter().map(|p| p.as_event()))
+        .await?;
+    let mut issued = 0;
+    for p in &sessions {
+        issued += p.value().unwrap_or(Ok(0))?;
+    }
+    s.done(issued);
+    Ok(())
+}
+
+/// One session: each turn waits for the previous one's `completed` event; a failed turn
+/// ends the session (the conversation cannot go on without its reply).
+async fn replay_session(s: Rc<Submitter>, mut cursor: SessionCursor) -> Result<u64, SimError> {
+    let mut issued = 0;
+    while let Some(spec) = cursor.next_turn() {
+        if !s.wait(spec.gap).await? {
+            break;
+        }
+        issued += 1;
+        if !s.submit(spec).await? {
+            break;
+        }
+    }
+    Ok(issued)
+}
+
+/// Counts finished requests until generation has stopped and all it issued are back.
+async fn collect(responses: Store<StageMsg>) -> Result<(), SimError> {
+    let mut finished = 0u64;
+    let mut issued = None;
+    while issued != Some(finished) {
+        match responses.get().await? {
+            StageMsg::Finished => finished += 1,
+            StageMsg::GenerationDone { issued: n } => issued = Some(n),
+        }
+    }
+    Ok(())
+}
