@@ -1,15 +1,6 @@
-//! The Opal web app: edit a scenario, run it in the tab, read the results.
-
-mod app;
-mod base64url;
-
-mod json_path;
-mod panic_banner;
-mod share;
-mod shortcuts;
-mod state;
+//! Mounts the Opal web app on the page.
 
 fn main() {
-    panic_banner::install();
-    yew::Renderer::<app::App>::new().render();
+    opal_web::panic_banner::install();
+    yew::Renderer::<opal_web::app::App>::new().render();
 }
