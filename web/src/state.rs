@@ -28,6 +28,8 @@ pub struct ParseError {
     pub column: usize,
     /// What the parser expected.
     pub message: String,
+    /// The text ended too early (the fix goes at the end, not at line/column).
+    pub at_end: bool,
 }
 
 /// The scenario as the user wrote it (the source of truth) and what is known about it.
@@ -55,6 +57,7 @@ impl Scenario {
                     line: e.line(),
                     column: e.column(),
                     message: parse_message(&e),
+                    at_end: e.is_eof(),
                 }),
             ),
         };
@@ -597,6 +600,7 @@ mod tests {
         // The text ends after the space on line 2: "  \"simulation\": " is 16 characters.
         assert_eq!((e.line, e.column), (2, 16));
         assert!(!e.message.contains(" at line "), "{}", e.message);
+        assert!(e.at_end);
         assert!(!s.scenario.is_runnable());
     }
 

@@ -48,7 +48,11 @@ pub fn json_view(props: &JsonViewProps) -> Html {
             else {
                 return;
             };
-            let at = caret_offset(&text, e.line, e.column);
+            let at = if e.at_end {
+                text.encode_utf16().count() as u32
+            } else {
+                caret_offset(&text, e.line, e.column)
+            };
             let _ = area.focus();
             let _ = area.set_selection_range(at, at);
         })
