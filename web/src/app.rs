@@ -1,52 +1,412 @@
-//! The app frame: header, scenario editor, results.
+//! The app frame: header, scenario editor, results. Also the page-level wiring: opening a
+//! share link at startup, keyboard shortcuts, file import by picker or drag-and-drop.
 
+use crate::components::header::Header;
+use crate::components::help::Help;
+use crate::components::json_view::JsonView;
+use crate::components::notices::Notices;
+use crate::components::results::Results;
+use crate::components::scenario_form::ScenarioForm;
+use crate::components::share_panel::SharePanel;
+use crate::components::talk_bar::TalkBar;
+use crate::shortcuts::{command_for, Command, KeyPress};
+use crate::state::{Action, AppState, Level, RunStatus, View};
+use crate::{files, share};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-const DEFAULT_SCENARIO: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
+/// The scenario a fresh page opens with (the engine's default replaces it when it lands).
+pub const DEFAULT_SCENARIO: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
+
+/// What this build says when asked to run: the engine's sliced run API is not wired in yet.
+const RUN_UNAVAILABLE: &str =
+    "this build cannot run scenarios yet (the engine's run API is not wired in)";
+
+/// What a URL fragment asks for: nothing, open a scenario, or a notice that the link is
+/// damaged. `otherwise` says what happens instead, e.g. "opened the default scenario".
+pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
+    match share::decode(fragment)? {
+        Ok(text) => Some(Action::LoadScenario {
+            text,
+            source: "the link".into(),
+        }),
+        Err(e) => Some(Action::Notify {
+            level: Level::Warning,
+            message: format!("The link was damaged: {e}. {otherwise}."),
+        }),
+    }
+}
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+fn location_hash() -> String {
+    window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+fn initial_state() -> AppState {
+    let mut state = AppState::new(DEFAULT_SCENARIO);
+    if let Some(action) = link_action(&location_hash(), "Opened the default scenario instead") {
+        state.apply(action);
+    }
+    state
+}
+
+/// Whether a key press lands in a place where letters are text, not commands.
+fn is_typing(target: Option<web_sys::EventTarget>) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        return false;
+    };
+    match el.tag_name().as_str() {
+        "TEXTAREA" | "SELECT" => true,
+        "INPUT" => !matches!(
+            el.get_attribute("type").as_deref(),
+            Some("checkbox" | "radio" | "button" | "range" | "submit" | "file")
+        ),
+        _ => el
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false"),
+    }
+}
+
+/// The action a key press means in the current state, if any.
+fn key_action(state: &AppState, e: &web_sys::KeyboardEvent) -> Option<Action> {
+    let key = e.key();
+    let command = command_for(KeyPress {
+        key: &key,
+        command_key: e.ctrl_key() || e.meta_key(),
+        typing: is_typing(e.target()),
+        talk: state.view == View::Talk,
+    })?;
+    Some(match command {
+        Command::Run => Action::Run,
+        Command::StopOrClose if state.help_open || state.share_link.is_some() => {
+            Action::CloseOverlays
+        }
+        Command::StopOrClose if state.run.is_running() => Action::Stop,
+        Command::StopOrClose => return None,
+        Command::ToggleTalk => Action::ToggleTalk,
+        Command::ToggleHelp => Action::ToggleHelp,
+        Command::PlayPause => Action::TalkPlayPause,
+        Command::Faster => Action::TalkFaster,
+        Command::Slower => Action::TalkSlower,
+    })
+}
+
+/// Listens to `event` on `target` until the returned guard is dropped.
+fn listen<E: JsCast + 'static>(
+    target: &web_sys::EventTarget,
+    event: &'static str,
+    handler: impl Fn(E) + 'static,
+) -> impl FnOnce() {
+    let closure = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        handler(e.unchecked_into())
+    });
+    let target = target.clone();
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    move || {
+        let _ = target.remove_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    }
+}
+
+/// Reads a file the user gave us and opens it as the scenario.
+fn import_file(file: web_sys::File, dispatch: Callback<Action>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let name = file.name();
+        dispatch.emit(match files::read_text(&file).await {
+            Ok(text) => Action::LoadScenario { text, source: name },
+            Err(message) => Action::Notify {
+                level: Level::Error,
+                message: format!("{message}; your scenario is unchanged."),
+            },
+        });
+    });
+}
+
+fn copy_link(link: String, dispatch: Callback<Action>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let message = match files::copy_text(&link).await {
+            Ok(()) => "Link copied to the clipboard.",
+            Err(_) => "The clipboard is not available here: the link is selected in the box, copy it with Ctrl/⌘+C.",
+        };
+        dispatch.emit(Action::Notify {
+            level: Level::Info,
+            message: message.into(),
+        });
+    });
+}
 
 /// The whole page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let text = use_state(|| DEFAULT_SCENARIO.to_string());
-    let problems = use_state(|| engine::api::check_scenario(DEFAULT_SCENARIO));
-    let info = engine::api::info();
+    let state = use_reducer(initial_state);
+    let on_action = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: Action| dispatcher.dispatch(a))
+    };
 
-    let on_input = {
-        let text = text.clone();
-        let problems = problems.clone();
-        Callback::from(move |e: InputEvent| {
-            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            let value = area.value();
-            problems.set(engine::api::check_scenario(&value));
-            text.set(value);
+    // The key handler is registered once; it reads the latest state through this cell.
+    let latest = use_mut_ref(|| state.clone());
+    *latest.borrow_mut() = state.clone();
+    {
+        let on_action = on_action.clone();
+        use_effect_with((), move |_| {
+            let document = window().and_then(|w| w.document());
+            let stop_keys = document.as_ref().map(|d| {
+                listen(d, "keydown", move |e: web_sys::KeyboardEvent| {
+                    let action = key_action(&latest.borrow(), &e);
+                    if let Some(action) = action {
+                        e.prevent_default();
+                        on_action.emit(action);
+                    }
+                })
+            });
+            move || stop_keys.into_iter().for_each(|stop| stop())
+        });
+    }
+    {
+        // A share link pasted into the address bar of an open page.
+        let on_action = on_action.clone();
+        use_effect_with((), move |_| {
+            let stop = window().map(|w| {
+                listen(&w, "hashchange", move |_: web_sys::Event| {
+                    if let Some(a) = link_action(&location_hash(), "Your scenario is unchanged") {
+                        on_action.emit(a);
+                    }
+                })
+            });
+            move || stop.into_iter().for_each(|stop| stop())
+        });
+    }
+    {
+        // Runs are driven here, by id, so a Stop or a newer Run makes older slices stale.
+        let running = match &state.run {
+            RunStatus::Running { id, .. } => Some(*id),
+            _ => None,
+        };
+        let on_action = on_action.clone();
+        use_effect_with(running, move |running| {
+            if let Some(id) = *running {
+                on_action.emit(Action::RunFailed {
+                    id,
+                    message: RUN_UNAVAILABLE.into(),
+                });
+            }
+        });
+    }
+    let end_s = match &state.run {
+        RunStatus::Finished { sim_end_s, .. } => Some(*sim_end_s),
+        _ => None,
+    };
+    {
+        // Talk-mode playback: tick every 100 ms of wall time while playing.
+        let active = (state.view == View::Talk && state.talk.playing)
+            .then_some(end_s)
+            .flatten();
+        let on_action = on_action.clone();
+        use_effect_with(active.map(f64::to_bits), move |active| {
+            let timer = active.map(f64::from_bits).and_then(|end_s| {
+                let last = std::cell::Cell::new(js_sys::Date::now());
+                let tick = Closure::<dyn Fn()>::new(move || {
+                    let now = js_sys::Date::now();
+                    let wall_dt_s = (now - last.replace(now)) / 1000.0;
+                    on_action.emit(Action::TalkTick { wall_dt_s, end_s });
+                });
+                let w = window()?;
+                let id = w
+                    .set_interval_with_callback_and_timeout_and_arguments_0(
+                        tick.as_ref().unchecked_ref(),
+                        100,
+                    )
+                    .ok()?;
+                Some((w, id, tick))
+            });
+            move || {
+                if let Some((w, id, _tick)) = timer {
+                    w.clear_interval_with_handle(id);
+                }
+            }
+        });
+    }
+
+    let file_input = use_node_ref();
+    let dragging = use_state(|| false);
+
+    let on_share = {
+        let text = state.scenario.text.clone();
+        let on_action = on_action.clone();
+        Callback::from(move |()| match share::encode(&text) {
+            Err(e) => on_action.emit(Action::Notify {
+                level: Level::Error,
+                message: format!("Cannot make a link: {e}."),
+            }),
+            Ok(fragment) => {
+                let Some(w) = window() else { return };
+                let location = w.location();
+                let link = format!(
+                    "{}{}{}#{fragment}",
+                    location.origin().unwrap_or_default(),
+                    location.pathname().unwrap_or_default(),
+                    location.search().unwrap_or_default()
+                );
+                // The address bar shows the link too; replaceState adds no history entry.
+                if let Ok(history) = w.history() {
+                    let _ = history.replace_state_with_url(
+                        &JsValue::NULL,
+                        "",
+                        Some(&format!("#{fragment}")),
+                    );
+                }
+                on_action.emit(Action::ShowShareLink(Some(link.clone())));
+                copy_link(link, on_action.clone());
+            }
+        })
+    };
+    let on_import = {
+        let file_input = file_input.clone();
+        Callback::from(move |()| {
+            if let Some(input) = file_input.cast::<web_sys::HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
+    let on_export = {
+        let text = state.scenario.text.clone();
+        let on_action = on_action.clone();
+        Callback::from(move |()| {
+            if let Err(message) = files::download_text("scenario.json", "application/json", &text) {
+                on_action.emit(Action::Notify {
+                    level: Level::Error,
+                    message,
+                });
+            }
+        })
+    };
+    let on_file_chosen = {
+        let on_action = on_action.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                import_file(file, on_action.clone());
+            }
+            // Choosing the same file again must fire `change` again.
+            input.set_value("");
+        })
+    };
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            // Without preventDefault the browser would open the file itself.
+            e.prevent_default();
+            if !*dragging {
+                dragging.set(true);
+            }
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            if e.related_target().is_none() {
+                dragging.set(false);
+            }
+        })
+    };
+    let ondrop = {
+        let dragging = dragging.clone();
+        let on_action = on_action.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(file) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                import_file(file, on_action.clone());
+            }
         })
     };
 
+    let talk = state.view == View::Talk;
+    let class = classes!(
+        "app",
+        format!("theme-{}", state.theme.name()),
+        talk.then_some("talk"),
+        (state.view == View::Results).then_some("results-only"),
+        dragging.then_some("dragging"),
+    );
+    let close_overlays = on_action.reform(|()| Action::CloseOverlays);
     html! {
-        <div class="app">
-            <header class="app-header">
-                <h1>{ "Opal" }</h1>
-                <span class="tagline">{ "LLM serving simulator, in your browser" }</span>
-                <span class="version" data-testid="engine-version">{ format!("engine {}", info.version) }</span>
-            </header>
+        <div {class} {ondragover} {ondragleave} {ondrop}>
+            <Header running={state.run.is_running()} {talk} theme={state.theme}
+                on_action={on_action.clone()} {on_share} {on_import} {on_export} />
+            <input type="file" class="visually-hidden" accept=".json,application/json" tabindex="-1"
+                aria-label="Import a scenario file" data-testid="import-file" ref={file_input} onchange={on_file_chosen} />
+            if let Some(link) = &state.share_link {
+                <SharePanel link={AttrValue::from(link.clone())}
+                    on_copy={{ let link = link.clone(); let a = on_action.clone(); Callback::from(move |()| copy_link(link.clone(), a.clone())) }}
+                    on_close={on_action.reform(|()| Action::ShowShareLink(None))} />
+            }
+            <Notices notices={state.notices.clone()} on_dismiss={on_action.reform(Action::Dismiss)} />
+            if talk {
+                <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} />
+            }
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
-                    <textarea class="scenario-json" spellcheck="false" value={(*text).clone()} oninput={on_input} />
+                    <ScenarioForm scenario={state.scenario.clone()} on_action={on_action.clone()} />
+                    <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
+                        on_edit={on_action.reform(Action::EditScenario)} />
                 </section>
                 <section class="results" aria-label="Results">
                     <h2>{ "Results" }</h2>
-                    <div data-testid="validation">
-                        if problems.is_empty() {
-                            <p class="ok">{ "Scenario is valid." }</p>
-                        } else {
-                            <ul class="problems">
-                                { for problems.iter().map(|p| html! { <li><code>{ &p.path }</code>{ " " }{ &p.message }</li> }) }
-                            </ul>
-                        }
-                    </div>
+                    <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()} />
                 </section>
             </main>
+            if state.help_open {
+                <Help on_close={close_overlays} />
+            }
+            if *dragging {
+                <div class="drop-hint" aria-hidden="true">{ "Drop a scenario JSON file to open it" }</div>
+            }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_page_opens_the_default_scenario_quietly() {
+        assert_eq!(link_action("", "x"), None);
+        assert_eq!(link_action("#about", "x"), None);
+    }
+
+    #[test]
+    fn a_good_link_opens_its_scenario() {
+        let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
+        let mut state = AppState::new(DEFAULT_SCENARIO);
+        state.apply(link_action(&format!("#{fragment}"), "x").unwrap());
+        assert_eq!(
+            &*state.scenario.text,
+            "{\n  \"simulation\": {\n    \"seed\": 7\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_damaged_link_keeps_the_default_and_says_so() {
+        let mut state = AppState::new(DEFAULT_SCENARIO);
+        state.apply(link_action("#s=v1.eJy!", "Opened the default scenario instead").unwrap());
+        assert_eq!(&*state.scenario.text, DEFAULT_SCENARIO);
+        assert_eq!(
+            state.notices[0].message,
+            "The link was damaged: it has a stray character at position 3. Opened the default scenario instead."
+        );
+        assert_eq!(state.notices[0].level, Level::Warning);
     }
 }

@@ -1,12 +1,6 @@
-//! The Opal web app: edit a scenario, run it in the tab, read the results.
-
-mod app;
-// Chart components, wired into the results view by the app; until then most are unused.
-#[allow(dead_code, unused_imports)]
-mod charts;
-mod panic_banner;
+//! Mounts the Opal web app on the page.
 
 fn main() {
-    panic_banner::install();
-    yew::Renderer::<app::App>::new().render();
+    opal_web::panic_banner::install();
+    yew::Renderer::<opal_web::app::App>::new().render();
 }

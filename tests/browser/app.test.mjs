@@ -1,0 +1,235 @@
+// The app frame: share links, import/export, keyboard, forms bound to the JSON, themes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+  fs.mkdirSync(artifacts, { recursive: true });
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+// The same text as DEFAULT_SCENARIO in web/src/app.rs.
+const DEFAULT_SCENARIO = '{\n  "simulation": { "seed": 42 }\n}\n';
+const SCENARIO = {
+  simulation: { seed: 1234, duration_s: 300 },
+  router: { policy: 'prefix_aware', load_weight: 0.5 },
+  workload: { stages: [{ request_rate: 5.5, duration_s: 60 }, { request_rate: 20, duration_s: 240 }] },
+};
+
+async function ready(url = server.url) {
+  const opened = await openPage(browser, url);
+  await opened.page.getByRole('heading', { name: 'Opal' }).waitFor();
+  return opened;
+}
+const editor = (page) => page.locator('textarea.scenario-json');
+const notices = (page) => page.getByTestId('notices');
+
+/** Types a scenario, clicks Share and returns the link shown in the share box. */
+async function makeLink(page, doc) {
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await page.getByRole('button', { name: 'Share' }).click();
+  const link = await page.getByTestId('share-link').inputValue();
+  assert.match(link, /#s=v1\.[A-Za-z0-9_-]+$/);
+  return link;
+}
+
+test('a share link opened in a fresh page restores the same scenario', async () => {
+  const { page, errors } = await ready();
+  const link = await makeLink(page, SCENARIO);
+  // The address bar carries the link too, so copying the URL works as well.
+  assert.equal(page.url(), link);
+  await notices(page).getByText(/Link copied|the link is selected in the box/).waitFor();
+  await page.screenshot({ path: `${artifacts}/share-link.png` });
+
+  const fresh = await ready(link);
+  await notices(fresh.page).getByText('Opened the scenario from the link.').waitFor();
+  assert.deepEqual(JSON.parse(await editor(fresh.page).inputValue()), SCENARIO);
+  await fresh.page.getByTestId('validation').getByText('Scenario is valid.').waitFor();
+  assert.deepEqual([...errors, ...fresh.errors], []);
+});
+
+test('a damaged link opens the default scenario and says what happened', async () => {
+  const { page, errors } = await ready();
+  const link = await makeLink(page, SCENARIO);
+  const [base, payload] = link.split('#s=v1.');
+  const cases = [
+    [`${base}#s=v1.${payload.slice(0, Math.floor(payload.length / 8) * 4)}`, /it was cut off/],
+    [`${base}#s=v1.${payload.slice(0, 10)}*${payload.slice(10)}`, /stray character at position 10/],
+    [`${base}#s=v7.${payload}`, /version 'v7' is not one this app reads/],
+  ];
+  for (const [url, why] of cases) {
+    const broken = await ready(url);
+    const notice = notices(broken.page).getByText(/The link was damaged/);
+    await notice.waitFor();
+    assert.match(await notice.textContent(), why);
+    assert.match(await notice.textContent(), /Opened the default scenario instead\./);
+    assert.equal(await editor(broken.page).inputValue(), DEFAULT_SCENARIO);
+    // The damaged link stays in the address bar: nothing the user had is thrown away.
+    assert.equal(broken.page.url(), url);
+    if (why.source.includes('cut off')) await broken.page.screenshot({ path: `${artifacts}/damaged-link.png` });
+    // Dismissing removes it.
+    await broken.page.getByRole('button', { name: 'Dismiss' }).click();
+    await notice.waitFor({ state: 'detached' });
+    assert.deepEqual(broken.errors, []);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('? opens the shortcut help, Esc closes it, and letters typed in the JSON stay text', async () => {
+  const { page, errors } = await ready();
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await page.keyboard.press('?');
+  await help.waitFor();
+  assert.ok(await help.getByText('Talk mode on/off').isVisible());
+  await page.screenshot({ path: `${artifacts}/help.png` });
+  await page.keyboard.press('Escape');
+  await help.waitFor({ state: 'detached' });
+
+  await editor(page).fill('{}');
+  await editor(page).press('End');
+  await editor(page).pressSequentially('?t');
+  assert.equal(await editor(page).inputValue(), '{}?t');
+  assert.equal(await help.count(), 0);
+  assert.equal(await page.locator('.app.talk').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('t switches talk mode: large type, results only, playback bar', async () => {
+  const { page, errors } = await ready();
+  await page.locator('body').click({ position: { x: 5, y: 400 } });
+  await page.keyboard.press('t');
+  await page.locator('.app.talk').waitFor();
+  assert.ok(!(await page.getByRole('region', { name: 'Scenario editor' }).isVisible()));
+  assert.ok(await page.getByRole('region', { name: 'Results' }).isVisible());
+  assert.ok(await page.getByRole('group', { name: 'Playback' }).isVisible());
+  const size = await page.locator('.app').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  assert.ok(size >= 20, `talk mode type is ${size}px`);
+  await page.screenshot({ path: `${artifacts}/talk-mode.png` });
+  await page.getByRole('button', { name: 'Talk mode' }).click();
+  await page.locator('.app.talk').waitFor({ state: 'detached' });
+  assert.ok(await page.getByRole('region', { name: 'Scenario editor' }).isVisible());
+  assert.deepEqual(errors, []);
+});
+
+test('importing a JSON file with the file picker replaces the scenario; a broken file does not', async () => {
+  const { page, errors } = await ready();
+  const input = page.getByTestId('import-file');
+  const text = JSON.stringify(SCENARIO, null, 2);
+  await input.setInputFiles({ name: 'rag.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await notices(page).getByText('Opened the scenario from rag.json.').waitFor();
+  assert.equal(await editor(page).inputValue(), text);
+
+  await input.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{ "simulation": ') });
+  await notices(page).getByText(/broken\.json is not valid JSON .*your scenario is unchanged/).waitFor();
+  assert.equal(await editor(page).inputValue(), text);
+  assert.deepEqual(errors, []);
+});
+
+test('dropping a JSON file on the page replaces the scenario', async () => {
+  const { page, errors } = await ready();
+  const text = JSON.stringify({ simulation: { seed: 99 } }, null, 2);
+  const transfer = await page.evaluateHandle((body) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([body], 'dropped.json', { type: 'application/json' }));
+    return dt;
+  }, text);
+  const app = page.locator('.app');
+  await app.dispatchEvent('dragover', { dataTransfer: transfer });
+  await page.locator('.app.dragging').waitFor();
+  await page.screenshot({ path: `${artifacts}/drop.png` });
+  await app.dispatchEvent('drop', { dataTransfer: transfer });
+  await notices(page).getByText('Opened the scenario from dropped.json.').waitFor();
+  assert.equal(await editor(page).inputValue(), text);
+  assert.equal(await page.locator('.app.dragging').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('Export downloads the scenario text as scenario.json', async () => {
+  const { page, errors } = await ready();
+  const text = JSON.stringify(SCENARIO, null, 2);
+  await editor(page).fill(text);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export' }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'scenario.json');
+  assert.equal(fs.readFileSync(await download.path(), 'utf8'), text);
+  assert.deepEqual(errors, []);
+});
+
+test('the form and the JSON edit the same document and keep what was typed', async () => {
+  const { page, errors } = await ready();
+  const seed = page.getByLabel('Seed');
+  assert.equal(await seed.inputValue(), '42');
+  await seed.fill('7');
+  await page.waitForFunction(() => document.querySelector('textarea.scenario-json').value.includes('"seed": 7'));
+  assert.deepEqual(JSON.parse(await editor(page).inputValue()), { simulation: { seed: 7 } });
+
+  // Not a number: the text stays in the field, the error is announced, the document keeps 7.
+  await seed.fill('7x');
+  await page.getByText("'7x' is not a number").waitFor();
+  assert.equal(await seed.inputValue(), '7x');
+  assert.equal(await seed.getAttribute('aria-invalid'), 'true');
+  assert.equal(await seed.getAttribute('aria-describedby'), 'simulation-seed-hint simulation-seed-error');
+  assert.deepEqual(JSON.parse(await editor(page).inputValue()), { simulation: { seed: 7 } });
+  await page.screenshot({ path: `${artifacts}/form-error.png` });
+
+  // ArrowUp steps from the last valid number.
+  await seed.fill('7');
+  await seed.press('ArrowUp');
+  assert.equal(await seed.inputValue(), '8');
+  await page.waitForFunction(() => document.querySelector('textarea.scenario-json').value.includes('"seed": 8'));
+
+  // Editing the JSON updates the form.
+  await editor(page).fill('{ "simulation": { "seed": 11 } }');
+  await page.waitForFunction(() => document.querySelector('#simulation-seed').value === '11');
+
+  // Broken JSON: the error is located, the form pauses, and the text is kept.
+  await editor(page).fill('{\n  "simulation": { "seed": 11 ');
+  const jsonError = page.getByTestId('json-error');
+  await jsonError.waitFor();
+  assert.match(await jsonError.textContent(), /^Line 2, column \d+: EOF while parsing an object/);
+  assert.ok(await seed.isDisabled());
+  assert.equal(await editor(page).inputValue(), '{\n  "simulation": { "seed": 11 ');
+  await jsonError.getByRole('button', { name: 'Show me' }).click();
+  const caret = await editor(page).evaluate((el) => el.selectionStart);
+  assert.equal(caret, '{\n  "simulation": { "seed": 11 '.length);
+  assert.deepEqual(errors, []);
+});
+
+test('Ctrl+Enter asks for a run, and the results pane reports its outcome', async () => {
+  const { page, errors } = await ready();
+  const status = page.getByTestId('run-status');
+  await status.getByText('Not run yet').waitFor();
+  await editor(page).press('Control+Enter');
+  await status.getByText(/Run 1 did not complete/).waitFor();
+  // A scenario with problems is not run at all, and the user is told why.
+  await editor(page).fill('[1]');
+  await editor(page).press('Control+Enter');
+  await notices(page).getByText('Fix 1 problem in the scenario before running.').waitFor();
+  await status.getByText(/Run 1 did not complete/).waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test('the theme button overrides the system colour scheme; narrow screens stack the panes', async () => {
+  const { page, errors } = await ready();
+  const bg = () => page.locator('.app').evaluate((el) => getComputedStyle(el).backgroundColor);
+  const theme = page.getByRole('button', { name: /^Theme:/ });
+  await theme.click(); // system -> light
+  assert.equal(await theme.textContent(), 'Theme: light');
+  assert.equal(await bg(), 'rgb(250, 251, 252)');
+  await theme.click(); // light -> dark
+  assert.equal(await bg(), 'rgb(20, 23, 27)');
+  await page.screenshot({ path: `${artifacts}/dark.png` });
+
+  await page.setViewportSize({ width: 600, height: 900 });
+  const editorBox = await page.getByRole('region', { name: 'Scenario editor' }).boundingBox();
+  const resultsBox = await page.getByRole('region', { name: 'Results' }).boundingBox();
+  assert.ok(resultsBox.y > editorBox.y + editorBox.height - 1, 'results sit below the editor');
+  await page.screenshot({ path: `${artifacts}/narrow.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+});

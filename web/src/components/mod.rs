@@ -1,0 +1,11 @@
+//! The app's pieces, each a function component with its own props.
+
+pub mod form;
+pub mod header;
+pub mod help;
+pub mod json_view;
+pub mod notices;
+pub mod results;
+pub mod scenario_form;
+pub mod share_panel;
+pub mod talk_bar;

@@ -1,0 +1,15 @@
+//! The Opal web app: edit a scenario, run it in the tab, read the results.
+//!
+//! A library so its components and pure modules are an API the rest of the app builds on
+//! (and are tested natively); `main.rs` only mounts [`app::App`].
+
+pub mod app;
+pub mod base64url;
+pub mod charts;
+pub mod components;
+pub mod files;
+pub mod json_path;
+pub mod panic_banner;
+pub mod share;
+pub mod shortcuts;
+pub mod state;
