@@ -814,7 +814,8 @@ impl Importer {
             self.mapped(o.path("bandwidth_GBps"), &to("bandwidth_gbps"), None);
         }
         if let Some(v) = self.number(&mut o, "latency_nsec") {
-            tier.latency_s = v * 1e-9;
+            // Division keeps exact decimals exact: 200 / 1e9 is the double nearest 2e-7.
+            tier.latency_s = v / 1e9;
             self.mapped(
                 o.path("latency_nsec"),
                 &to("latency_s"),
