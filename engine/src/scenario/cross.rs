@@ -166,24 +166,27 @@ fn scheduler_limits(s: &Scenario, model: Option<&Model>, p: &mut Problems) {
 /// A stage whose every request is longer than the model's maximum length would only fail.
 fn stage_fits_model(stage: &StageConfig, path: &str, model: &Model, p: &mut Problems) {
     let max_len = model.max_model_len() as u64;
+    // Saturating: every term is a u32 the user typed, and their sum may not fit a u64.
+    let sum = |terms: &[u64]| terms.iter().fold(0u64, |a, t| a.saturating_add(*t));
     let shortest = match &stage.generator {
         GeneratorConfig::UniformReqRate(c)
         | GeneratorConfig::ExponentialReqRate(c)
-        | GeneratorConfig::Gamma(c) => {
-            let prefix = c.shared_prefix.as_ref().map_or(0, |sp| sp.length as u64);
-            prefix + c.input_length.bounds().0 as u64 + c.output_length.bounds().0 as u64
-        }
-        GeneratorConfig::RagWorkload(c) => {
-            c.system_prompt_length as u64
-                + c.docs_per_request as u64 * c.document_size as u64
-                + c.query_length.bounds().0 as u64
-                + c.output_length as u64
-        }
-        GeneratorConfig::SyntheticSessions(c) => {
-            c.system_prompt_length as u64
-                + c.input_length.bounds().0 as u64
-                + c.output_length.bounds().0 as u64
-        }
+        | GeneratorConfig::Gamma(c) => sum(&[
+            c.shared_prefix.as_ref().map_or(0, |sp| sp.length as u64),
+            c.input_length.bounds().0 as u64,
+            c.output_length.bounds().0 as u64,
+        ]),
+        GeneratorConfig::RagWorkload(c) => sum(&[
+            c.system_prompt_length as u64,
+            (c.docs_per_request as u64).saturating_mul(c.document_size as u64),
+            c.query_length.bounds().0 as u64,
+            c.output_length as u64,
+        ]),
+        GeneratorConfig::SyntheticSessions(c) => sum(&[
+            c.system_prompt_length as u64,
+            c.input_length.bounds().0 as u64,
+            c.output_length.bounds().0 as u64,
+        ]),
         GeneratorConfig::Trace(_) | GeneratorConfig::Sessions(_) => return,
     };
     if shortest > max_len {
