@@ -66,7 +66,8 @@ pub fn presets() -> Vec<Preset> {
             id: "default",
             title: "Four H100s, shared system prompts",
             description: "300 Poisson requests over 4 granite-3.3-8b workers behind a round-robin \
-                          router; each prompt starts with one of 4 system prompts of 1,024 tokens (Zipf popularity).",
+                          router; each prompt starts with one of 4 system prompts of 1,024 \
+                          tokens (Zipf popularity).",
             json: DEFAULT_JSON,
             files: &[],
         },
