@@ -5,7 +5,9 @@ use engine::scenario::Scenario;
 use engine::simulation::Simulation;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_scenario <scenario.json>");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_scenario <scenario.json>");
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
     let scenario = match Scenario::parse(&text) {
         Ok(s) => s,
