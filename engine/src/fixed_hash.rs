@@ -52,3 +52,42 @@ impl Hasher for FixedHasher {
         self.write_u64(x as u64);
     }
 }
+
+/// Builds [`PreMixedHasher`]s, for maps keyed by block hashes (already uniformly mixed
+/// 64-bit values): hashing them again would only cost time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PreMixedState;
+
+impl BuildHasher for PreMixedState {
+    type Hasher = PreMixedHasher;
+
+    fn build_hasher(&self) -> PreMixedHasher {
+        PreMixedHasher(0)
+    }
+}
+
+/// Passes a `u64` key through as its own hash (other writes are mixed in).
+#[derive(Debug, Clone, Copy)]
+pub struct PreMixedHasher(u64);
+
+impl Hasher for PreMixedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = splitmix64(self.0 ^ b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 ^= x;
+    }
+}
+
+/// A lookup-only map keyed by block hash.
+pub type BlockHashMap<V> = HashMap<u64, V, PreMixedState>;
+
+/// A lookup-only set of block hashes.
+pub type BlockHashSet = HashSet<u64, PreMixedState>;

@@ -8,10 +8,9 @@
 //! touched): the queue is an intrusive doubly-linked list over block indices,
 //! and `hash → block` is a hash map used for lookups only.
 
-use crate::fixed_hash::FixedState;
+use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
-use std::collections::HashMap;
 
 /// Index of a GPU block.
 pub type BlockId = u32;
@@ -37,9 +36,11 @@ pub struct BlockPool {
     tail: u32,
     num_free: u32,
     num_cached_free: u32,
-    cached: HashMap<BlockHash, BlockId, FixedState>,
+    cached: BlockHashMap<BlockId>,
     enable_caching: bool,
     events: Vec<KvEvent>,
+    /// Off when nobody reads the events (no prefix-aware routing): saves a push per block.
+    record_events: bool,
 }
 
 impl BlockPool {
@@ -60,9 +61,10 @@ impl BlockPool {
             tail: if n == 0 { NIL } else { num_blocks - 1 },
             num_free: num_blocks,
             num_cached_free: 0,
-            cached: HashMap::with_hasher(FixedState),
+            cached: BlockHashMap::default(),
             enable_caching,
             events: Vec::new(),
+            record_events: true,
         }
     }
 
@@ -144,11 +146,13 @@ impl BlockPool {
             if let Some(hash) = block.hash.take() {
                 self.num_cached_free -= 1;
                 self.cached.remove(&hash);
-                self.events.push(KvEvent {
-                    medium: KvMedium::Gpu,
-                    change: KvChange::Removed,
-                    hash,
-                });
+                if self.record_events {
+                    self.events.push(KvEvent {
+                        medium: KvMedium::Gpu,
+                        change: KvChange::Removed,
+                        hash,
+                    });
+                }
             }
             table.push(id);
         }
@@ -183,11 +187,21 @@ impl BlockPool {
         }
         self.blocks[id as usize].hash = Some(hash);
         self.cached.insert(hash, id);
-        self.events.push(KvEvent {
-            medium: KvMedium::Gpu,
-            change: KvChange::Stored,
-            hash,
-        });
+        if self.record_events {
+            self.events.push(KvEvent {
+                medium: KvMedium::Gpu,
+                change: KvChange::Stored,
+                hash,
+            });
+        }
+    }
+
+    /// Turns recording of stored/removed events on or off (on by default).
+    pub fn set_record_events(&mut self, on: bool) {
+        self.record_events = on;
+        if !on {
+            self.events.clear();
+        }
     }
 
     /// Drains the stored/removed events recorded since the last call, in order.

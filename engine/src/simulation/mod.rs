@@ -124,7 +124,11 @@ impl Simulation {
             hardware,
             worker.clone(),
             blocks,
-            scenario.router.kv_event_interval,
+            scenario
+                .router
+                .policy
+                .uses_kv_view()
+                .then_some(scenario.router.kv_event_interval),
             tiers,
         ));
         let router = Router::start(

@@ -582,6 +582,11 @@ impl Scheduler {
         self.pool.take_events()
     }
 
+    /// Records KV events for the router (on by default; off when no policy reads them).
+    pub fn set_record_kv_events(&mut self, on: bool) {
+        self.pool.set_record_events(on);
+    }
+
     /// The GPU block pool (read-only), for statistics.
     pub fn block_pool(&self) -> &BlockPool {
         &self.pool
