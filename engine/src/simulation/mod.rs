@@ -18,6 +18,8 @@
 pub(crate) mod context;
 mod recorder;
 mod results;
+#[cfg(test)]
+mod tests;
 
 pub use recorder::RoutingRecord;
 pub use results::SimulationResults;
@@ -56,6 +58,7 @@ pub struct Progress {
 pub struct Simulation {
     ctx: Rc<Context>,
     orchestrator: Process<Result<(), SimError>>,
+    router: Rc<Router>,
     /// `simulation.simulation_time`, or ∞.
     bound: f64,
     /// Total requests when every stage says how many it issues.
@@ -138,10 +141,11 @@ impl Simulation {
             Autoscaler::new(scenario.router.autoscaler.clone()),
             scenario.simulation.num_workers,
         );
-        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), router, stages));
+        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
         Ok(Self {
             ctx,
             orchestrator,
+            router,
             bound: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
             expected_requests: expected,
             num_tiers: scenario.kv_cache.tiers.len(),
@@ -173,6 +177,24 @@ impl Simulation {
     /// True when the workload is done or the next event lies past the time bound.
     pub fn is_finished(&self) -> bool {
         !self.orchestrator.is_alive() || self.ctx.env.peek() > self.bound
+    }
+
+    /// Consistency check for tests and debugging: every live worker's scheduler is
+    /// consistent (block references match block tables); once the workload has finished,
+    /// no worker holds a request or a KV block, the router awaits nothing, and every
+    /// issued request has been reported finished.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let done = !self.orchestrator.is_alive();
+        self.router.check_invariants(done)?;
+        let rec = self.ctx.recorder.borrow();
+        if done && rec.finished != rec.peek_id() {
+            return Err(format!(
+                "{} requests issued, {} finished",
+                rec.peek_id(),
+                rec.finished
+            ));
+        }
+        Ok(())
     }
 
     /// Where the run is now.

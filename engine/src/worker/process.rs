@@ -151,6 +151,24 @@ impl Worker {
         self.state.borrow().scheduler.kv_usage()
     }
 
+    /// The scheduler's consistency check; with `idle`, also that it holds no request and
+    /// no KV block is referenced (nothing leaked once the run is over).
+    pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
+        let st = self.state.borrow();
+        let s = &st.scheduler;
+        s.check_invariants()
+            .map_err(|e| format!("worker {}: {e}", self.id))?;
+        if idle && (s.num_unfinished() > 0 || s.block_pool().num_used() > 0) {
+            return Err(format!(
+                "worker {} still holds {} requests and {} KV blocks after the run",
+                self.id,
+                s.num_unfinished(),
+                s.block_pool().num_used()
+            ));
+        }
+        Ok(())
+    }
+
     /// Stops the loops (the worker was drained and leaves the cluster).
     pub fn stop(&self) {
         let mut st = self.state.borrow_mut();
