@@ -8,14 +8,14 @@
 use super::{
     FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
 };
-use crate::fixed_hash::FixedState;
+use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
 use crate::kv_cache::{BlockId, BlockPool};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
 use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 type Slot = u32;
 
@@ -67,7 +67,7 @@ pub struct Scheduler {
     timing: TimingModel,
     seqs: Vec<Option<Seq>>,
     free_slots: Vec<Slot>,
-    by_id: HashMap<u64, Slot, FixedState>,
+    by_id: FixedHashMap<u64, Slot>,
     /// FIFO of WAITING requests; preempted ones go to the front.
     waiting: VecDeque<Slot>,
     /// Requests in FETCH_KVC or READY, in the order their fetches started.
@@ -121,7 +121,7 @@ impl Scheduler {
             timing,
             seqs: Vec::new(),
             free_slots: Vec::new(),
-            by_id: HashMap::with_hasher(FixedState),
+            by_id: FixedHashMap::default(),
             waiting: VecDeque::new(),
             running: Vec::new(),
             kvc: Vec::new(),
