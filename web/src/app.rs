@@ -319,8 +319,12 @@ pub fn app() -> Html {
         let dragging = dragging.clone();
         let on_action = on_action.clone();
         Callback::from(move |e: DragEvent| {
-            e.prevent_default();
             dragging.set(false);
+            // A drop the editor already took (a trace on its stage, a config.json on the model).
+            if e.default_prevented() {
+                return;
+            }
+            e.prevent_default();
             if let Some(file) = e
                 .data_transfer()
                 .and_then(|d| d.files())
@@ -358,7 +362,7 @@ pub fn app() -> Html {
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
-                    <ScenarioForm scenario={state.scenario.clone()} on_action={on_action.clone()} />
+                    <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
                 </section>

@@ -5,6 +5,7 @@
 use crate::json_path::{set_json_path, PathError};
 use engine::api::Problem;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -259,6 +260,11 @@ pub struct AppState {
     pub help_open: bool,
     /// The last share link made, shown so it can be copied by hand.
     pub share_link: Option<String>,
+    // ---- editor: data files ----
+    /// Trace and sessions files picked in this tab, by file name (what a stage's
+    /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
+    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    // ---- end editor ----
     last_run_id: u64,
     last_notice_id: u64,
 }
@@ -316,6 +322,12 @@ pub enum Action {
     CycleTheme,
     /// Show (or hide) a freshly made share link.
     ShowShareLink(Option<String>),
+    // ---- editor: data files ----
+    /// Keep the text of a picked data file under its name (replacing one of the same name).
+    SetDataFile { name: String, text: Rc<str> },
+    /// Forget a picked data file.
+    RemoveDataFile(String),
+    // ---- end editor ----
 }
 
 impl AppState {
@@ -332,6 +344,7 @@ impl AppState {
             theme: Theme::System,
             help_open: false,
             share_link: None,
+            data_files: Rc::default(),
             last_run_id: 0,
             last_notice_id: 0,
         }
@@ -449,6 +462,12 @@ impl AppState {
             }
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ShowShareLink(link) => self.share_link = link,
+            Action::SetDataFile { name, text } => {
+                Rc::make_mut(&mut self.data_files).insert(name, text);
+            }
+            Action::RemoveDataFile(name) => {
+                Rc::make_mut(&mut self.data_files).remove(&name);
+            }
         }
     }
 
@@ -872,6 +891,28 @@ mod tests {
         s.apply(Action::CloseOverlays);
         assert!(!s.help_open);
         assert!(s.share_link.is_none());
+    }
+
+    #[test]
+    fn data_files_are_kept_by_name_and_outside_the_scenario() {
+        let mut s = state();
+        s.apply(Action::SetDataFile {
+            name: "t.jsonl".into(),
+            text: Rc::from("{}\n"),
+        });
+        s.apply(Action::SetDataFile {
+            name: "t.jsonl".into(),
+            text: Rc::from("{}\n{}\n"),
+        });
+        assert_eq!(
+            s.data_files.len(),
+            1,
+            "a file of the same name replaces the old one"
+        );
+        assert_eq!(s.data_files["t.jsonl"].as_ref(), "{}\n{}\n");
+        assert_eq!(&*s.scenario.text, VALID, "the scenario does not carry data");
+        s.apply(Action::RemoveDataFile("t.jsonl".into()));
+        assert!(s.data_files.is_empty());
     }
 
     #[test]

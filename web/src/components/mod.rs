@@ -1,5 +1,6 @@
 //! The app's pieces, each a function component with its own props.
 
+pub mod data_files;
 pub mod form;
 pub mod header;
 pub mod help;
