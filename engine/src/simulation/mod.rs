@@ -26,17 +26,13 @@ use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
-use crate::scenario::Scenario;
-use crate::validate::{index, join, Problem};
+use crate::scenario::{Scenario, ScenarioData};
+use crate::validate::Problem;
 use crate::worker::num_gpu_blocks;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// Data files a scenario's stages name (`trace_file`, `sessions_file`) → their text.
-pub type DataFiles = BTreeMap<String, String>;
 
 /// Where a run is, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -72,7 +68,7 @@ impl Simulation {
     /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
-    pub fn new(scenario: &Scenario, files: &DataFiles) -> Result<Self, Vec<Problem>> {
+    pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
         let problems = scenario.validate();
         if !problems.is_empty() {
             return Err(problems);
@@ -101,36 +97,18 @@ impl Simulation {
             .map_err(|e| problem("hardware", e.to_string()))?
         };
 
-        let seed = scenario.simulation.seed;
-        let mut stages = Vec::new();
-        let mut problems = Vec::new();
-        let mut expected = Some(0u64);
-        for (i, config) in scenario.workload.stages.iter().enumerate() {
-            let data = match config.data_file() {
-                Some(name) => match files.get(name) {
-                    Some(text) => Some(text.as_str()),
-                    None => {
-                        let field = match config.generator {
-                            crate::workload::GeneratorConfig::Trace(_) => "trace_file",
-                            _ => "sessions_file",
-                        };
-                        problems.push(Problem {
-                            path: join(&index("workload.stages", i), field),
-                            message: format!("the file \"{name}\" was not provided"),
-                        });
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
-                Err(mut p) => problems.append(&mut p),
-            }
-            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
-        }
+        let problems = scenario.check_data(files);
         if !problems.is_empty() {
             return Err(problems);
+        }
+        let seed = scenario.simulation.seed;
+        let mut stages = Vec::new();
+        let mut expected = Some(0u64);
+        for (i, config) in scenario.workload.stages.iter().enumerate() {
+            let data = config.data_file().and_then(|name| files.get(name));
+            let generator = config.build(seed, i, data)?;
+            stages.push(Stage::new(i as u32, config, generator));
+            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
         }
 
         let env = Environment::new();
