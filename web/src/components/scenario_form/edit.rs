@@ -291,7 +291,15 @@ pub fn default_at(doc: &Value, path: &str) -> Option<Value> {
             let ty = stages.get(i)?.get("type")?.as_str()?;
             within(stage_default(ty), 3)
         }
-        (Some("kv_cache"), Some("tiers"), Some(_)) => within(tier_preset("cpu_dram"), 3),
+        (Some("kv_cache"), Some("tiers"), Some(i)) => {
+            // A tier starts from its `preset`, else from the preset its name names.
+            let tier = get_json_path(doc, &format!("kv_cache.tiers[{i}]"));
+            let base = tier
+                .and_then(|t| t.get("preset").or_else(|| t.get("name")))
+                .and_then(Value::as_str)
+                .unwrap_or("cpu_dram");
+            within(tier_preset(base), 3)
+        }
         (Some("router"), Some("policy"), _) if segs.len() > 2 => {
             let policy =
                 get_json_path(doc, "router.policy").unwrap_or(&defaults()["router"]["policy"]);
@@ -513,6 +521,23 @@ mod tests {
         assert!(model_from_hf(&json!({}), "{ nope")
             .unwrap_err()
             .starts_with("not valid JSON"));
+    }
+
+    #[test]
+    fn tier_defaults_follow_the_tier_preset() {
+        let doc = json!({ "kv_cache": { "tiers": [{ "name": "local_nvme" }, { "preset": "distributed_fs", "name": "dfs" }, {}] } });
+        assert_eq!(
+            value_at(&doc, "kv_cache.tiers[0].capacity_gb"),
+            Some(json!(1024.0))
+        );
+        assert_eq!(
+            value_at(&doc, "kv_cache.tiers[1].scope"),
+            Some(json!("shared"))
+        );
+        assert_eq!(
+            value_at(&doc, "kv_cache.tiers[2].bandwidth_gbps"),
+            Some(json!(50.0))
+        );
     }
 
     #[test]
