@@ -1019,6 +1019,22 @@ mod tests {
         );
         s.apply(Action::DismissImportReport);
         assert!(s.import_report.is_none());
+        // The browser test's fixture: vllm_params.max_num_seqs 128 lands in worker.max_num_seqs.
+        s.apply(Action::ImportFile {
+            text: include_str!("../../tests/browser/fixtures/opal_small.json").into(),
+            source: "opal_small.json".into(),
+        });
+        let (_, report) = &**s.import_report.as_ref().unwrap();
+        assert_eq!(
+            report
+                .mapping("worker.vllm_params.max_num_seqs")
+                .map(|m| m.to.as_str()),
+            Some("worker.max_num_seqs")
+        );
+        let doc = s.scenario.document.as_deref().unwrap();
+        assert_eq!(doc["worker"]["max_num_seqs"], 128);
+        assert!(s.scenario.is_runnable(), "{:?}", s.scenario.problems);
+        s.apply(Action::DismissImportReport);
         // Our own format goes through the ordinary load.
         s.apply(Action::ImportFile {
             text: VALID.into(),

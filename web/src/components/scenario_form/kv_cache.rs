@@ -43,9 +43,9 @@ pub fn kv_cache_section(props: &SectionProps) -> Html {
             if tiers.is_empty() {
                 <p class="field-hint">{ "No offload tiers: evicted blocks are gone (vLLM without a KV connector)." }</p>
             }
-            { for tiers.iter().enumerate().map(|(i, tier)| {
+            { for (0..n).map(|i| {
                 let p = format!("kv_cache.tiers[{i}]");
-                let title = tier.get("name").and_then(Value::as_str).unwrap_or("tier").to_string();
+                let title = c.str(&format!("{p}.name"));
                 let on_move = {
                     let tiers = tiers.clone();
                     let set_tiers = set_tiers.clone();
