@@ -3,8 +3,10 @@
 
 use crate::components::header::Header;
 use crate::components::help::Help;
+use crate::components::import_report::ImportReportPanel;
 use crate::components::json_view::JsonView;
 use crate::components::notices::Notices;
+use crate::components::presets::Presets;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
@@ -118,7 +120,8 @@ fn import_file(file: web_sys::File, dispatch: Callback<Action>) {
     wasm_bindgen_futures::spawn_local(async move {
         let name = file.name();
         dispatch.emit(match files::read_text(&file).await {
-            Ok(text) => Action::LoadScenario { text, source: name },
+            // Our scenario format or an original Opal config (converted, with a report).
+            Ok(text) => Action::ImportFile { text, source: name },
             Err(message) => Action::Notify {
                 level: Level::Error,
                 message: format!("{message}; your scenario is unchanged."),
@@ -319,8 +322,12 @@ pub fn app() -> Html {
         let dragging = dragging.clone();
         let on_action = on_action.clone();
         Callback::from(move |e: DragEvent| {
-            e.prevent_default();
             dragging.set(false);
+            // A drop the editor already took (a trace on its stage, a config.json on the model).
+            if e.default_prevented() {
+                return;
+            }
+            e.prevent_default();
             if let Some(file) = e
                 .data_transfer()
                 .and_then(|d| d.files())
@@ -352,13 +359,17 @@ pub fn app() -> Html {
                     on_close={on_action.reform(|()| Action::ShowShareLink(None))} />
             }
             <Notices notices={state.notices.clone()} on_dismiss={on_action.reform(Action::Dismiss)} />
+            if let Some(report) = &state.import_report {
+                <ImportReportPanel report={report.clone()} on_dismiss={on_action.reform(|()| Action::DismissImportReport)} />
+            }
             if talk {
                 <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} />
             }
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
-                    <ScenarioForm scenario={state.scenario.clone()} on_action={on_action.clone()} />
+                    <Presets on_action={on_action.clone()} />
+                    <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
                 </section>
