@@ -39,6 +39,28 @@ fn run(requests: u64) -> (f64, engine::simulation::SimulationResults) {
     (start.elapsed().as_secs_f64(), results)
 }
 
+/// 16 workers routing 100,000 shared-prefix requests with `prefix_load` (issue 5's figure).
+fn routing_run() -> (f64, engine::simulation::SimulationResults) {
+    let scenario = Scenario::parse(
+        r#"{
+        "simulation": { "seed": 7, "num_workers": 16 },
+        "router": { "policy": { "policy": "prefix_load" } },
+        "workload": { "stages": [ {
+            "type": "ExponentialReqRate", "request_rate": 200, "total_requests": 100000,
+            "input_length": { "type": "uniform", "min": 100, "max": 1000 },
+            "output_length": { "type": "uniform", "min": 32, "max": 128 },
+            "shared_prefix": { "groups": 64, "length": 2000, "popularity": { "type": "zipf", "s": 1.1 } }
+        } ] }
+    }"#,
+    )
+    .expect("the routing scenario is valid");
+    let start = Instant::now();
+    let mut sim = Simulation::new(&scenario, &Default::default()).expect("builds");
+    sim.run();
+    let results = sim.results();
+    (start.elapsed().as_secs_f64(), results)
+}
+
 fn rss_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -79,6 +101,21 @@ fn main() {
         r.to_json().len() as f64 / 1e6
     );
     if let Some(mb) = rss_mb() {
+        // Whole process so far, including the results and their JSON text.
         println!("  peak memory (VmHWM)  {:>10.1} MB", mb);
     }
+    drop(r);
+
+    let (t, r) = routing_run();
+    println!("16 workers, prefix_load, 100,000 shared-prefix requests");
+    println!("  wall time            {:>10.3} s", t);
+    println!(
+        "  decisions per second {:>10.0}",
+        r.decisions.len() as f64 / t
+    );
+    println!("  simulated s / wall s {:>10.1}", r.end_time / t);
+    println!(
+        "  mean TTFT            {:>10.1} ms",
+        r.stages[0].ttft.mean_ms
+    );
 }
