@@ -206,12 +206,16 @@ test('Ctrl+Enter asks for a run, and the results pane reports its outcome', asyn
   const status = page.getByTestId('run-status');
   await status.getByText('Not run yet').waitFor();
   await editor(page).press('Control+Enter');
-  await status.getByText(/Run 1 did not complete/).waitFor();
+  await status.getByText(/Run 1 finished at [\d.]+ s simulated/).waitFor();
   // A scenario with problems is not run at all, and the user is told why.
   await editor(page).fill('[1]');
   await editor(page).press('Control+Enter');
   await notices(page).getByText('Fix 1 problem in the scenario before running.').waitFor();
-  await status.getByText(/Run 1 did not complete/).waitFor();
+  await status.getByText(/Run 1 finished/).waitFor();
+  // A stage whose trace file was not provided fails with the field that names it.
+  await editor(page).fill(JSON.stringify({ workload: { stages: [{ type: 'Trace', trace_file: 'conv.jsonl' }] } }));
+  await editor(page).press('Control+Enter');
+  await status.getByText(/Run 2 did not complete: workload\.stages\[0\]\.trace_file: the file "conv\.jsonl" was not provided/).waitFor();
   assert.deepEqual(errors, []);
 });
 

@@ -9,9 +9,11 @@ use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
 use crate::components::talk_bar::TalkBar;
+use crate::components::talk_view::TalkView;
 use crate::shortcuts::{command_for, Command, KeyPress};
 use crate::state::{Action, AppState, Level, RunStatus, View};
-use crate::{files, share};
+use crate::{files, run_driver, share};
+use engine::simulation::DataFiles;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
@@ -19,9 +21,21 @@ use yew::prelude::*;
 /// The scenario a fresh page opens with (the engine's default replaces it when it lands).
 pub const DEFAULT_SCENARIO: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
 
-/// What this build says when asked to run: the engine's sliced run API is not wired in yet.
-const RUN_UNAVAILABLE: &str =
-    "this build cannot run scenarios yet (the engine's run API is not wired in)";
+/// Applies what a URL fragment asks for; a link that opens a scenario also runs it, since
+/// a share link promises the identical run.
+pub fn open_link(state: &mut AppState, fragment: &str, otherwise: &str) {
+    let Some(action) = link_action(fragment, otherwise) else {
+        return;
+    };
+    let opens = match &action {
+        Action::LoadScenario { text, .. } => Some(text.clone()),
+        _ => None,
+    };
+    state.apply(action);
+    if opens.is_some_and(|text| *state.scenario.text == *text) && state.scenario.is_runnable() {
+        state.apply(Action::Run);
+    }
+}
 
 /// What a URL fragment asks for: nothing, open a scenario, or a notice that the link is
 /// damaged. `otherwise` says what happens instead, e.g. "opened the default scenario".
@@ -50,9 +64,11 @@ fn location_hash() -> String {
 
 fn initial_state() -> AppState {
     let mut state = AppState::new(DEFAULT_SCENARIO);
-    if let Some(action) = link_action(&location_hash(), "Opened the default scenario instead") {
-        state.apply(action);
-    }
+    open_link(
+        &mut state,
+        &location_hash(),
+        "Opened the default scenario instead",
+    );
     state
 }
 
@@ -174,8 +190,14 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let stop = window().map(|w| {
                 listen(&w, "hashchange", move |_: web_sys::Event| {
-                    if let Some(a) = link_action(&location_hash(), "Your scenario is unchanged") {
+                    let opens = link_action(&location_hash(), "Your scenario is unchanged");
+                    let runs = matches!(opens, Some(Action::LoadScenario { .. }));
+                    if let Some(a) = opens {
                         on_action.emit(a);
+                    }
+                    if runs {
+                        // Refused with a notice if the linked scenario does not load or validate.
+                        on_action.emit(Action::Run);
                     }
                 })
             });
@@ -183,18 +205,23 @@ pub fn app() -> Html {
         });
     }
     {
-        // Runs are driven here, by id, so a Stop or a newer Run makes older slices stale.
+        // Runs are driven here, by id: when the running id changes (Stop, finish, a newer
+        // Run) the effect's cleanup cancels the old driver before its next slice.
         let running = match &state.run {
-            RunStatus::Running { id, .. } => Some(*id),
+            RunStatus::Running { id, scenario, .. } => Some((*id, scenario.clone())),
             _ => None,
         };
         let on_action = on_action.clone();
         use_effect_with(running, move |running| {
-            if let Some(id) = *running {
-                on_action.emit(Action::RunFailed {
-                    id,
-                    message: RUN_UNAVAILABLE.into(),
-                });
+            // Stages that read trace or session files get them from the editor once it can
+            // pick them; until then such a run reports which file is missing, by field path.
+            let handle = running.as_ref().map(|(id, text)| {
+                run_driver::start(*id, text, &DataFiles::new(), on_action.clone())
+            });
+            move || {
+                if let Some(h) = handle {
+                    h.cancel();
+                }
             }
         });
     }
@@ -364,7 +391,13 @@ pub fn app() -> Html {
                 </section>
                 <section class="results" aria-label="Results">
                     <h2>{ "Results" }</h2>
-                    <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()} />
+                    if talk {
+                        if let RunStatus::Finished { results, .. } = &state.run {
+                            <TalkView results={results.clone()} talk={state.talk} />
+                        }
+                    }
+                    <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
+                        on_action={on_action.clone()} />
                 </section>
             </main>
             if state.help_open {
@@ -396,6 +429,17 @@ mod tests {
             &*state.scenario.text,
             "{\n  \"simulation\": {\n    \"seed\": 7\n  }\n}\n"
         );
+    }
+
+    #[test]
+    fn opening_a_link_runs_its_scenario_but_a_damaged_link_runs_nothing() {
+        let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
+        let mut state = AppState::new(DEFAULT_SCENARIO);
+        open_link(&mut state, &format!("#{fragment}"), "x");
+        assert!(state.run.is_running(), "the link's run starts at once");
+        let mut state = AppState::new(DEFAULT_SCENARIO);
+        open_link(&mut state, "#s=v1.eJy!", "x");
+        assert_eq!(state.run, RunStatus::Idle);
     }
 
     #[test]
