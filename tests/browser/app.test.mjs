@@ -15,9 +15,12 @@ after(async () => { await browser?.close(); await server?.close(); });
 // The same text as DEFAULT_SCENARIO in web/src/app.rs.
 const DEFAULT_SCENARIO = '{\n  "simulation": { "seed": 42 }\n}\n';
 const SCENARIO = {
-  simulation: { seed: 1234, duration_s: 300 },
-  router: { policy: 'prefix_aware', load_weight: 0.5 },
-  workload: { stages: [{ request_rate: 5.5, duration_s: 60 }, { request_rate: 20, duration_s: 240 }] },
+  simulation: { seed: 1234, num_workers: 2 },
+  router: { policy: { policy: 'prefix_load', w_prefix: 2, w_load: 0.5 } },
+  workload: { stages: [
+    { type: 'UniformReqRate', request_rate: 5.5, total_requests: 40 },
+    { type: 'ExponentialReqRate', request_rate: 20, total_requests: 120 },
+  ] },
 };
 
 async function ready(url = server.url) {
@@ -49,6 +52,8 @@ test('a share link opened in a fresh page restores the same scenario', async () 
   await notices(fresh.page).getByText('Opened the scenario from the link.').waitFor();
   assert.deepEqual(JSON.parse(await editor(fresh.page).inputValue()), SCENARIO);
   await fresh.page.getByTestId('validation').getByText('Scenario is valid.').waitFor();
+  // The link also reproduces the run.
+  await fresh.page.getByTestId('run-status').getByText('Run 1 finished').waitFor();
   assert.deepEqual([...errors, ...fresh.errors], []);
 });
 

@@ -151,12 +151,12 @@ impl Playback {
         }
     }
 
-    /// Arrival times in `(t − window, t]`, oldest first: the requests still "in flight" to
-    /// the router in the drawing.
-    pub fn recent_arrivals(&self, t: f64, window: f64) -> &[f64] {
+    /// Arrival times in `(t − window, t]`, oldest first, with the arrival number of the
+    /// first: the requests still "in flight" to the router in the drawing.
+    pub fn recent_arrivals(&self, t: f64, window: f64) -> (usize, &[f64]) {
         let lo = self.arrivals.partition_point(|&a| a <= t - window);
         let hi = self.arrivals.partition_point(|&a| a <= t);
-        &self.arrivals[lo..hi]
+        (lo, &self.arrivals[lo..hi])
     }
 
     /// Number of workers drawn.
@@ -243,7 +243,8 @@ mod tests {
         assert_eq!(p.at(4.5).completed, 1);
         assert_eq!(p.at(6.0).completed, 3);
         assert_eq!(p.at(6.0).workers, vec![WorkerNow::default(); 2]);
-        assert_eq!(p.recent_arrivals(3.0, 2.6), &[0.5, 3.0]);
+        // (0.4, 3.0] holds the 2nd and 3rd arrivals.
+        assert_eq!(p.recent_arrivals(3.0, 2.6), (1, &[0.5, 3.0][..]));
     }
 
     #[test]

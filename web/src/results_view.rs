@@ -170,12 +170,20 @@ impl RunSeries {
             x: x.clone(),
             series: Rc::from(series),
         };
+        // Legends fit one line: "worker 3" for a few workers, "w3" for many.
+        let name = |w: usize| {
+            if s.workers.len() > 4 {
+                format!("w{w}")
+            } else {
+                format!("worker {w}")
+            }
+        };
         let per_worker = |f: &dyn Fn(&engine::stats::WorkerColumns) -> Vec<f64>| {
             run(s
                 .workers
                 .iter()
                 .enumerate()
-                .map(|(w, c)| series(format!("worker {w}"), f(c).into_iter()))
+                .map(|(w, c)| series(name(w), f(c).into_iter()))
                 .collect())
         };
         Self {

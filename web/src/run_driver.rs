@@ -119,14 +119,26 @@ fn slice(driver: Rc<RefCell<Driver>>) {
     }
     let (id, dispatch) = (d.id, d.dispatch.clone());
     if progress.finished {
-        let results = EngineResults::new(d.sim.results());
-        let sim_end_s = results.end_time;
+        // Collecting the results (copying every record, sorting latencies) gets a task of
+        // its own rather than sharing one with a slice of simulation.
         drop(guard);
-        dispatch.emit(Action::RunFinished {
-            id,
-            sim_end_s,
-            results,
+        let next = Closure::once_into_js(move || {
+            let d = driver.borrow();
+            if d.cancelled.get() {
+                return;
+            }
+            let results = EngineResults::new(d.sim.results());
+            drop(d);
+            dispatch.emit(Action::RunFinished {
+                id,
+                sim_end_s: results.end_time,
+                results,
+            });
         });
+        if let Some(w) = web_sys::window() {
+            let _ =
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 0);
+        }
         return;
     }
     let now = now_ms();

@@ -88,10 +88,13 @@ struct FinishedRunProps {
 #[function_component(FinishedRun)]
 fn finished_run(props: &FinishedRunProps) -> Html {
     let tab = use_state(|| Tab::Summary);
+    // Chart and timeline data are derived when their tab is shown, so a run's first paint
+    // is only the summary table.
+    let charts_shown = matches!(*tab, Tab::Charts | Tab::Latency);
     let view = {
         let (results, label) = (props.results.clone(), props.label.clone());
-        use_memo(results.clone(), move |_| {
-            Rc::new(RunView::of(&results, label))
+        use_memo((results.clone(), charts_shown), move |(_, shown)| {
+            shown.then(|| Rc::new(RunView::of(&results, label)))
         })
     };
     // The pinned run is the same run right after pinning; compare only against another run.
@@ -101,19 +104,23 @@ fn finished_run(props: &FinishedRunProps) -> Html {
     let pinned_view = {
         let key = pinned.map(|p| p.results.clone());
         let label = pinned_label.clone();
-        use_memo(key, move |key| {
+        use_memo((key, charts_shown), move |(key, shown)| {
             key.as_ref()
+                .filter(|_| *shown)
                 .zip(label)
                 .map(|(r, label)| Rc::new(RunView::of(r, label)))
         })
     };
     let timeline = {
         let results = props.results.clone();
-        use_memo(results.clone(), move |_| {
-            (
-                request_phases(&results.requests),
-                decision_index(&results.decisions, results.requests.len()),
-            )
+        let shown = *tab == Tab::Timeline;
+        use_memo((results.clone(), shown), move |(_, shown)| {
+            shown.then(|| {
+                (
+                    request_phases(&results.requests),
+                    decision_index(&results.decisions, results.requests.len()),
+                )
+            })
         })
     };
 
@@ -170,10 +177,19 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                         <SummaryTable results={props.results.clone()} label={props.label.clone()}
                             pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
                     },
-                    Tab::Charts => html! { <ChartsPanel run={(*view).clone()} pinned={(*pinned_view).clone()} /> },
-                    Tab::Latency => html! { <LatencyPanel run={(*view).clone()} pinned={(*pinned_view).clone()} /> },
-                    Tab::Timeline => html! {
-                        <TimelinePanel results={props.results.clone()} phases={timeline.0.clone()} decisions={timeline.1.clone()} />
+                    Tab::Charts => match &*view {
+                        Some(v) => html! { <ChartsPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
+                        None => html! {},
+                    },
+                    Tab::Latency => match &*view {
+                        Some(v) => html! { <LatencyPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
+                        None => html! {},
+                    },
+                    Tab::Timeline => match &*timeline {
+                        Some((phases, decisions)) => html! {
+                            <TimelinePanel results={props.results.clone()} phases={phases.clone()} decisions={decisions.clone()} />
+                        },
+                        None => html! {},
                     },
                     Tab::Routing => html! { <RoutingPanel results={props.results.clone()} /> },
                 } }

@@ -214,11 +214,14 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64) {
     // Arrivals fly from the left edge to the router over FLIGHT_S of simulated time.
     ctx.set_fill_style_str(&waiting_c);
     let start_x = 12.0;
-    for &a in p.recent_arrivals(t, FLIGHT_S) {
+    let (first, recent) = p.recent_arrivals(t, FLIGHT_S);
+    for (k, &a) in recent.iter().enumerate() {
         let f = ((t - a) / FLIGHT_S).clamp(0.0, 1.0);
+        // Each arrival flies in on its own height (golden-ratio spacing by arrival number),
+        // converging on the router, so a burst reads as many requests, not one line.
+        let spread = (((first + k) as f64 * 0.618_033_988_75).fract() - 0.5) * 90.0;
         let x = start_x + (router_x - 44.0 - start_x) * f;
-        // Spread by arrival time so simultaneous arrivals do not stack on one pixel.
-        let y = lanes_mid + ((a * 7919.0).fract() - 0.5) * 40.0;
+        let y = lanes_mid + spread * (1.0 - f);
         ctx.fill_rect(x - 3.0, y - 3.0, 6.0, 6.0);
     }
 
