@@ -9,7 +9,8 @@
 //! with a second path, also writes the full results JSON there (`SimulationResults::to_json`).
 
 use engine::scenario::Scenario;
-use engine::simulation::{DataFiles, Simulation};
+use engine::scenario::ScenarioData;
+use engine::simulation::Simulation;
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
         }
     };
     let problems = match Scenario::parse(&text)
-        .and_then(|s| Simulation::new(&s, &DataFiles::new()).map(|sim| (s, sim)))
+        .and_then(|s| Simulation::new(&s, &ScenarioData::new()).map(|sim| (s, sim)))
     {
         Ok((_, mut sim)) => {
             sim.run();

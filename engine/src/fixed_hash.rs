@@ -1,35 +1,37 @@
-//! A fixed (unseeded) hasher for lookup-only maps keyed by integers.
+//! Fixed (unseeded) hashers for lookup-only maps.
 //!
-//! `std`'s `RandomState` differs per process; lookups do not care, but a fixed
-//! function keeps every run identical and is cheaper for already-mixed keys.
+//! `std`'s `RandomState` differs per process; lookups do not care, but a fixed function
+//! keeps every run identical and is cheaper. Keys that are already uniformly mixed 64-bit
+//! values (block hashes) pass through unhashed; anything else (request ids) goes through
+//! SplitMix64 so sequential keys still spread over the table.
 
 use crate::rng::splitmix64;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 
-/// A lookup-only hash map with the fixed hasher.
-pub type FixedHashMap<K, V> = HashMap<K, V, FixedState>;
-
-/// A lookup-only hash set with the fixed hasher.
-pub type FixedHashSet<K> = HashSet<K, FixedState>;
-
-/// Builds [`FixedHasher`]s; use as `HashMap<K, V, FixedState>`.
+/// Builds [`FixedHasher`]s; `PREMIXED` passes `u64` keys through as their own hash.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct FixedState;
+pub struct FixedBuild<const PREMIXED: bool>;
 
-impl BuildHasher for FixedState {
-    type Hasher = FixedHasher;
+/// Mixes every key: for ids and other structured keys.
+pub type FixedState = FixedBuild<false>;
 
-    fn build_hasher(&self) -> FixedHasher {
+/// Passes `u64` keys through: for block hashes, which are mixed already.
+pub type PreMixedState = FixedBuild<true>;
+
+impl<const PREMIXED: bool> BuildHasher for FixedBuild<PREMIXED> {
+    type Hasher = FixedHasher<PREMIXED>;
+
+    fn build_hasher(&self) -> Self::Hasher {
         FixedHasher(0)
     }
 }
 
-/// SplitMix64 over the written words.
+/// SplitMix64 over the written words (a `u64` passes through when `PREMIXED`).
 #[derive(Debug, Clone, Copy)]
-pub struct FixedHasher(u64);
+pub struct FixedHasher<const PREMIXED: bool>(u64);
 
-impl Hasher for FixedHasher {
+impl<const PREMIXED: bool> Hasher for FixedHasher<PREMIXED> {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -41,14 +43,30 @@ impl Hasher for FixedHasher {
     }
 
     fn write_u64(&mut self, x: u64) {
-        self.0 = splitmix64(self.0 ^ x);
+        self.0 = if PREMIXED {
+            self.0 ^ x
+        } else {
+            splitmix64(self.0 ^ x)
+        };
     }
 
     fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
+        self.0 = splitmix64(self.0 ^ x as u64);
     }
 
     fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
+        self.0 = splitmix64(self.0 ^ x as u64);
     }
 }
+
+/// A lookup-only hash map with the mixing hasher.
+pub type FixedHashMap<K, V> = HashMap<K, V, FixedState>;
+
+/// A lookup-only hash set with the mixing hasher.
+pub type FixedHashSet<K> = HashSet<K, FixedState>;
+
+/// A lookup-only map keyed by block hash.
+pub type BlockHashMap<V> = HashMap<u64, V, PreMixedState>;
+
+/// A lookup-only set of block hashes.
+pub type BlockHashSet = HashSet<u64, PreMixedState>;

@@ -12,8 +12,8 @@ before(async () => {
 });
 after(async () => { await browser?.close(); await server?.close(); });
 
-// The same text as DEFAULT_SCENARIO in web/src/app.rs.
-const DEFAULT_SCENARIO = '{\n  "simulation": { "seed": 42 }\n}\n';
+// The engine's default scenario, which a fresh page opens with.
+const DEFAULT_SCENARIO = fs.readFileSync(new URL('../../examples/default.json', import.meta.url), 'utf8');
 const SCENARIO = {
   simulation: { seed: 1234, num_workers: 2 },
   router: { policy: { policy: 'prefix_load', w_prefix: 2, w_load: 0.5 } },

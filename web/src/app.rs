@@ -3,8 +3,10 @@
 
 use crate::components::header::Header;
 use crate::components::help::Help;
+use crate::components::import_report::ImportReportPanel;
 use crate::components::json_view::JsonView;
 use crate::components::notices::Notices;
+use crate::components::presets::Presets;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
@@ -13,13 +15,15 @@ use crate::components::talk_view::TalkView;
 use crate::shortcuts::{command_for, Command, KeyPress};
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, run_driver, share};
-use engine::simulation::DataFiles;
+use engine::scenario::ScenarioData as DataFiles;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-/// The scenario a fresh page opens with (the engine's default replaces it when it lands).
-pub const DEFAULT_SCENARIO: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
+/// The scenario a fresh page opens with: the engine's default (`examples/default.json`).
+pub fn default_scenario() -> &'static str {
+    engine::scenario::Scenario::default_document()
+}
 
 /// Applies what a URL fragment asks for; a link that opens a scenario also runs it, since
 /// a share link promises the identical run.
@@ -63,7 +67,7 @@ fn location_hash() -> String {
 }
 
 fn initial_state() -> AppState {
-    let mut state = AppState::new(DEFAULT_SCENARIO);
+    let mut state = AppState::new(default_scenario());
     open_link(
         &mut state,
         &location_hash(),
@@ -134,7 +138,8 @@ fn import_file(file: web_sys::File, dispatch: Callback<Action>) {
     wasm_bindgen_futures::spawn_local(async move {
         let name = file.name();
         dispatch.emit(match files::read_text(&file).await {
-            Ok(text) => Action::LoadScenario { text, source: name },
+            // Our scenario format or an original Opal config (converted, with a report).
+            Ok(text) => Action::ImportFile { text, source: name },
             Err(message) => Action::Notify {
                 level: Level::Error,
                 message: format!("{message}; your scenario is unchanged."),
@@ -212,11 +217,15 @@ pub fn app() -> Html {
             _ => None,
         };
         let on_action = on_action.clone();
+        // The data files picked when the run starts (a trace picked mid-run waits for the next).
+        let files = state.data_files.clone();
         use_effect_with(running, move |running| {
-            // Stages that read trace or session files get them from the editor once it can
-            // pick them; until then such a run reports which file is missing, by field path.
             let handle = running.as_ref().map(|(id, text)| {
-                run_driver::start(*id, text, &DataFiles::new(), on_action.clone())
+                let files: DataFiles = files
+                    .iter()
+                    .map(|(name, text)| (name.as_str(), &**text))
+                    .collect();
+                run_driver::start(*id, text, &files, on_action.clone())
             });
             move || {
                 if let Some(h) = handle {
@@ -346,8 +355,12 @@ pub fn app() -> Html {
         let dragging = dragging.clone();
         let on_action = on_action.clone();
         Callback::from(move |e: DragEvent| {
-            e.prevent_default();
             dragging.set(false);
+            // A drop the editor already took (a trace on its stage, a config.json on the model).
+            if e.default_prevented() {
+                return;
+            }
+            e.prevent_default();
             if let Some(file) = e
                 .data_transfer()
                 .and_then(|d| d.files())
@@ -379,13 +392,17 @@ pub fn app() -> Html {
                     on_close={on_action.reform(|()| Action::ShowShareLink(None))} />
             }
             <Notices notices={state.notices.clone()} on_dismiss={on_action.reform(Action::Dismiss)} />
+            if let Some(report) = &state.import_report {
+                <ImportReportPanel report={report.clone()} on_dismiss={on_action.reform(|()| Action::DismissImportReport)} />
+            }
             if talk {
                 <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} />
             }
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
-                    <ScenarioForm scenario={state.scenario.clone()} on_action={on_action.clone()} />
+                    <Presets on_action={on_action.clone()} />
+                    <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
                 </section>
@@ -423,7 +440,7 @@ mod tests {
     #[test]
     fn a_good_link_opens_its_scenario() {
         let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         state.apply(link_action(&format!("#{fragment}"), "x").unwrap());
         assert_eq!(
             &*state.scenario.text,
@@ -434,19 +451,19 @@ mod tests {
     #[test]
     fn opening_a_link_runs_its_scenario_but_a_damaged_link_runs_nothing() {
         let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         open_link(&mut state, &format!("#{fragment}"), "x");
         assert!(state.run.is_running(), "the link's run starts at once");
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         open_link(&mut state, "#s=v1.eJy!", "x");
         assert_eq!(state.run, RunStatus::Idle);
     }
 
     #[test]
     fn a_damaged_link_keeps_the_default_and_says_so() {
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         state.apply(link_action("#s=v1.eJy!", "Opened the default scenario instead").unwrap());
-        assert_eq!(&*state.scenario.text, DEFAULT_SCENARIO);
+        assert_eq!(&*state.scenario.text, default_scenario());
         assert_eq!(
             state.notices[0].message,
             "The link was damaged: it has a stray character at position 3. Opened the default scenario instead."

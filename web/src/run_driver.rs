@@ -4,7 +4,8 @@
 
 use crate::state::{Action, EngineResults, Progress};
 use engine::scenario::Scenario;
-use engine::simulation::{DataFiles, Simulation};
+use engine::scenario::ScenarioData as DataFiles;
+use engine::simulation::Simulation;
 use engine::validate::Problem;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -4,8 +4,10 @@
 
 use crate::json_path::{set_json_path, PathError};
 use engine::api::Problem;
+use engine::scenario::{Format, ImportReport};
 use engine::simulation::SimulationResults;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -295,6 +297,14 @@ pub struct AppState {
     pub help_open: bool,
     /// The last share link made, shown so it can be copied by hand.
     pub share_link: Option<String>,
+    // ---- editor: data files ----
+    /// Trace and sessions files picked in this tab, by file name (what a stage's
+    /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
+    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    /// What the last import of an original Opal config did with its keys, and the file's
+    /// name; shown until dismissed.
+    pub import_report: Option<Rc<(String, ImportReport)>>,
+    // ---- end editor ----
     last_run_id: u64,
     last_notice_id: u64,
 }
@@ -352,6 +362,18 @@ pub enum Action {
     CycleTheme,
     /// Show (or hide) a freshly made share link.
     ShowShareLink(Option<String>),
+    // ---- editor: data files ----
+    /// Keep the text of a picked data file under its name (replacing one of the same name).
+    SetDataFile { name: String, text: Rc<str> },
+    /// Forget a picked data file.
+    RemoveDataFile(String),
+    /// Replace the scenario with the built-in preset `id`, and its data files.
+    LoadPreset(String),
+    /// A file given to Import: our scenario format, or an original Opal config to convert.
+    ImportFile { text: String, source: String },
+    /// Close the import report.
+    DismissImportReport,
+    // ---- end editor ----
 }
 
 impl AppState {
@@ -368,6 +390,8 @@ impl AppState {
             theme: Theme::System,
             help_open: false,
             share_link: None,
+            data_files: Rc::default(),
+            import_report: None,
             last_run_id: 0,
             last_notice_id: 0,
         }
@@ -485,6 +509,15 @@ impl AppState {
             }
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ShowShareLink(link) => self.share_link = link,
+            Action::SetDataFile { name, text } => {
+                Rc::make_mut(&mut self.data_files).insert(name, text);
+            }
+            Action::RemoveDataFile(name) => {
+                Rc::make_mut(&mut self.data_files).remove(&name);
+            }
+            Action::LoadPreset(id) => self.load_preset(&id),
+            Action::ImportFile { text, source } => self.import(text, &source),
+            Action::DismissImportReport => self.import_report = None,
         }
     }
 
@@ -529,6 +562,59 @@ impl AppState {
             ),
         }
     }
+
+    // ---- editor: presets and import ----
+    fn load_preset(&mut self, id: &str) {
+        let Some(preset) = engine::scenario::preset(id) else {
+            self.notify(Level::Error, format!("There is no preset called {id}."));
+            return;
+        };
+        let files = Rc::make_mut(&mut self.data_files);
+        for (name, text) in preset.files {
+            files.insert((*name).to_string(), Rc::from(*text));
+        }
+        if preset.is_opal() {
+            self.import(
+                preset.json.to_string(),
+                &format!("preset \"{}\"", preset.title),
+            );
+        } else {
+            self.scenario = Scenario::new(preset.json);
+            self.import_report = None;
+            self.notify(Level::Info, format!("Loaded preset \"{}\".", preset.title));
+        }
+    }
+
+    fn import(&mut self, text: String, source: &str) {
+        if engine::scenario::detect_format(&text) != Format::Opal {
+            return self.load(text, source);
+        }
+        match engine::scenario::import_opal(&text) {
+            Ok((scenario, report)) => {
+                self.scenario = Scenario::new(scenario.to_json_pretty() + "\n");
+                self.notify(
+                    Level::Info,
+                    format!(
+                        "Converted {source} from the original Opal format: {} keys mapped, {} ignored (see the report).",
+                        report.mapped.len(),
+                        report.ignored.len()
+                    ),
+                );
+                self.import_report = Some(Rc::new((source.to_string(), report)));
+            }
+            Err(problems) => {
+                let list: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
+                self.notify(
+                    Level::Error,
+                    format!(
+                        "{source} looks like an original Opal config but could not be converted: {}; your scenario is unchanged.",
+                        list.join("; ")
+                    ),
+                );
+            }
+        }
+    }
+    // ---- end editor ----
 
     fn start_run(&mut self) {
         if self.run.is_running() {
@@ -927,6 +1013,90 @@ mod tests {
         s.apply(Action::CloseOverlays);
         assert!(!s.help_open);
         assert!(s.share_link.is_none());
+    }
+
+    #[test]
+    fn data_files_are_kept_by_name_and_outside_the_scenario() {
+        let mut s = state();
+        s.apply(Action::SetDataFile {
+            name: "t.jsonl".into(),
+            text: Rc::from("{}\n"),
+        });
+        s.apply(Action::SetDataFile {
+            name: "t.jsonl".into(),
+            text: Rc::from("{}\n{}\n"),
+        });
+        assert_eq!(
+            s.data_files.len(),
+            1,
+            "a file of the same name replaces the old one"
+        );
+        assert_eq!(s.data_files["t.jsonl"].as_ref(), "{}\n{}\n");
+        assert_eq!(&*s.scenario.text, VALID, "the scenario does not carry data");
+        s.apply(Action::RemoveDataFile("t.jsonl".into()));
+        assert!(s.data_files.is_empty());
+    }
+
+    #[test]
+    fn a_preset_loads_its_scenario_and_its_data_files() {
+        let mut s = state();
+        s.apply(Action::LoadPreset("trace_replay".into()));
+        let preset = engine::scenario::preset("trace_replay").unwrap();
+        assert_eq!(&*s.scenario.text, preset.json);
+        assert!(s.scenario.is_runnable(), "{:?}", s.scenario.problems);
+        assert!(s.data_files.contains_key("traces/mooncake_small.jsonl"));
+        assert_eq!(
+            s.notices.last().unwrap().message,
+            format!("Loaded preset \"{}\".", preset.title)
+        );
+        s.apply(Action::LoadPreset("nope".into()));
+        assert_eq!(
+            &*s.scenario.text, preset.json,
+            "an unknown preset changes nothing"
+        );
+    }
+
+    #[test]
+    fn an_opal_config_is_converted_and_reported() {
+        let mut s = state();
+        let opal = engine::scenario::preset("opal_defaults").unwrap().json;
+        s.apply(Action::ImportFile {
+            text: opal.into(),
+            source: "defaults.json".into(),
+        });
+        let (source, report) = &**s.import_report.as_ref().unwrap();
+        assert_eq!(source, "defaults.json");
+        assert!(!report.mapped.is_empty());
+        assert_eq!(
+            engine::scenario::detect_format(&s.scenario.text),
+            Format::Ours,
+            "the editor now holds our format"
+        );
+        s.apply(Action::DismissImportReport);
+        assert!(s.import_report.is_none());
+        // The browser test's fixture: vllm_params.max_num_seqs 128 lands in worker.max_num_seqs.
+        s.apply(Action::ImportFile {
+            text: include_str!("../../tests/browser/fixtures/opal_small.json").into(),
+            source: "opal_small.json".into(),
+        });
+        let (_, report) = &**s.import_report.as_ref().unwrap();
+        assert_eq!(
+            report
+                .mapping("worker.vllm_params.max_num_seqs")
+                .map(|m| m.to.as_str()),
+            Some("worker.max_num_seqs")
+        );
+        let doc = s.scenario.document.as_deref().unwrap();
+        assert_eq!(doc["worker"]["max_num_seqs"], 128);
+        assert!(s.scenario.is_runnable(), "{:?}", s.scenario.problems);
+        s.apply(Action::DismissImportReport);
+        // Our own format goes through the ordinary load.
+        s.apply(Action::ImportFile {
+            text: VALID.into(),
+            source: "ours.json".into(),
+        });
+        assert_eq!(&*s.scenario.text, VALID);
+        assert!(s.import_report.is_none());
     }
 
     #[test]

@@ -8,10 +8,9 @@
 //! touched): the queue is an intrusive doubly-linked list over block indices,
 //! and `hash → block` is a hash map used for lookups only.
 
-use crate::fixed_hash::FixedState;
+use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
-use std::collections::HashMap;
 
 /// Index of a GPU block.
 pub type BlockId = u32;
@@ -21,8 +20,12 @@ const NIL: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 struct Block {
     ref_cnt: u32,
-    /// The chained hash of the content, while the block is in the prefix cache.
+    /// The chained hash of the content (or a private tag), while the block is cached.
     hash: Option<BlockHash>,
+    /// The hash is in the `hash → block` index (shareable content). Private blocks (content
+    /// only their owner's prompt has) are cached without an index entry or an event: only
+    /// the owner can ever hit them, after a preemption, and it remembers their ids.
+    indexed: bool,
     /// Free-queue links (meaningful only while `ref_cnt == 0`).
     prev: u32,
     next: u32,
@@ -37,9 +40,11 @@ pub struct BlockPool {
     tail: u32,
     num_free: u32,
     num_cached_free: u32,
-    cached: HashMap<BlockHash, BlockId, FixedState>,
+    cached: BlockHashMap<BlockId>,
     enable_caching: bool,
     events: Vec<KvEvent>,
+    /// Off when nobody reads the events (no prefix-aware routing): saves a push per block.
+    record_events: bool,
 }
 
 impl BlockPool {
@@ -50,6 +55,7 @@ impl BlockPool {
             .map(|i| Block {
                 ref_cnt: 0,
                 hash: None,
+                indexed: false,
                 prev: if i == 0 { NIL } else { i - 1 },
                 next: if i + 1 == num_blocks { NIL } else { i + 1 },
             })
@@ -60,9 +66,10 @@ impl BlockPool {
             tail: if n == 0 { NIL } else { num_blocks - 1 },
             num_free: num_blocks,
             num_cached_free: 0,
-            cached: HashMap::with_hasher(FixedState),
+            cached: BlockHashMap::default(),
             enable_caching,
             events: Vec::new(),
+            record_events: true,
         }
     }
 
@@ -120,14 +127,19 @@ impl BlockPool {
     pub fn touch(&mut self, hashes: &[BlockHash], table: &mut Vec<BlockId>) {
         for h in hashes {
             let id = self.cached[h];
-            if self.blocks[id as usize].ref_cnt == 0 {
-                self.unlink(id);
-                self.num_free -= 1;
-                self.num_cached_free -= 1;
-            }
-            self.blocks[id as usize].ref_cnt += 1;
+            self.take_ref(id);
             table.push(id);
         }
+    }
+
+    /// One more reference on a cached block (off the free queue if it was free).
+    fn take_ref(&mut self, id: BlockId) {
+        if self.blocks[id as usize].ref_cnt == 0 {
+            self.unlink(id);
+            self.num_free -= 1;
+            self.num_cached_free -= 1;
+        }
+        self.blocks[id as usize].ref_cnt += 1;
     }
 
     /// Allocates `n` fresh blocks onto `table`, evicting cached content LRU; false (and nothing done) if too few are free.
@@ -143,12 +155,16 @@ impl BlockPool {
             block.ref_cnt = 1;
             if let Some(hash) = block.hash.take() {
                 self.num_cached_free -= 1;
-                self.cached.remove(&hash);
-                self.events.push(KvEvent {
-                    medium: KvMedium::Gpu,
-                    change: KvChange::Removed,
-                    hash,
-                });
+                if std::mem::take(&mut block.indexed) {
+                    self.cached.remove(&hash);
+                    if self.record_events {
+                        self.events.push(KvEvent {
+                            medium: KvMedium::Gpu,
+                            change: KvChange::Removed,
+                            hash,
+                        });
+                    }
+                }
             }
             table.push(id);
         }
@@ -181,13 +197,57 @@ impl BlockPool {
         if self.cached.contains_key(&hash) {
             return;
         }
-        self.blocks[id as usize].hash = Some(hash);
+        let block = &mut self.blocks[id as usize];
+        block.hash = Some(hash);
+        block.indexed = true;
         self.cached.insert(hash, id);
-        self.events.push(KvEvent {
-            medium: KvMedium::Gpu,
-            change: KvChange::Stored,
-            hash,
-        });
+        if self.record_events {
+            self.events.push(KvEvent {
+                medium: KvMedium::Gpu,
+                change: KvChange::Stored,
+                hash,
+            });
+        }
+    }
+
+    /// Caches the full block `id` under its owner's private `tag` (no index entry, no
+    /// event): it stays reusable by the owner until evicted. No-op when caching is off or
+    /// the block is already cached.
+    pub fn cache_private(&mut self, id: BlockId, tag: BlockHash) {
+        let block = &mut self.blocks[id as usize];
+        if !self.enable_caching || block.hash.is_some() {
+            return;
+        }
+        block.hash = Some(tag);
+    }
+
+    /// True when block `id` still holds the private content tagged `tag`.
+    pub fn holds_private(&self, id: BlockId, tag: BlockHash) -> bool {
+        let b = &self.blocks[id as usize];
+        !b.indexed && b.hash == Some(tag)
+    }
+
+    /// Of the blocks `ids`, how many are free (touching them takes them off the free queue).
+    pub fn free_among(&self, ids: &[BlockId]) -> u32 {
+        ids.iter()
+            .filter(|&&id| self.blocks[id as usize].ref_cnt == 0)
+            .count() as u32
+    }
+
+    /// Takes a reference on each block of `ids` (cached blocks found by id) onto `table`.
+    pub fn touch_ids(&mut self, ids: &[BlockId], table: &mut Vec<BlockId>) {
+        for &id in ids {
+            self.take_ref(id);
+            table.push(id);
+        }
+    }
+
+    /// Turns recording of stored/removed events on or off (on by default).
+    pub fn set_record_events(&mut self, on: bool) {
+        self.record_events = on;
+        if !on {
+            self.events.clear();
+        }
     }
 
     /// Drains the stored/removed events recorded since the last call, in order.

@@ -160,6 +160,33 @@ impl Architecture {
                 problems.push(join(path, field), "must be >= 1");
             }
         }
+        // Far above any real model, and low enough that the size arithmetic (u64) cannot
+        // overflow: the largest term, MoE MLP weights, is at most
+        // 2¹⁰ layers · 2¹² experts · 3 · 2¹⁶ hidden · 2²⁰ ffn · 2³ bytes = 3 · 2⁶¹ < 2⁶⁴.
+        let at_most = [
+            ("num_layers", self.num_layers, 1 << 10),
+            ("hidden_size", self.hidden_size, 1 << 16),
+            ("num_heads", self.num_heads, 1 << 10),
+            ("head_dim", self.head_dim, 1 << 12),
+            ("intermediate_size", self.intermediate_size, 1 << 20),
+            (
+                "expert_intermediate_size",
+                self.expert_intermediate_size,
+                1 << 20,
+            ),
+            ("vocab_size", self.vocab_size, 1 << 22),
+            ("num_experts", self.num_experts, 1 << 12),
+            ("max_model_len", self.max_model_len, super::MAX_MODEL_LEN),
+            ("bytes_per_param", self.bytes_per_param, 8),
+        ];
+        for (field, v, max) in at_most {
+            if v > max {
+                problems.push(
+                    join(path, field),
+                    format!("must be at most {max} (beyond any real model)"),
+                );
+            }
+        }
         if self.num_kv_heads > 0 && self.num_heads % self.num_kv_heads != 0 {
             problems.push(
                 join(path, "num_kv_heads"),

@@ -9,6 +9,10 @@ pub use architecture::Architecture;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 
+/// Longest `max_model_len` accepted (16M tokens): beyond any real model, and small enough
+/// that KV sizes in bytes stay far from overflowing.
+pub const MAX_MODEL_LEN: u32 = 1 << 24;
+
 /// The `model` section: a catalogue name, a custom shape, or a pasted `config.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -37,6 +41,12 @@ impl Default for ModelConfig {
 impl ModelConfig {
     /// Reports every problem in this section under `path`.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
+        if self.max_model_len > MAX_MODEL_LEN {
+            problems.push(
+                join(path, "max_model_len"),
+                format!("must be at most {MAX_MODEL_LEN} tokens"),
+            );
+        }
         if !self.name.eq_ignore_ascii_case("custom") {
             if catalogue::lookup(&self.name).is_none() {
                 problems.push(join(path, "name"), unknown_model(&self.name));

@@ -19,21 +19,31 @@ pub enum TierScope {
     Shared,
 }
 
-/// One offload tier. Defaults are the CPU DRAM tier of SPEC §5.
+/// One offload tier.
+///
+/// JSON starts from a preset and overrides fields: `{"preset": "local_nvme", "capacity_gb": 512}`.
+/// Without `preset`, a `name` that is a preset name picks that preset (`{"name": "local_nvme"}`
+/// gets NVMe numbers); any other tier starts from `cpu_dram`. Serialised tiers carry every
+/// field and no `preset`, so a written document reads back identically.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "TierDocument")]
 pub struct TierConfig {
-    /// Display name, e.g. `"cpu_dram"`. Default `"cpu_dram"`.
+    /// Display name, e.g. `"cpu_dram"`. Default: the preset's name.
     pub name: String,
-    /// Bandwidth in GB/s (10⁹ bytes/s), shared by concurrent transfers. Default 50.
+    /// Bandwidth in GB/s (10⁹ bytes/s), shared by concurrent transfers. Default: the preset's
+    /// (cpu_dram 50, local_nvme 10, distributed_fs 100).
     pub bandwidth_gbps: f64,
-    /// Latency in seconds, paid once per transfer before data flows. Default 2e-7 (200 ns).
+    /// Latency in seconds, paid once per transfer before data flows. Default: the preset's
+    /// (cpu_dram 2e-7, local_nvme 1e-5, distributed_fs 1e-4).
     pub latency_s: f64,
-    /// Transfers served at once (count); further transfers queue FIFO. Default 1 000 000.
+    /// Transfers served at once (count); further transfers queue FIFO. Default: the preset's
+    /// (cpu_dram 1 000 000, local_nvme and distributed_fs 1000).
     pub concurrency: u32,
-    /// Capacity in GB (10⁹ bytes), per worker or in total depending on `scope`. Default 8.
+    /// Capacity in GB (10⁹ bytes), per worker or in total depending on `scope`. Default: the
+    /// preset's (cpu_dram 8, local_nvme 1024, distributed_fs 1 000 000).
     pub capacity_gb: f64,
-    /// Per worker or shared by all workers. Default `per_worker`.
+    /// Per worker or shared by all workers. Default: the preset's (`shared` for distributed_fs,
+    /// else `per_worker`).
     pub scope: TierScope,
 }
 
@@ -43,7 +53,58 @@ impl Default for TierConfig {
     }
 }
 
+/// The tier presets of SPEC §5, by name: `cpu_dram`, `local_nvme`, `distributed_fs`.
+pub const TIER_PRESETS: [&str; 3] = ["cpu_dram", "local_nvme", "distributed_fs"];
+
+/// A tier as written in JSON: a preset plus overrides (every field optional).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TierDocument {
+    preset: Option<String>,
+    name: Option<String>,
+    bandwidth_gbps: Option<f64>,
+    latency_s: Option<f64>,
+    concurrency: Option<u32>,
+    capacity_gb: Option<f64>,
+    scope: Option<TierScope>,
+}
+
+impl TryFrom<TierDocument> for TierConfig {
+    type Error = String;
+
+    fn try_from(doc: TierDocument) -> Result<Self, String> {
+        let base = match (&doc.preset, &doc.name) {
+            (Some(preset), _) => TierConfig::preset(preset).ok_or_else(|| {
+                format!(
+                    "unknown tier preset \"{preset}\"; choose one of {}",
+                    TIER_PRESETS.join(", ")
+                )
+            })?,
+            (None, Some(name)) => TierConfig::preset(name).unwrap_or_else(TierConfig::cpu_dram),
+            (None, None) => TierConfig::cpu_dram(),
+        };
+        Ok(Self {
+            name: doc.name.unwrap_or(base.name),
+            bandwidth_gbps: doc.bandwidth_gbps.unwrap_or(base.bandwidth_gbps),
+            latency_s: doc.latency_s.unwrap_or(base.latency_s),
+            concurrency: doc.concurrency.unwrap_or(base.concurrency),
+            capacity_gb: doc.capacity_gb.unwrap_or(base.capacity_gb),
+            scope: doc.scope.unwrap_or(base.scope),
+        })
+    }
+}
+
 impl TierConfig {
+    /// The preset called `name` (case-insensitive; see [`TIER_PRESETS`]).
+    pub fn preset(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "cpu_dram" => Some(Self::cpu_dram()),
+            "local_nvme" => Some(Self::local_nvme()),
+            "distributed_fs" => Some(Self::distributed_fs()),
+            _ => None,
+        }
+    }
+
     /// Host DRAM of each worker: 50 GB/s, 200 ns, 10⁶ concurrent, 8 GB.
     pub fn cpu_dram() -> Self {
         Self {

@@ -1,6 +1,6 @@
 //! One instance of one tier: a capacity-bounded LRU set of chunk hashes.
 
-use crate::fixed_hash::FixedHashMap;
+use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ pub struct TierStore {
     /// Use counter, bumped on every store or touch: larger = more recent.
     clock: u64,
     /// Chunk → its last-use stamp.
-    stamps: FixedHashMap<u64, u64>,
+    stamps: BlockHashMap<u64>,
     /// Last-use stamp → chunk; the first entry is the LRU victim.
     lru: BTreeMap<u64, BlockHash>,
 }
@@ -25,7 +25,7 @@ impl TierStore {
             tier,
             capacity,
             clock: 0,
-            stamps: FixedHashMap::default(),
+            stamps: BlockHashMap::default(),
             lru: BTreeMap::new(),
         }
     }

@@ -32,7 +32,8 @@ pub enum Source {
     },
     /// A block of a replayed trace, identified by its `hash_ids` entry.
     TraceBlock(u64),
-    /// Tokens no other prompt has (keyed by the request id).
+    /// Tokens no other prompt has (keyed by the request id; no other request's prompt may
+    /// contain this source).
     Unique(u64),
 }
 
@@ -99,6 +100,19 @@ impl PromptContent {
     /// True for an empty prompt.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Tokens before the first [`Source::Unique`] run: the part of the prompt another
+    /// request can share. Blocks past it can only ever match this same prompt.
+    pub fn shareable_len(&self) -> u32 {
+        let mut len = 0;
+        for s in &self.segments {
+            if matches!(s.source, Source::Unique(_)) {
+                break;
+            }
+            len += s.len;
+        }
+        len
     }
 
     /// The segments, in order.

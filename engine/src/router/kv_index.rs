@@ -13,7 +13,7 @@
 //! belong to no worker and any worker can read them, so removing a worker
 //! keeps them.
 
-use crate::fixed_hash::{FixedHashMap, FixedHashSet};
+use crate::fixed_hash::{BlockHashMap, BlockHashSet};
 use crate::kv_events::{KvChange, KvEventBatch, KvMedium};
 use crate::offload::TierScope;
 use crate::request::{BlockHash, PromptContent};
@@ -77,15 +77,15 @@ impl KvViewDiff {
 
 #[derive(Debug, Clone)]
 enum TierEntries {
-    PerWorker(FixedHashMap<u64, WorkerSet>),
-    Shared(FixedHashSet<u64>),
+    PerWorker(BlockHashMap<WorkerSet>),
+    Shared(BlockHashSet),
 }
 
 /// The global KV view.
 #[derive(Debug, Clone)]
 pub struct KvIndex {
     layout: KvIndexLayout,
-    gpu: FixedHashMap<u64, WorkerSet>,
+    gpu: BlockHashMap<WorkerSet>,
     tiers: Vec<TierEntries>,
     counts: BTreeMap<u32, WorkerKvCounts>,
     ignored_events: u64,
@@ -98,13 +98,13 @@ impl KvIndex {
             .tier_scopes
             .iter()
             .map(|scope| match scope {
-                TierScope::PerWorker => TierEntries::PerWorker(FixedHashMap::default()),
-                TierScope::Shared => TierEntries::Shared(FixedHashSet::default()),
+                TierScope::PerWorker => TierEntries::PerWorker(BlockHashMap::default()),
+                TierScope::Shared => TierEntries::Shared(BlockHashSet::default()),
             })
             .collect();
         Self {
             layout,
-            gpu: FixedHashMap::default(),
+            gpu: BlockHashMap::default(),
             tiers,
             counts: BTreeMap::new(),
             ignored_events: 0,
@@ -158,7 +158,7 @@ impl KvIndex {
     /// Shared tiers keep their contents. Costs one pass over the view; workers
     /// leave rarely (scale-down), so routing decisions stay cheap instead.
     pub fn remove_worker(&mut self, worker: u32) {
-        let drop_from = |map: &mut FixedHashMap<u64, WorkerSet>| {
+        let drop_from = |map: &mut BlockHashMap<WorkerSet>| {
             map.retain(|_, set| {
                 set.remove(worker);
                 !set.is_empty()
@@ -338,12 +338,7 @@ fn walk(
 }
 
 /// Adds or removes `worker` as a holder of `hash`; true when that changed anything.
-fn update(
-    map: &mut FixedHashMap<u64, WorkerSet>,
-    hash: BlockHash,
-    worker: u32,
-    stored: bool,
-) -> bool {
+fn update(map: &mut BlockHashMap<WorkerSet>, hash: BlockHash, worker: u32, stored: bool) -> bool {
     if stored {
         map.entry(hash).or_default().insert(worker)
     } else {
@@ -366,7 +361,7 @@ fn bump(count: &mut u64, up: bool) {
     }
 }
 
-fn held_by(map: &FixedHashMap<u64, WorkerSet>, worker: u32) -> Vec<BlockHash> {
+fn held_by(map: &BlockHashMap<WorkerSet>, worker: u32) -> Vec<BlockHash> {
     map.iter()
         .filter(|(_, s)| s.contains(worker))
         .map(|(&h, _)| h)

@@ -128,6 +128,19 @@ impl Router {
         }
     }
 
+    /// Every live worker's consistency check; with `idle` (the run is over), also that
+    /// no request is still held by a worker or awaited by the router.
+    pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
+        let st = self.state.borrow();
+        for slot in st.workers.values() {
+            slot.worker.check_invariants(idle)?;
+        }
+        if idle && !st.pending.is_empty() {
+            return Err(format!("router still awaits {} requests", st.pending.len()));
+        }
+        Ok(())
+    }
+
     async fn accept_loop(self: Rc<Self>) -> Result<(), SimError> {
         let env = self.ctx.env.clone();
         loop {

@@ -5,10 +5,20 @@
 //! `workload.stages`. Every field has a documented default, so a partial
 //! document is valid; [`Scenario::parse`] reports every problem at once, each
 //! with its field path, and never panics.
+//!
+//! Around the document: [`ScenarioData`] (the trace and sessions files it names),
+//! [`presets`] (the built-in examples), and [`import_opal`] (an original Opal config).
 
+mod cross;
+mod data;
+mod opal_import;
+mod presets;
 mod simulation;
 
-pub use simulation::SimulationConfig;
+pub use data::{RequiredFile, ScenarioData};
+pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};
+pub use presets::{preset, presets, Preset};
+pub use simulation::{SimulationConfig, MAX_WORKERS};
 
 use crate::hardware::HardwareConfig;
 use crate::model::ModelConfig;
@@ -88,7 +98,9 @@ impl Scenario {
         }
     }
 
-    /// Every problem in the scenario, each with its field path.
+    /// Every problem in the scenario, each with its field path: each section's own checks,
+    /// then the checks between sections (does the model fit the GPU, do the scheduler
+    /// limits agree with the model, does the autoscaler's range hold the starting cluster).
     pub fn validate(&self) -> Vec<Problem> {
         let mut p = Problems::new();
         if self.version != SCENARIO_VERSION {
@@ -111,6 +123,7 @@ impl Scenario {
             self.simulation.simulation_time.is_some(),
             &mut p,
         );
+        cross::validate(self, &mut p);
         p.into_vec()
     }
 

@@ -23,8 +23,9 @@ pub(crate) struct Context {
     pub scheduler: SchedulerConfig,
     /// GPU KV blocks per worker (derived from memory, or overridden).
     pub num_gpu_blocks: u32,
-    /// How often workers flush KV events to the router, seconds.
-    pub kv_event_interval: f64,
+    /// How often workers flush KV events to the router, seconds; `None` when the routing
+    /// policy does not read the global KV view, so no events are recorded at all.
+    pub kv_event_interval: Option<f64>,
     pub tiers: RefCell<OffloadTiers>,
     links: RefCell<BTreeMap<LinkKey, Rc<LinkDriver>>>,
     pub recorder: RefCell<Recorder>,
@@ -38,7 +39,7 @@ impl Context {
         hardware: Hardware,
         scheduler: SchedulerConfig,
         num_gpu_blocks: u32,
-        kv_event_interval: f64,
+        kv_event_interval: Option<f64>,
         tiers: OffloadTiers,
     ) -> Self {
         Self {

@@ -18,6 +18,8 @@
 pub(crate) mod context;
 mod recorder;
 mod results;
+#[cfg(test)]
+mod tests;
 
 pub use recorder::RoutingRecord;
 pub use results::SimulationResults;
@@ -26,17 +28,13 @@ use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
-use crate::scenario::Scenario;
-use crate::validate::{index, join, Problem};
+use crate::scenario::{Scenario, ScenarioData};
+use crate::validate::Problem;
 use crate::worker::num_gpu_blocks;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// Data files a scenario's stages name (`trace_file`, `sessions_file`) → their text.
-pub type DataFiles = BTreeMap<String, String>;
 
 /// Where a run is, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -60,6 +58,7 @@ pub struct Progress {
 pub struct Simulation {
     ctx: Rc<Context>,
     orchestrator: Process<Result<(), SimError>>,
+    router: Rc<Router>,
     /// `simulation.simulation_time`, or ∞.
     bound: f64,
     /// Total requests when every stage says how many it issues.
@@ -72,7 +71,7 @@ impl Simulation {
     /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
-    pub fn new(scenario: &Scenario, files: &DataFiles) -> Result<Self, Vec<Problem>> {
+    pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
         let problems = scenario.validate();
         if !problems.is_empty() {
             return Err(problems);
@@ -101,36 +100,18 @@ impl Simulation {
             .map_err(|e| problem("hardware", e.to_string()))?
         };
 
-        let seed = scenario.simulation.seed;
-        let mut stages = Vec::new();
-        let mut problems = Vec::new();
-        let mut expected = Some(0u64);
-        for (i, config) in scenario.workload.stages.iter().enumerate() {
-            let data = match config.data_file() {
-                Some(name) => match files.get(name) {
-                    Some(text) => Some(text.as_str()),
-                    None => {
-                        let field = match config.generator {
-                            crate::workload::GeneratorConfig::Trace(_) => "trace_file",
-                            _ => "sessions_file",
-                        };
-                        problems.push(Problem {
-                            path: join(&index("workload.stages", i), field),
-                            message: format!("the file \"{name}\" was not provided"),
-                        });
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
-                Err(mut p) => problems.append(&mut p),
-            }
-            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
-        }
+        let problems = scenario.check_data(files);
         if !problems.is_empty() {
             return Err(problems);
+        }
+        let seed = scenario.simulation.seed;
+        let mut stages = Vec::new();
+        let mut expected = Some(0u64);
+        for (i, config) in scenario.workload.stages.iter().enumerate() {
+            let data = config.data_file().and_then(|name| files.get(name));
+            let generator = config.build(seed, i, data)?;
+            stages.push(Stage::new(i as u32, config, generator));
+            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
         }
 
         let env = Environment::new();
@@ -146,7 +127,11 @@ impl Simulation {
             hardware,
             worker.clone(),
             blocks,
-            scenario.router.kv_event_interval,
+            scenario
+                .router
+                .policy
+                .uses_kv_view()
+                .then_some(scenario.router.kv_event_interval),
             tiers,
         ));
         let router = Router::start(
@@ -156,10 +141,11 @@ impl Simulation {
             Autoscaler::new(scenario.router.autoscaler.clone()),
             scenario.simulation.num_workers,
         );
-        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), router, stages));
+        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
         Ok(Self {
             ctx,
             orchestrator,
+            router,
             bound: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
             expected_requests: expected,
             num_tiers: scenario.kv_cache.tiers.len(),
@@ -191,6 +177,24 @@ impl Simulation {
     /// True when the workload is done or the next event lies past the time bound.
     pub fn is_finished(&self) -> bool {
         !self.orchestrator.is_alive() || self.ctx.env.peek() > self.bound
+    }
+
+    /// Consistency check for tests and debugging: every live worker's scheduler is
+    /// consistent (block references match block tables); once the workload has finished,
+    /// no worker holds a request or a KV block, the router awaits nothing, and every
+    /// issued request has been reported finished.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let done = !self.orchestrator.is_alive();
+        self.router.check_invariants(done)?;
+        let rec = self.ctx.recorder.borrow();
+        if done && rec.finished != rec.peek_id() {
+            return Err(format!(
+                "{} requests issued, {} finished",
+                rec.peek_id(),
+                rec.finished
+            ));
+        }
+        Ok(())
     }
 
     /// Where the run is now.

@@ -18,12 +18,14 @@ pub struct OpalAnalytical {
     /// Bandwidth of all tp GPUs, bytes/s.
     bandwidth: f64,
     overhead: f64,
+    a: f64,
+    b: f64,
 }
 
 /// Opal's attention coefficient `a`.
-const A: f64 = 4.0;
+pub(crate) const DEFAULT_A: f64 = 4.0;
 /// Opal's dense-matmul coefficient `b` (24·d² FLOPs per token per layer).
-const B: f64 = 24.0;
+pub(crate) const DEFAULT_B: f64 = 24.0;
 
 impl OpalAnalytical {
     /// Prices steps of `model` on `hw`.
@@ -36,13 +38,23 @@ impl OpalAnalytical {
             flops: hw.peak_flops(),
             bandwidth: hw.bandwidth(),
             overhead: step_overhead,
+            a: DEFAULT_A,
+            b: DEFAULT_B,
         }
+    }
+
+    /// The same model with Opal's `a` and `b` set (an imported Opal config may change them).
+    pub fn with_coefficients(mut self, a: f64, b: f64) -> Self {
+        self.a = a;
+        self.b = b;
+        self
     }
 
     /// Prefill time of computing tokens `p+1..=n` of one sequence, seconds.
     pub fn prefill_time(&self, p: u32, n: u32) -> f64 {
         let (pf, nf, d) = (p as f64, n as f64, self.hidden);
-        self.layers * (A * (nf * (nf + 1.0) - pf * (pf + 1.0)) * d + B * (nf - pf) * d * d)
+        self.layers
+            * (self.a * (nf * (nf + 1.0) - pf * (pf + 1.0)) * d + self.b * (nf - pf) * d * d)
             / self.flops
     }
 

@@ -42,6 +42,11 @@ pub struct TimingConfig {
     pub memory_efficiency: f64,
     /// Constant model: time of every step, seconds. Default 0.01.
     pub constant_step_time: f64,
+    /// Opal-analytical model: attention coefficient `a` of the prefill formula. Default 4.
+    pub opal_a: f64,
+    /// Opal-analytical model: dense-matmul coefficient `b` (b·d² FLOPs per token per layer).
+    /// Default 24.
+    pub opal_b: f64,
 }
 
 impl Default for TimingConfig {
@@ -51,6 +56,8 @@ impl Default for TimingConfig {
             compute_efficiency: 0.5,
             memory_efficiency: 0.8,
             constant_step_time: 0.01,
+            opal_a: analytical::DEFAULT_A,
+            opal_b: analytical::DEFAULT_B,
         }
     }
 }
@@ -67,6 +74,8 @@ impl TimingConfig {
             }
         }
         problems.positive(path, "constant_step_time", self.constant_step_time);
+        problems.non_negative(path, "opal_a", self.opal_a);
+        problems.non_negative(path, "opal_b", self.opal_b);
     }
 }
 
@@ -99,9 +108,10 @@ impl TimingModel {
             TimingKind::Roofline => {
                 TimingModel::Roofline(Roofline::new(cfg, model, hw, step_overhead))
             }
-            TimingKind::OpalAnalytical => {
-                TimingModel::OpalAnalytical(OpalAnalytical::new(model, hw, step_overhead))
-            }
+            TimingKind::OpalAnalytical => TimingModel::OpalAnalytical(
+                OpalAnalytical::new(model, hw, step_overhead)
+                    .with_coefficients(cfg.opal_a, cfg.opal_b),
+            ),
             TimingKind::Constant => TimingModel::Constant(cfg.constant_step_time + step_overhead),
         }
     }

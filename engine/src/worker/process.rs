@@ -7,7 +7,7 @@
 //!   atomic with respect to interrupts, like Opal's `yield from _scheduler_step()`), and
 //!   otherwise sleeps on `timeout(∞)` until the intake or a finished KV fetch wakes it.
 //! - **KV-event flush**: every `kv_event_interval` sends the GPU cache's and the offload
-//!   tiers' stored/removed events to the router.
+//!   tiers' stored/removed events to the router (only when the routing policy reads them).
 //! - **KV fetches**: one short process per request in FETCH_KVC, moving its prefix over the
 //!   tiers' links, then marking it READY.
 //!
@@ -80,7 +80,7 @@ impl Worker {
         results: Store<Request>,
         kv_events: Store<KvEventBatch>,
     ) -> Rc<Self> {
-        let scheduler = Scheduler::with_blocks(
+        let mut scheduler = Scheduler::with_blocks(
             id,
             &ctx.scheduler,
             &ctx.model,
@@ -92,6 +92,7 @@ impl Worker {
             ),
             ctx.num_gpu_blocks,
         );
+        scheduler.set_record_kv_events(ctx.kv_event_interval.is_some());
         let worker = Rc::new(Self {
             id,
             ctx: Rc::clone(ctx),
@@ -114,7 +115,9 @@ impl Worker {
         let env = &ctx.env;
         *worker.scheduler_loop.borrow_mut() = Some(env.process(Rc::clone(&worker).schedule_loop()));
         *worker.intake.borrow_mut() = Some(env.process(Rc::clone(&worker).intake_loop()));
-        *worker.flush.borrow_mut() = Some(env.process(Rc::clone(&worker).flush_loop()));
+        if let Some(interval) = ctx.kv_event_interval {
+            *worker.flush.borrow_mut() = Some(env.process(Rc::clone(&worker).flush_loop(interval)));
+        }
         worker
     }
 
@@ -146,6 +149,24 @@ impl Worker {
     /// Fraction of GPU KV blocks in use.
     pub fn kv_usage(&self) -> f64 {
         self.state.borrow().scheduler.kv_usage()
+    }
+
+    /// The scheduler's consistency check; with `idle`, also that it holds no request and
+    /// no KV block is referenced (nothing leaked once the run is over).
+    pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
+        let st = self.state.borrow();
+        let s = &st.scheduler;
+        s.check_invariants()
+            .map_err(|e| format!("worker {}: {e}", self.id))?;
+        if idle && (s.num_unfinished() > 0 || s.block_pool().num_used() > 0) {
+            return Err(format!(
+                "worker {} still holds {} requests and {} KV blocks after the run",
+                self.id,
+                s.num_unfinished(),
+                s.block_pool().num_used()
+            ));
+        }
+        Ok(())
     }
 
     /// Stops the loops (the worker was drained and leaves the cluster).
@@ -304,6 +325,9 @@ impl Worker {
         let hashes: Vec<_> = prompt.block_hashes(tiers.chunk_size()).collect();
         let mut st = self.state.borrow_mut();
         tiers.store(self.id, &hashes, &mut st.tier_events);
+        if self.ctx.kv_event_interval.is_none() {
+            st.tier_events.clear();
+        }
     }
 
     /// Starts moving a request's prefix from the tiers into its GPU blocks: each tier's
@@ -358,10 +382,10 @@ impl Worker {
         }
     }
 
-    async fn flush_loop(self: Rc<Self>) -> Result<(), SimError> {
+    async fn flush_loop(self: Rc<Self>, interval: f64) -> Result<(), SimError> {
         let env = self.ctx.env.clone();
         loop {
-            match env.timeout(self.ctx.kv_event_interval).await {
+            match env.timeout(interval).await {
                 Ok(()) | Err(SimError::Interrupt(_)) => {}
                 Err(e) => return Err(e),
             }

@@ -8,14 +8,14 @@
 use super::{
     FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
 };
-use crate::fixed_hash::FixedState;
+use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
 use crate::kv_cache::{BlockId, BlockPool};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
 use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 type Slot = u32;
 
@@ -27,9 +27,13 @@ struct Seq {
     num_computed: u32,
     /// The block table.
     blocks: Vec<BlockId>,
-    /// Chained hashes of the prompt's full blocks (computed at first consideration,
+    /// Chained hashes of the prompt's full *shareable* blocks (computed at first consideration,
     /// only with prefix caching on).
     hashes: Vec<BlockHash>,
+    /// Private prompt blocks (content only this request has) it cached before it was
+    /// preempted, in order from block `hashes.len()`: only it can hit them, so they are
+    /// found by id rather than through the shared index.
+    ghost: Vec<BlockId>,
     /// Leading blocks already offered to the prefix cache.
     num_cached_blocks: u32,
     /// The offload tiers were asked (once per admission attempt).
@@ -63,7 +67,7 @@ pub struct Scheduler {
     timing: TimingModel,
     seqs: Vec<Option<Seq>>,
     free_slots: Vec<Slot>,
-    by_id: HashMap<u64, Slot, FixedState>,
+    by_id: FixedHashMap<u64, Slot>,
     /// FIFO of WAITING requests; preempted ones go to the front.
     waiting: VecDeque<Slot>,
     /// Requests in FETCH_KVC or READY, in the order their fetches started.
@@ -117,7 +121,7 @@ impl Scheduler {
             timing,
             seqs: Vec::new(),
             free_slots: Vec::new(),
-            by_id: HashMap::with_hasher(FixedState),
+            by_id: FixedHashMap::default(),
             waiting: VecDeque::new(),
             running: Vec::new(),
             kvc: Vec::new(),
@@ -141,6 +145,7 @@ impl Scheduler {
             num_computed: 0,
             blocks: Vec::new(),
             hashes: Vec::new(),
+            ghost: Vec::new(),
             num_cached_blocks: 0,
             looked_up: false,
             tier_hit: None,
@@ -307,12 +312,29 @@ impl Scheduler {
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         seq.req.times.kv_lookup_start.get_or_insert(now);
         if caching && seq.hashes.is_empty() {
-            seq.hashes = seq.req.prompt.block_hashes(bs).collect();
+            // Blocks after the first private token can only ever match this request.
+            let shared = (seq.req.prompt.shareable_len() / bs) as usize;
+            seq.hashes = seq.req.prompt.block_hashes(bs).take(shared).collect();
         }
         let num_tokens = seq.num_tokens();
         // At least the last token is computed, so its logits can be sampled.
-        let max_hit_blocks = (((num_tokens - 1) / bs) as usize).min(seq.hashes.len());
-        let gpu_blocks = self.pool.cached_prefix(&seq.hashes[..max_hit_blocks]);
+        let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
+        let shared_hits = self
+            .pool
+            .cached_prefix(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
+        let ghost_hits = if shared_hits == seq.hashes.len() {
+            let base = shared_hits as u64;
+            let id = seq.req.id;
+            seq.ghost
+                .iter()
+                .take(max_hit_blocks - shared_hits.min(max_hit_blocks))
+                .enumerate()
+                .take_while(|&(j, &b)| self.pool.holds_private(b, private_tag(id, base + j as u64)))
+                .count()
+        } else {
+            0
+        };
+        let gpu_blocks = shared_hits + ghost_hits;
         let gpu_tokens = gpu_blocks as u32 * bs;
         if !seq.looked_up {
             seq.tier_hit = offload.lookup(&seq.req.prompt, gpu_tokens);
@@ -320,7 +342,8 @@ impl Scheduler {
         }
         let hit = seq.tier_hit;
         let tier_tokens = hit.map_or(0, |h| h.tokens.min(num_tokens - 1) / bs * bs);
-        let evictable_hits = self.pool.free_among_cached(&seq.hashes[..gpu_blocks]);
+        let evictable_hits = self.pool.free_among_cached(&seq.hashes[..shared_hits])
+            + self.pool.free_among(&seq.ghost[..ghost_hits]);
 
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
@@ -332,7 +355,7 @@ impl Scheduler {
                 return Consider::Blocked;
             }
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-            self.pool.touch(&seq.hashes[..gpu_blocks], &mut seq.blocks);
+            Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
             self.pool.allocate(need, &mut seq.blocks);
             seq.num_computed = gpu_tokens;
             seq.num_cached_blocks = gpu_blocks as u32;
@@ -363,7 +386,7 @@ impl Scheduler {
             return Consider::Blocked;
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        self.pool.touch(&seq.hashes[..gpu_blocks], &mut seq.blocks);
+        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
         self.pool.allocate(need, &mut seq.blocks);
         seq.num_computed = gpu_tokens;
         seq.num_cached_blocks = gpu_blocks as u32;
@@ -470,9 +493,20 @@ impl Scheduler {
         self.in_flight.push((slot, n));
     }
 
+    /// Puts the prefix-cache hits into the block table: shared blocks by hash, then the
+    /// request's own private blocks by id.
+    fn take_hits(pool: &mut BlockPool, seq: &mut Seq, shared_hits: usize, ghost_hits: usize) {
+        pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
+        pool.touch_ids(&seq.ghost[..ghost_hits], &mut seq.blocks);
+        seq.ghost.clear();
+    }
+
     /// Recompute preemption: free the blocks, forget progress, back to the queue's front.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        // Its private cached blocks stay reusable (by it alone) until evicted.
+        let private = (seq.hashes.len() as u32).min(seq.num_cached_blocks) as usize;
+        seq.ghost = seq.blocks[private..seq.num_cached_blocks as usize].to_vec();
         self.pool.free(&seq.blocks);
         seq.blocks.clear();
         seq.num_computed = 0;
@@ -542,9 +576,13 @@ impl Scheduler {
             return;
         }
         let computed_prompt = seq.num_computed.min(seq.req.prompt_len());
-        let full = (computed_prompt / block_size).min(seq.hashes.len() as u32);
+        let full = computed_prompt / block_size;
         for b in seq.num_cached_blocks..full {
-            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize]);
+            let id = seq.blocks[b as usize];
+            match seq.hashes.get(b as usize) {
+                Some(&hash) => pool.cache_block(id, hash),
+                None => pool.cache_private(id, private_tag(seq.req.id, b as u64)),
+            }
         }
         seq.num_cached_blocks = seq.num_cached_blocks.max(full);
     }
@@ -580,6 +618,11 @@ impl Scheduler {
     /// Drains the GPU prefix cache's stored/removed events, in order (for the periodic flush).
     pub fn take_kv_events(&mut self) -> Vec<KvEvent> {
         self.pool.take_events()
+    }
+
+    /// Records KV events for the router (on by default; off when no policy reads them).
+    pub fn set_record_kv_events(&mut self, on: bool) {
+        self.pool.set_record_events(on);
     }
 
     /// The GPU block pool (read-only), for statistics.
@@ -697,4 +740,9 @@ impl Scheduler {
     fn seq_mut(&mut self, slot: Slot) -> &mut Seq {
         self.seqs[slot as usize].as_mut().expect("live slot")
     }
+}
+
+/// The tag of block `index` of request `id`'s private content (never in the shared index).
+fn private_tag(id: u64, index: u64) -> BlockHash {
+    crate::rng::splitmix64(id.rotate_left(29) ^ crate::rng::splitmix64(index))
 }

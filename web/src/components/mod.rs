@@ -1,10 +1,13 @@
 //! The app's pieces, each a function component with its own props.
 
+pub mod data_files;
 pub mod form;
 pub mod header;
 pub mod help;
+pub mod import_report;
 pub mod json_view;
 pub mod notices;
+pub mod presets;
 pub mod result_panels;
 pub mod results;
 pub mod scenario_form;

@@ -212,6 +212,14 @@ impl Default for PolicyConfig {
 }
 
 impl PolicyConfig {
+    /// True for policies that read the global KV view (the only consumers of KV events).
+    pub fn uses_kv_view(&self) -> bool {
+        matches!(
+            self,
+            PolicyConfig::MaxPrefix(_) | PolicyConfig::PrefixLoad(_)
+        )
+    }
+
     /// The policy's configuration name.
     pub fn name(&self) -> &'static str {
         match self {

@@ -2,12 +2,14 @@
 //! one-line hint, and shows its inline error, wired for screen readers.
 
 mod field_group;
+mod list_item;
 mod number_field;
 mod select_field;
 mod text_field;
 mod toggle;
 
 pub use field_group::{FieldGroup, FieldGroupProps};
+pub use list_item::{ListItem, ListItemProps};
 pub use number_field::{NumberField, NumberFieldProps};
 pub use select_field::{SelectField, SelectFieldProps, SelectOption};
 pub use text_field::{TextField, TextFieldProps};

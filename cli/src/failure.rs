@@ -1,0 +1,66 @@
+//! Why a command stopped, and the exit code each reason maps to.
+
+use crate::args::UsageError;
+use engine::validate::Problem;
+use std::process::ExitCode;
+
+/// A command that could not finish.
+pub enum Failure {
+    /// The scenario (or its data files) is invalid: every problem, with its field path.
+    Invalid(Vec<Problem>),
+    /// A file could not be read or written.
+    Io(String),
+    /// The command line makes no sense.
+    Usage(UsageError),
+}
+
+impl Failure {
+    /// Prints the failure to stderr and gives the exit code: 2 for an invalid scenario or
+    /// command line, 1 for I/O.
+    pub fn report(&self) -> ExitCode {
+        match self {
+            Failure::Invalid(problems) => {
+                for p in problems {
+                    eprintln!("{p}");
+                }
+                ExitCode::from(2)
+            }
+            Failure::Io(message) => {
+                eprintln!("opal: {message}");
+                ExitCode::from(1)
+            }
+            Failure::Usage(e) => {
+                // The usage line is enough to spot the mistake; `--help` has the rest.
+                eprintln!("opal: {}", e.message);
+                match e.help.lines().find(|l| l.starts_with("Usage:")) {
+                    Some(usage) => eprintln!("{usage}\n(--help for more)"),
+                    None => eprint!("{}", e.help),
+                }
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+impl From<UsageError> for Failure {
+    fn from(e: UsageError) -> Self {
+        Failure::Usage(e)
+    }
+}
+
+/// Writes `text` to `path`, or an I/O failure naming it.
+pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text).map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
+}
+
+/// Writes `text` to stdout; a closed pipe (`opal run x | head`) is not an error.
+pub fn print(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Io(format!("stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,24 @@
+//! `opal import-opal`: an original Opal config as a scenario document.
+
+use crate::failure::{print, write_file, Failure};
+use crate::load::read_text;
+use engine::scenario::import_opal;
+use std::path::Path;
+
+/// Converts `input`; the scenario goes to `output` (report on stdout) or to stdout (report
+/// on stderr, so the scenario can be piped).
+pub fn import(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
+    let text = read_text(input)?;
+    let (scenario, report) = import_opal(&text).map_err(Failure::Invalid)?;
+    let json = scenario.to_json_pretty() + "\n";
+    match output {
+        Some(path) => {
+            write_file(path, &json)?;
+            print(&format!("{report}wrote {}\n", path.display()))
+        }
+        None => {
+            eprint!("{report}");
+            print(&json)
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The `opal` binary as a user runs it: tables, exit codes, error messages and output files.
+
+use engine::scenario::{Scenario, ScenarioData};
+use engine::simulation::{Simulation, SimulationResults};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `opal` with `args` in `cwd`.
+fn opal_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_opal"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the opal binary starts")
+}
+
+fn opal(args: &[&str]) -> Output {
+    opal_in(&examples(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// The rows of every stage table: label → value, one map per stage.
+fn tables(text: &str) -> Vec<BTreeMap<String, String>> {
+    let mut out: Vec<BTreeMap<String, String>> = Vec::new();
+    for line in text.lines() {
+        if line.contains("Serving Benchmark Result") {
+            out.push(BTreeMap::new());
+        } else if let Some((label, value)) = line.split_once(':') {
+            out.last_mut()
+                .expect("rows come after a table header")
+                .insert(label.trim().to_string(), value.trim().to_string());
+        }
+    }
+    out
+}
+
+/// The example run through the engine directly, as the CLI should have run it.
+fn engine_results(example: &str) -> SimulationResults {
+    let text = std::fs::read_to_string(examples().join(example)).unwrap();
+    let scenario = Scenario::parse(&text).unwrap();
+    let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
+    sim.run();
+    sim.results()
+}
+
+#[test]
+fn run_prints_the_engines_numbers_for_the_default_example() {
+    let out = opal(&["run", "default.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tables = tables(&stdout(&out));
+    assert_eq!(tables.len(), 1, "one stage, one table");
+    let t = &tables[0];
+    let s = &engine_results("default.json").stages[0];
+    let f2 = |x: f64| format!("{x:.2}");
+    // default.json issues 300 requests, all short enough to be served.
+    assert_eq!(t["Successful requests"], "300");
+    assert_eq!(t["Failed requests"], "0");
+    for (label, want) in [
+        ("Successful requests", s.successful_requests.to_string()),
+        ("Benchmark duration (s)", f2(s.duration_s)),
+        ("Total input tokens", s.total_input_tokens.to_string()),
+        (
+            "Total generated tokens",
+            s.total_generated_tokens.to_string(),
+        ),
+        ("Request throughput (req/s)", f2(s.request_throughput)),
+        ("Output token throughput (tok/s)", f2(s.output_throughput)),
+        ("Mean TTFT (ms)", f2(s.ttft.mean_ms)),
+        ("P99 TTFT (ms)", f2(s.ttft.p99_ms)),
+        ("Mean TPOT (ms)", f2(s.tpot.mean_ms)),
+        ("Median E2EL (ms)", f2(s.e2e.median_ms)),
+        (
+            "GPU prefix cache hits (%)",
+            f2(s.prefix_hit_rate.gpu_cache * 100.0),
+        ),
+    ] {
+        assert_eq!(t[label], want, "{label}");
+    }
+    // Throughput is requests over duration, as printed (rounding aside).
+    let duration: f64 = t["Benchmark duration (s)"].parse().unwrap();
+    let throughput: f64 = t["Request throughput (req/s)"].parse().unwrap();
+    assert!((throughput - 300.0 / duration).abs() < 0.02);
+}
+
+#[test]
+fn an_invalid_scenario_exits_2_listing_every_problem_by_field_path() {
+    let dir = scratch("invalid");
+    std::fs::write(
+        dir.join("bad.json"),
+        r#"{ "simulation": { "num_workers": 0 },
+             "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": -1,
+                                         "total_requests": 10 } ] } }"#,
+    )
+    .unwrap();
+    for command in ["run", "validate"] {
+        let out = opal_in(&dir, &[command, "bad.json"]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert_eq!(stdout(&out), "", "{command}: no table, no ok");
+        let err = stderr(&out);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{command}: one line per problem: {err}");
+        assert!(lines[0].starts_with("simulation.num_workers: "), "{err}");
+        assert!(
+            lines[1].starts_with("workload.stages[0].request_rate: "),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_trace_file_exits_2_naming_the_field() {
+    let dir = scratch("missing-trace");
+    std::fs::write(
+        dir.join("s.json"),
+        r#"{ "workload": { "stages": [ { "type": "Trace", "trace_file": "traces/gone.jsonl" } ] } }"#,
+    )
+    .unwrap();
+    let out = opal_in(&dir, &["run", "s.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("workload.stages[0].trace_file: ") && err.contains("traces/gone.jsonl"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_malformed_trace_line_exits_2_naming_the_field() {
+    let dir = scratch("bad-trace");
+    std::fs::write(
+        dir.join("s.json"),
+        r#"{ "workload": { "stages": [ { "type": "Trace", "trace_file": "t.jsonl" } ] } }"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.jsonl"), "{\"timestamp\": 0}\n").unwrap();
+    let out = opal_in(&dir, &["validate", "s.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("workload.stages[0].trace_file: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_trace_example_finds_its_data_next_to_it_from_any_directory() {
+    let elsewhere = scratch("elsewhere");
+    let scenario = examples().join("trace_replay.json");
+    let out = opal_in(&elsewhere, &["run", scenario.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Every line of the trace is one request, served or rejected.
+    let trace = std::fs::read_to_string(examples().join("traces/mooncake_small.jsonl")).unwrap();
+    let lines = trace.lines().filter(|l| !l.trim().is_empty()).count();
+    let t = &tables(&stdout(&out))[0];
+    let served: usize = t["Successful requests"].parse().unwrap();
+    let failed: usize = t["Failed requests"].parse().unwrap();
+    assert_eq!(served + failed, lines);
+}
+
+#[test]
+fn data_flag_points_a_named_file_elsewhere() {
+    let dir = scratch("data-flag");
+    let text = std::fs::read_to_string(examples().join("trace_replay.json")).unwrap();
+    std::fs::write(dir.join("s.json"), text).unwrap();
+    let trace = examples().join("traces/mooncake_small.jsonl");
+    let flag = format!("traces/mooncake_small.jsonl={}", trace.display());
+    let out = opal_in(&dir, &["run", "s.json", "--data", &flag]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A name the scenario does not use is a mistake, not silently ignored.
+    let out = opal_in(&dir, &["run", "s.json", "--data", "other.jsonl=x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--data other.jsonl"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_opal_config_is_imported_reported_and_run() {
+    let out = opal(&["run", "opal_defaults.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("imported as an Opal config"), "{err}");
+    assert!(
+        err.contains("router.router_params.policy -> router.policy"),
+        "{err}"
+    );
+    let tables = tables(&stdout(&out));
+    // Stage 0: total_requests 100; stage 1: the trace stage's total_requests 10.
+    assert_eq!(tables.len(), 2);
+    for (t, want) in tables.iter().zip([100, 10]) {
+        let served: u64 = t["Successful requests"].parse().unwrap();
+        let failed: u64 = t["Failed requests"].parse().unwrap();
+        assert_eq!(served + failed, want);
+    }
+}
+
+#[test]
+fn import_opal_writes_a_scenario_that_validates() {
+    let dir = scratch("import");
+    let out_file = dir.join("converted.json");
+    let out = opal(&[
+        "import-opal",
+        "opal_defaults.json",
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("ignored:"), "the report is printed");
+    let converted = std::fs::read_to_string(&out_file).unwrap();
+    assert!(Scenario::parse(&converted).is_ok());
+    // It names the trace relative to itself; give it the file.
+    let trace = examples().join("traces/mooncake_small.jsonl");
+    let flag = format!("traces/mooncake_small.jsonl={}", trace.display());
+    let out = opal_in(&dir, &["validate", "converted.json", "--data", &flag]);
+    assert_eq!(stdout(&out), "ok\n", "{}", stderr(&out));
+}
+
+#[test]
+fn json_and_csv_are_written_with_one_entry_per_request() {
+    let dir = scratch("outputs");
+    let (json, csv) = (dir.join("r.json"), dir.join("r.csv"));
+    let out = opal(&[
+        "run",
+        "default.json",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "--quiet prints no table");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(results["requests"].as_array().unwrap().len(), 300);
+    assert_eq!(results["stages"][0]["successful_requests"], 300);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("id,"), "a header row");
+    let ids: Vec<u64> = lines
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        (0..300).collect::<Vec<u64>>(),
+        "one row per request, in id order"
+    );
+}
+
+#[test]
+fn seed_flag_replaces_the_scenarios_seed() {
+    let dir = scratch("seed");
+    let run = |extra: &[&str], name: &str| {
+        let path = dir.join(name);
+        let mut args = vec![
+            "run",
+            "default.json",
+            "-q",
+            "--json",
+            path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        assert_eq!(opal(&args).status.code(), Some(0));
+        std::fs::read_to_string(path).unwrap()
+    };
+    // default.json says seed 42.
+    let own = run(&[], "own.json");
+    assert_eq!(run(&["--seed", "42"], "same.json"), own);
+    assert_ne!(run(&["--seed", "7"], "other.json"), own);
+}
+
+#[test]
+fn preset_writes_its_data_files_so_it_runs_as_is() {
+    let dir = scratch("preset");
+    let out = opal_in(&dir, &["preset", "trace_replay", "-o", "t.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(dir.join("traces/mooncake_small.jsonl").is_file());
+    let out = opal_in(&dir, &["run", "t.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let list = stdout(&opal(&["presets"]));
+    assert_eq!(list.lines().count(), engine::scenario::presets().len());
+    assert!(list.starts_with("default "), "{list}");
+    let out = opal(&["preset", "no_such_preset"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("default, "), "lists the ids");
+}
+
+#[test]
+fn exit_codes_tell_io_from_usage() {
+    let out = opal(&["run", "no-such-file.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no-such-file.json"));
+    let out = opal(&["run", "default.json", "--speed", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown option \"--speed\""));
+    for command in ["run", "validate", "import-opal", "presets", "preset"] {
+        let out = opal(&[command, "--help"]);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(stdout(&out).starts_with("Usage: opal "), "{command}");
+    }
+}

@@ -1,0 +1,228 @@
+//! Checks that span sections: does the model fit the GPU, do the scheduler limits agree with
+//! the model and the workload, does the autoscaler's range contain the starting cluster.
+//!
+//! Each section validates itself first; these checks run only on sections that resolved, so
+//! one mistake is reported once, where it was made.
+
+use super::Scenario;
+use crate::hardware::Hardware;
+use crate::model::Model;
+use crate::router::autoscaler::AutoscalerConfig;
+use crate::scenario::simulation::MAX_WORKERS;
+use crate::validate::{index, join, Problems};
+use crate::worker::{num_gpu_blocks, MemoryError};
+use crate::workload::{GeneratorConfig, StageConfig};
+
+/// GB as the memory formula counts it (2³⁰ bytes), for messages.
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Records every cross-section problem of `s`.
+pub(super) fn validate(s: &Scenario, p: &mut Problems) {
+    let model = s.model.resolve().ok();
+    let hw = s.hardware.resolve().ok();
+    if let (Some(model), Some(hw)) = (&model, &hw) {
+        tensor_parallel(model, hw, p);
+        memory(s, model, hw, p);
+    }
+    scheduler_limits(s, model.as_ref(), p);
+    if let Some(model) = &model {
+        for (i, stage) in s.workload.stages.iter().enumerate() {
+            stage_fits_model(stage, &index("workload.stages", i), model, p);
+        }
+    }
+    autoscaler(&s.router.autoscaler, s.simulation.num_workers, p);
+    if !s.kv_cache.tiers.is_empty()
+        && s.worker.block_size > 0
+        && s.kv_cache.chunk_size % s.worker.block_size != 0
+    {
+        p.push(
+            "kv_cache.chunk_size",
+            format!(
+                "must be a multiple of worker.block_size ({}): an offloaded chunk is a whole \
+                 number of KV blocks",
+                s.worker.block_size
+            ),
+        );
+    }
+}
+
+/// vLLM shards attention heads over the tensor-parallel GPUs, so `tp` must divide them.
+fn tensor_parallel(model: &Model, hw: &Hardware, p: &mut Problems) {
+    if hw.tp > 1 && model.arch.num_heads % hw.tp != 0 {
+        p.push(
+            "hardware.tp",
+            format!(
+                "tp={} does not divide {}'s {} attention heads; use a divisor such as {}",
+                hw.tp,
+                model.name,
+                model.arch.num_heads,
+                largest_divisor_at_most(model.arch.num_heads, hw.tp)
+            ),
+        );
+    }
+}
+
+fn largest_divisor_at_most(n: u32, at_most: u32) -> u32 {
+    (1..=at_most.min(n)).rev().find(|d| n % d == 0).unwrap_or(1)
+}
+
+/// The weights must fit, and the KV cache must hold one sequence of the model's maximum length.
+fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
+    let util = s.worker.gpu_memory_utilization;
+    let block_size = s.worker.block_size;
+    if !(util > 0.0 && util <= 1.0) || block_size == 0 {
+        return; // reported by the worker section
+    }
+    let blocks = num_gpu_blocks(model, hw, block_size, util);
+    match blocks {
+        Err(MemoryError::ModelDoesNotFit {
+            weight_bytes,
+            usable_bytes,
+        }) => p.push(
+            "hardware",
+            format!(
+                "{} needs {:.1} GB of weights but the {} at tp={} has {:.1} GB usable ({} GB × {} \
+                 GPU(s) × gpu_memory_utilization {util}); raise tp, pick a larger GPU or a \
+                 smaller model",
+                model.name,
+                weight_bytes as f64 / GIB,
+                hw.gpu.name,
+                hw.tp,
+                usable_bytes / GIB,
+                hw.gpu.memory_gb,
+                hw.tp,
+            ),
+        ),
+        Err(MemoryError::NoSequenceFits {
+            num_gpu_blocks,
+            blocks_per_sequence,
+            max_model_len,
+        }) if s.worker.num_gpu_blocks_override == 0 => p.push(
+            "model.max_model_len",
+            format!(
+                "one sequence of {max_model_len} tokens needs {blocks_per_sequence} KV blocks \
+                 but the {} at tp={} has room for {num_gpu_blocks} next to the weights; set \
+                 model.max_model_len to at most {} or add memory",
+                hw.gpu.name,
+                hw.tp,
+                num_gpu_blocks * block_size as u64,
+            ),
+        ),
+        _ => {}
+    }
+    let over = s.worker.num_gpu_blocks_override as u64;
+    if over > 0 {
+        let needed = (model.max_model_len() as u64).div_ceil(block_size as u64);
+        if over < needed {
+            p.push(
+                "worker.num_gpu_blocks_override",
+                format!(
+                    "{over} blocks of {block_size} tokens cannot hold one sequence of \
+                     max_model_len {} tokens ({needed} blocks); raise it or lower \
+                     model.max_model_len",
+                    model.max_model_len()
+                ),
+            );
+        }
+    }
+}
+
+/// vLLM's own engine-argument checks between the token budget, sequences and blocks.
+fn scheduler_limits(s: &Scenario, model: Option<&Model>, p: &mut Problems) {
+    let w = &s.worker;
+    if w.block_size > 0 && w.max_num_batched_tokens > 0 && w.max_num_batched_tokens < w.block_size {
+        p.push(
+            "worker.max_num_batched_tokens",
+            format!(
+                "must be >= block_size ({}), or no step could fill a KV block",
+                w.block_size
+            ),
+        );
+    }
+    if w.max_num_seqs > 0 && w.max_num_batched_tokens < w.max_num_seqs {
+        p.push(
+            "worker.max_num_batched_tokens",
+            format!(
+                "must be >= max_num_seqs ({}): every running sequence needs at least one token \
+                 of the step's budget",
+                w.max_num_seqs
+            ),
+        );
+    }
+    if let Some(model) = model {
+        if !w.chunked_prefill && w.max_num_batched_tokens < model.max_model_len() {
+            p.push(
+                "worker.max_num_batched_tokens",
+                format!(
+                    "with chunked_prefill off, a whole prompt must fit one step: must be >= \
+                     max_model_len ({}); raise it or lower model.max_model_len",
+                    model.max_model_len()
+                ),
+            );
+        }
+    }
+}
+
+/// A stage whose every request is longer than the model's maximum length would only fail.
+fn stage_fits_model(stage: &StageConfig, path: &str, model: &Model, p: &mut Problems) {
+    let max_len = model.max_model_len() as u64;
+    // Saturating: every term is a u32 the user typed, and their sum may not fit a u64.
+    let sum = |terms: &[u64]| terms.iter().fold(0u64, |a, t| a.saturating_add(*t));
+    let shortest = match &stage.generator {
+        GeneratorConfig::UniformReqRate(c)
+        | GeneratorConfig::ExponentialReqRate(c)
+        | GeneratorConfig::Gamma(c) => sum(&[
+            c.shared_prefix.as_ref().map_or(0, |sp| sp.length as u64),
+            c.input_length.bounds().0 as u64,
+            c.output_length.bounds().0 as u64,
+        ]),
+        GeneratorConfig::RagWorkload(c) => sum(&[
+            c.system_prompt_length as u64,
+            (c.docs_per_request as u64).saturating_mul(c.document_size as u64),
+            c.query_length.bounds().0 as u64,
+            c.output_length as u64,
+        ]),
+        GeneratorConfig::SyntheticSessions(c) => sum(&[
+            c.system_prompt_length as u64,
+            c.input_length.bounds().0 as u64,
+            c.output_length.bounds().0 as u64,
+        ]),
+        GeneratorConfig::Trace(_) | GeneratorConfig::Sessions(_) => return,
+    };
+    if shortest > max_len {
+        p.push(
+            path.to_string(),
+            format!(
+                "its shortest request (prompt + output) is {shortest} tokens, longer than \
+                 {}'s max_model_len of {max_len}: every request would be rejected",
+                model.name
+            ),
+        );
+    }
+}
+
+/// When enabled, the autoscaler's range must contain the starting cluster.
+fn autoscaler(a: &AutoscalerConfig, num_workers: u32, p: &mut Problems) {
+    let path = "router.autoscaler";
+    if a.max_workers > MAX_WORKERS {
+        p.push(
+            join(path, "max_workers"),
+            format!("must be at most {MAX_WORKERS}"),
+        );
+    }
+    if !a.enabled {
+        return;
+    }
+    if a.max_workers < num_workers {
+        p.push(
+            join(path, "max_workers"),
+            format!("must be >= simulation.num_workers ({num_workers}), the cluster at the start"),
+        );
+    }
+    if a.min_workers > num_workers {
+        p.push(
+            join(path, "min_workers"),
+            format!("must be <= simulation.num_workers ({num_workers}), the cluster at the start"),
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! Built-in scenarios: the example documents in `examples/`, compiled into the engine so the
+//! app can offer them (with their data files) without a file picker.
+
+use super::{Scenario, ScenarioData};
+use crate::validate::Problem;
+use serde::Serialize;
+
+/// A built-in scenario and the data files it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Preset {
+    /// Stable identifier (the example's file stem), e.g. `"routing_prefix_vs_round_robin"`.
+    pub id: &'static str,
+    /// Short title for a menu.
+    pub title: &'static str,
+    /// One or two sentences: what it shows and what to change to see the effect.
+    pub description: &'static str,
+    /// The scenario document (our format, or Opal's for [`Preset::is_opal`] presets).
+    pub json: &'static str,
+    /// Data files the document names, as (name, text).
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+impl Preset {
+    /// The data files as a [`ScenarioData`].
+    pub fn data(&self) -> ScenarioData {
+        self.files.iter().copied().collect()
+    }
+
+    /// True when `json` is an original Opal config (import it with
+    /// [`super::import_opal`]) rather than a scenario document.
+    pub fn is_opal(&self) -> bool {
+        super::detect_format(self.json) == super::Format::Opal
+    }
+
+    /// The scenario, parsed (an Opal preset is imported), with its data files checked.
+    pub fn scenario(&self) -> Result<Scenario, Vec<Problem>> {
+        let scenario = if self.is_opal() {
+            super::import_opal(self.json)?.0
+        } else {
+            Scenario::parse(self.json)?
+        };
+        let problems = scenario.check_data(&self.data());
+        if problems.is_empty() {
+            Ok(scenario)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+const MOONCAKE_SMALL: (&str, &str) = (
+    "traces/mooncake_small.jsonl",
+    include_str!("../../../examples/traces/mooncake_small.jsonl"),
+);
+const SESSIONS_SMALL: (&str, &str) = (
+    "traces/sessions_small.jsonl",
+    include_str!("../../../examples/traces/sessions_small.jsonl"),
+);
+
+const DEFAULT_JSON: &str = include_str!("../../../examples/default.json");
+
+/// Every built-in scenario, the default first.
+pub fn presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            id: "default",
+            title: "Four H100s, shared system prompts",
+            description: "300 Poisson requests over 4 granite-3.3-8b workers behind a round-robin \
+                          router; each prompt starts with one of 4 system prompts of 1,024 \
+                          tokens (Zipf popularity).",
+            json: DEFAULT_JSON,
+            files: &[],
+        },
+        Preset {
+            id: "routing_prefix_vs_round_robin",
+            title: "Routing: round robin vs prefix-aware on shared prompts",
+            description: "8 system prompts of 2,000 tokens with Zipf popularity over 4 workers, \
+                          routed by longest cached prefix. Switch router.policy to round_robin \
+                          and compare TTFT and the prefix-cache hit rate.",
+            json: include_str!("../../../examples/routing_prefix_vs_round_robin.json"),
+            files: &[],
+        },
+        Preset {
+            id: "autoscaling_burst",
+            title: "Autoscaling under a burst",
+            description: "Quiet, a 15× burst, quiet again: the autoscaler adds workers (10 s to \
+                          start) while queues exceed 24 and drains them after a 20 s cool-down.",
+            json: include_str!("../../../examples/autoscaling_burst.json"),
+            files: &[],
+        },
+        Preset {
+            id: "chunked_prefill_off",
+            title: "Chunked prefill vs not",
+            description: "Long, heavy-tailed prompts with chunked prefill off: a long prefill \
+                          stalls every decode in its step. Turn worker.chunked_prefill on and \
+                          compare ITL and TPOT.",
+            json: include_str!("../../../examples/chunked_prefill_off.json"),
+            files: &[],
+        },
+        Preset {
+            id: "rag_with_offload_tiers",
+            title: "RAG with offload tiers",
+            description: "Requests retrieve 4 of 1,000 documents (Zipf); the corpus outgrows GPU \
+                          memory, so CPU DRAM, local NVMe and a shared file system serve the \
+                          prefixes the GPU evicted.",
+            json: include_str!("../../../examples/rag_with_offload_tiers.json"),
+            files: &[],
+        },
+        Preset {
+            id: "trace_replay",
+            title: "Mooncake trace replay",
+            description: "50 requests of a Mooncake-style trace whose hash ids share prefixes, \
+                          on 2 workers with prefix-aware routing.",
+            json: include_str!("../../../examples/trace_replay.json"),
+            files: &[MOONCAKE_SMALL],
+        },
+        Preset {
+            id: "sessions_replay",
+            title: "Agentic sessions replay",
+            description: "8 multi-turn sessions: each turn waits for the previous reply and \
+                          resends the whole conversation, so session affinity keeps it cached.",
+            json: include_str!("../../../examples/sessions_replay.json"),
+            files: &[SESSIONS_SMALL],
+        },
+        Preset {
+            id: "opal_defaults",
+            title: "Original Opal defaults (import)",
+            description: "An original Opal configs/defaults.json-style file: import it to see \
+                          how each Opal setting maps onto this simulator.",
+            json: include_str!("../../../examples/opal_defaults.json"),
+            files: &[MOONCAKE_SMALL],
+        },
+    ]
+}
+
+/// The built-in preset called `id`.
+pub fn preset(id: &str) -> Option<Preset> {
+    presets().into_iter().find(|p| p.id == id)
+}
+
+impl Scenario {
+    /// The app's built-in scenario document (`examples/default.json`).
+    pub fn default_document() -> &'static str {
+        DEFAULT_JSON
+    }
+}

@@ -1,0 +1,121 @@
+//! Offload tiers end to end: a prompt evicted from a small GPU cache comes back from the
+//! tier at the link's speed; a shared tier serves one worker what another stored; the
+//! fetch cap holds. Trace prompts use hash ids of 256 tokens = one tier chunk
+//! (`kv_cache.chunk_size` 256), so a tier holds exactly the full chunks of a prompt.
+//!
+//! granite-3.3-8b: KV bytes per token = 2 · 40 layers · 8 KV heads · 128 · 2 B = 163,840.
+
+mod platform_common;
+
+use platform_common::{assert_close, routed_workers, run, run_sliced, trace};
+
+const KV_BYTES_PER_TOKEN: f64 = 163_840.0;
+
+fn scenario(workers: u32, tier: &str, worker_extra: &str) -> String {
+    format!(
+        r#"{{
+        "simulation": {{ "num_workers": {workers} }},
+        "model": {{ "name": "granite-3.3-8b-instruct", "max_model_len": 1024 }},
+        "worker": {{ "timing": {{ "model": "constant", "constant_step_time": 0.01 }} {worker_extra} }},
+        "kv_cache": {{ "tiers": [ {tier} ], "chunk_size": 256 }},
+        "workload": {{ "stages": [
+            {{ "type": "Trace", "trace_file": "t.jsonl", "hash_block_size": 256 }} ] }}
+    }}"#
+    )
+}
+
+#[test]
+fn a_prompt_evicted_from_the_gpu_is_fetched_back_from_the_cpu_tier() {
+    // 64 GPU blocks (1024 tokens). Request 0: 600 tokens (chunks 1, 2 full, 88 more); on
+    // completion its 2 full chunks go to the CPU tier. Requests 1 and 2: 1000 unrelated
+    // tokens each (63 blocks): the first evicts all but one block of request 0's cache,
+    // the second the rest (least recently used first). Request 3 repeats request 0's prompt.
+    let t = trace(&[
+        (0.0, 600, 2, &[1, 2, 3]),
+        (100.0, 1000, 2, &[10, 11, 12, 13]),
+        (200.0, 1000, 2, &[20, 21, 22, 23]),
+        (300.0, 600, 2, &[1, 2, 3]),
+    ]);
+    let json = scenario(
+        1,
+        r#"{ "preset": "cpu_dram" }"#,
+        r#", "num_gpu_blocks_override": 64"#,
+    );
+    let r = run(&json, &[("t.jsonl", &t)]);
+    let q = &r.requests[3];
+    assert_eq!(q.sources.gpu_cache, 0, "evicted from the GPU");
+    assert_eq!(q.sources.tiers[0], 512, "two full chunks from the CPU tier");
+    assert_eq!(q.sources.computed, 88);
+    // An idle link: latency + bytes / bandwidth = 200 ns + 512 · 163,840 B / 50e9 B/s
+    // = 0.0000002 + 0.0016777216 = 0.0016779216 s.
+    let expected = 2e-7 + 512.0 * KV_BYTES_PER_TOKEN / 50e9;
+    assert_close(q.ready - q.kv_lookup_start, expected, "fetch time");
+    assert_close(expected, 0.001_677_921_6, "hand arithmetic");
+    // Fetched, it is admitted at once and prefills the 88 remaining tokens in one step.
+    assert_eq!(q.first_scheduled, q.ready);
+    assert_close(q.first_token, q.ready + 0.01, "first token");
+    // The first run of the prompt had nothing to fetch.
+    assert_eq!(r.requests[0].sources.tiers[0], 0);
+    assert_eq!(r.requests[0].ready, r.requests[0].kv_lookup_start);
+    assert_eq!(r.stages[0].prefix_hit_rate.tiers.len(), 1);
+    assert!(r.stages[0].prefix_hit_rate.tiers[0] > 0.0);
+}
+
+#[test]
+fn a_shared_tier_serves_worker_b_what_worker_a_stored() {
+    // Round robin: request 0 runs on worker 0 and stores its 2 full chunks; request 1, the
+    // same prompt 0.5 s later, runs on worker 1, whose GPU has never seen it.
+    let t = trace(&[(0.0, 600, 2, &[1, 2, 3]), (500.0, 600, 2, &[1, 2, 3])]);
+    let shared = scenario(2, r#"{ "preset": "distributed_fs" }"#, "");
+    let r = run(&shared, &[("t.jsonl", &t)]);
+    assert_eq!(routed_workers(&r), vec![0, 1]);
+    let q = &r.requests[1];
+    assert_eq!((q.sources.gpu_cache, q.sources.tiers[0]), (0, 512));
+    // 100 µs + 512 · 163,840 B / 100e9 B/s = 0.0001 + 0.00083886080 = 0.0009388608 s.
+    assert_close(q.ready - q.kv_lookup_start, 0.000_938_860_8, "fetch time");
+
+    // The same with a per-worker CPU tier: worker 1's own tier is empty.
+    let private = scenario(2, r#"{ "preset": "cpu_dram" }"#, "");
+    let r = run(&private, &[("t.jsonl", &t)]);
+    let q = &r.requests[1];
+    assert_eq!((q.sources.tiers[0], q.sources.computed), (0, 600));
+}
+
+#[test]
+fn at_most_max_kvc_ready_requests_fetch_at_once() {
+    // Prefix caching off, so every repeat comes from the tier; a 0.5 s tier latency makes
+    // each fetch last ≥ 0.5 s. Six repeats arrive together at t = 1 with a cap of 2: a
+    // fetch slot frees only when a fetched request is admitted, so the k-th fetch to
+    // finish started after the (k − 2)-th admission: ready_k ≥ admitted_{k−2} + 0.5.
+    let mut lines: Vec<(f64, u32, u32, &[u64])> = vec![(0.0, 600, 2, &[1, 2, 3])];
+    lines.extend((0..6).map(|_| (1000.0, 600, 2, &[1u64, 2, 3][..])));
+    let json = scenario(
+        1,
+        r#"{ "preset": "cpu_dram", "latency_s": 0.5 }"#,
+        r#", "enable_prefix_caching": false, "max_kvc_ready_requests": 2"#,
+    );
+    // Invariants after every event: the scheduler's fetch list never exceeds the cap.
+    let r = run_sliced(&json, &[("t.jsonl", &trace(&lines))], 1);
+    let sorted = |f: fn(&engine::stats::RequestRecord) -> f64| {
+        let mut v: Vec<f64> = r.requests[1..].iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let ready = sorted(|q| q.ready);
+    let admitted = sorted(|q| q.first_scheduled);
+    println!("ready: {ready:?}\nadmitted: {admitted:?}");
+    // The first two share the link: 0.5 s + 2 · 83,886,080 B / 50e9 B/s = 1.5033554432.
+    assert_close(ready[0], 1.503_355_443_2, "first wave");
+    assert_close(ready[1], 1.503_355_443_2, "first wave");
+    for k in 2..6 {
+        assert!(
+            ready[k] >= admitted[k - 2] + 0.5,
+            "fetch {k} started before a slot was free: {ready:?} {admitted:?}"
+        );
+    }
+    assert!(
+        ready[2] > 2.0,
+        "without the cap all six would be ready at ≈ 1.51"
+    );
+    assert!(r.requests[1..].iter().all(|q| q.sources.tiers[0] == 512));
+}

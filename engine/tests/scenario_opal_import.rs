@@ -1,0 +1,290 @@
+//! Importing original Opal config files: the mapping, the report, and broken files.
+
+use engine::offload::{TierConfig, TierScope};
+use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario};
+use engine::timing::TimingKind;
+use engine::workload::{GeneratorConfig, LengthDist};
+use serde_json::Value;
+
+fn opal_defaults() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/opal_defaults.json"
+    ))
+    .unwrap()
+}
+
+fn import(json: &str) -> (Scenario, ImportReport) {
+    import_opal(json).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+/// Every leaf key of a JSON object, as dotted paths with `[i]` for stage lists.
+fn leaf_paths(v: &Value, path: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, v) in m {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                leaf_paths(v, &p, out);
+            }
+        }
+        Value::Array(a) if path.ends_with("stages") => {
+            for (i, v) in a.iter().enumerate() {
+                leaf_paths(v, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => out.push(path.to_string()),
+    }
+}
+
+#[test]
+fn the_opal_defaults_import_as_the_equivalent_scenario() {
+    let (s, _) = import(&opal_defaults());
+    assert_eq!(s.simulation.seed, 42);
+    assert_eq!(s.simulation.simulation_time, None); // -1 = unbounded
+    assert_eq!(s.simulation.num_workers, 1);
+    assert_eq!(s.model.name, "granite-3.3-8b-instruct");
+    assert_eq!(s.router.policy.name(), "max_prefix");
+    assert!(!s.router.autoscaler.enabled);
+    assert_eq!(s.router.autoscaler.max_queue_threshold, 4);
+    assert_eq!(s.router.autoscaler.scale_latency, 40.0);
+    assert_eq!(s.router.autoscaler.max_workers, 50);
+    assert_eq!(s.router.kv_event_interval, 30.0);
+    // Opal's H100 has 3.3 TB/s where our H100-SXM datasheet says 3.35: Opal's figures win.
+    assert_eq!(s.hardware.gpu, "custom");
+    let gpu = s.hardware.custom.as_ref().unwrap();
+    assert_eq!(
+        (gpu.peak_tflops, gpu.hbm_tbps, gpu.memory_gb),
+        (989.5, 3.3, 80.0)
+    );
+    assert_eq!(s.worker.max_num_seqs, 256);
+    assert_eq!(s.worker.max_num_batched_tokens, 8192);
+    assert_eq!(s.worker.max_kvc_ready_requests, 8);
+    assert_eq!(s.worker.block_size, 16);
+    assert!(s.worker.chunked_prefill);
+    assert!(!s.worker.enable_prefix_caching); // Opal's enable_gpu_apc defaults to false
+    assert_eq!(s.worker.timing.model, TimingKind::OpalAnalytical);
+    assert_eq!(
+        (s.worker.timing.opal_a, s.worker.timing.opal_b),
+        (4.0, 24.0)
+    ); // from "4", "24"
+    assert_eq!(s.kv_cache.chunk_size, 256);
+    assert_eq!(s.kv_cache.tiers, vec![TierConfig::cpu_dram()]);
+
+    let stages = &s.workload.stages;
+    assert_eq!(stages.len(), 2);
+    assert_eq!(stages[0].total_requests, Some(100));
+    let GeneratorConfig::UniformReqRate(c) = &stages[0].generator else {
+        panic!("stage 0 is UniformReqRate: {:?}", stages[0]);
+    };
+    assert_eq!(c.request_rate, 2.0);
+    assert_eq!(c.input_length, LengthDist::uniform(32, 16384));
+    assert_eq!(c.output_length, LengthDist::uniform(32, 128));
+    let prefix = c.shared_prefix.as_ref().unwrap();
+    assert_eq!((prefix.groups, prefix.length), (1, 1024));
+    assert_eq!(stages[1].total_requests, Some(10));
+    let GeneratorConfig::Trace(t) = &stages[1].generator else {
+        panic!("stage 1 is a trace");
+    };
+    assert_eq!(t.trace_file, "traces/mooncake_small.jsonl");
+    // multiplier_to_sec 0.001 turns Opal's ms into s; ours are ms already: 0.001 · 1000 = 1.
+    assert_eq!(t.time_scale, 1.0);
+}
+
+#[test]
+fn the_report_accounts_for_every_key_of_the_file() {
+    let text = opal_defaults();
+    let (_, report) = import(&text);
+    let mut leaves = Vec::new();
+    leaf_paths(&serde_json::from_str(&text).unwrap(), "", &mut leaves);
+    for leaf in &leaves {
+        let covered = |from: &str| leaf == from || leaf.starts_with(&format!("{from}."));
+        let n = report.mapped.iter().filter(|m| covered(&m.from)).count()
+            + report.ignored.iter().filter(|i| covered(&i.from)).count();
+        assert_eq!(n, 1, "{leaf} is reported {n} times");
+    }
+    let policy = report.mapping("router.router_params.policy").unwrap();
+    assert_eq!(policy.to, "router.policy");
+    assert_eq!(
+        report.mapping("kvc.CPUMemory.latency_nsec").unwrap().to,
+        "kv_cache.tiers[0].latency_s"
+    );
+    assert_eq!(
+        report
+            .mapping("workload.stages[0].workload_params.prompt_size_max")
+            .unwrap()
+            .to,
+        "workload.stages[0].input_length.max"
+    );
+    assert!(report
+        .mapping("worker.hw.gpu")
+        .unwrap()
+        .note
+        .as_ref()
+        .unwrap()
+        .contains("3.35 TB/s"));
+    assert_eq!(
+        report.ignored_reason("kvc.LocalNVMe"),
+        Some("this tier is not listed in kvc_tiers")
+    );
+    assert!(report.ignored_reason("simulation.show_progress").is_some());
+    // The report is plain data the app can show.
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["mapped"].as_array().unwrap().len() > 30);
+    assert!(json["ignored"][0]["reason"].is_string());
+}
+
+#[test]
+fn unknown_keys_are_reported_as_ignored() {
+    let (s, report) = import(
+        r#"{"simulation": {"num_workers": 2, "warp_speed": 9},
+            "worker": {"vllm_params": {"speculative_tokens": 4, "enable_gpu_apc": true}},
+            "plugins": ["x"]}"#,
+    );
+    assert_eq!(s.simulation.num_workers, 2);
+    assert!(s.worker.enable_prefix_caching);
+    for key in [
+        "simulation.warp_speed",
+        "worker.vllm_params.speculative_tokens",
+        "plugins",
+    ] {
+        assert_eq!(
+            report.ignored_reason(key),
+            Some("not an Opal setting this importer knows"),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn policies_match_case_insensitively_and_balanced_becomes_least_loaded() {
+    for (opal, ours) in [
+        ("RoundRobin", "round_robin"),
+        ("roundrobin", "round_robin"),
+        ("LEASTLOADED", "least_loaded"),
+        ("random", "random"),
+        ("maxPrefix", "max_prefix"),
+        ("Balanced", "least_loaded"),
+    ] {
+        let (s, r) = import(&format!(
+            r#"{{"router": {{"router_params": {{"policy": "{opal}"}}}}}}"#
+        ));
+        assert_eq!(s.router.policy.name(), ours, "{opal}");
+        if opal == "Balanced" {
+            assert!(r
+                .mapping("router.router_params.policy")
+                .unwrap()
+                .note
+                .as_ref()
+                .unwrap()
+                .contains("least_loaded"));
+        }
+    }
+}
+
+#[test]
+fn scaling_rates_tiers_and_synthetic_timing_map_with_their_units() {
+    let (s, r) = import(
+        r#"{"simulation": {"num_workers": 3, "simulation_time": 600},
+            "router": {"router_params": {"enable_scaling": true, "max_queue_threshold": 2, "max_workers": 6}},
+            "worker": {"hw": {"gpu": "H100", "memory_gb": 80, "tflops": 989.5, "mem_bw_TBps": 3.35, "tp": 2},
+                       "inference_params": {"model": "synthetic", "mean_latency_secs": "0.05", "a": 4}},
+            "kvc": {"kvc_tiers": ["LocalNVMe", "DistributedFS"],
+                    "DistributedFS": {"latency_nsec": 50000, "capacity_GB": 2048}},
+            "workload": {"stages": [
+              {"type": "ExponentialReqRate", "workload_params": {"request_rate": 8, "jitter": 0.5, "total_requests": 50}},
+              {"type": "UniformReqRate", "workload_params": {"request_rate": 4, "jitter": 0.25, "total_requests": 50}}]}}"#,
+    );
+    assert_eq!(s.simulation.simulation_time, Some(600.0));
+    assert!(s.router.autoscaler.enabled);
+    assert_eq!(s.router.autoscaler.min_workers, 3); // Opal never scales below the start
+                                                    // Threshold 2 would equal our default scale-down threshold 2: lowered to 1.
+    assert_eq!(s.router.autoscaler.scale_down_threshold, 1);
+    // Datasheet figures equal our H100-SXM: the catalogue entry, not a custom GPU.
+    assert_eq!((s.hardware.gpu.as_str(), s.hardware.tp), ("H100-SXM", 2));
+    assert_eq!(s.worker.timing.model, TimingKind::Constant);
+    assert_eq!(s.worker.timing.constant_step_time, 0.05);
+    assert_eq!(
+        r.ignored_reason("worker.inference_params.a"),
+        Some("used only by the roofline inference model")
+    );
+    // kvc_tiers order is lookup order; a listed tier without a section is our preset.
+    assert_eq!(s.kv_cache.tiers[0], TierConfig::local_nvme());
+    let fs = &s.kv_cache.tiers[1];
+    assert_eq!(fs.scope, TierScope::Shared);
+    assert_eq!(fs.latency_s, 50e-6); // 50 000 ns
+    assert_eq!(fs.capacity_gb, 2048.0);
+    let GeneratorConfig::ExponentialReqRate(c) = &s.workload.stages[0].generator else {
+        panic!()
+    };
+    assert_eq!(c.jitter, Some(0.5));
+    // A jittered uniform rate is an exponential rate with that jitter.
+    let GeneratorConfig::ExponentialReqRate(c) = &s.workload.stages[1].generator else {
+        panic!("{:?}", s.workload.stages[1])
+    };
+    assert_eq!((c.request_rate, c.jitter), (4.0, Some(0.25)));
+}
+
+#[test]
+fn broken_files_give_problems_with_opal_paths() {
+    assert!(import_opal("{\"simulation\": ").unwrap_err()[0]
+        .message
+        .starts_with("not valid JSON"));
+    assert_eq!(
+        import_opal("[1, 2]").unwrap_err()[0].message,
+        "an Opal config must be a JSON object"
+    );
+    let p = import_opal(
+        r#"{"model": {"model_params": {"name": "gpt-5"}},
+            "router": {"router_params": {"policy": "Fastest", "max_workers": -3}},
+            "worker": {"vllm_params": {"block_size": "sixteen"}, "inference_params": {"b": "lots"}},
+            "kvc": {"kvc_tiers": ["CPUMemory", "Tape"]},
+            "workload": {"stages": [{"type": "SC25Workload", "workload_params": {}}, 7]}}"#,
+    )
+    .unwrap_err();
+    let paths: Vec<&str> = p.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "model.model_params.name",
+            "router.router_params.policy",
+            "router.router_params.max_workers",
+            "worker.vllm_params.block_size",
+            "worker.inference_params.b",
+            "kvc.kvc_tiers[1]",
+            "workload.stages[0].type",
+            "workload.stages[1]",
+        ]
+    );
+    assert!(p[0].message.starts_with("unknown model \"gpt-5\""));
+    assert_eq!(p[2].message, "expected a whole number >= 0, got -3");
+    assert!(p[6].message.contains("SC25Workload"));
+}
+
+#[test]
+fn an_import_that_does_not_validate_reports_our_paths() {
+    let p = import_opal(
+        r#"{"workload": {"stages": [{"type": "UniformReqRate", "workload_params": {"request_rate": 0, "total_requests": 5}}]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(p[0].path, "workload.stages[0].request_rate");
+    assert_eq!(p[0].message, "must be > 0 (after import from Opal)");
+}
+
+#[test]
+fn detect_format_tells_the_two_documents_apart() {
+    assert_eq!(detect_format(&opal_defaults()), Format::Opal);
+    assert_eq!(detect_format(Scenario::default_document()), Format::Ours);
+    assert_eq!(detect_format("{}"), Format::Ours);
+    assert_eq!(detect_format(r#"{"kvc": {}}"#), Format::Opal);
+    assert_eq!(
+        detect_format(r#"{"workload": {"stages": [{"type": "trace", "workload_params": {}}]}}"#),
+        Format::Opal
+    );
+    assert_eq!(detect_format(r#"{"recipe": "soup"}"#), Format::Unknown);
+    assert_eq!(detect_format("not json"), Format::Unknown);
+    assert_eq!(detect_format("[]"), Format::Unknown);
+}

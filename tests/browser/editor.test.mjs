@@ -1,0 +1,162 @@
+// The scenario editor: form fields with the engine's inline problems, stage lists, presets,
+// Opal import with its report, trace files picked per stage; screenshots of every section.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixture = (name) => path.join(here, 'fixtures', name);
+const examples = path.resolve(here, '../../examples');
+
+let server, browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+  fs.mkdirSync(artifacts, { recursive: true });
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+async function ready() {
+  const opened = await openPage(browser, server.url);
+  await opened.page.setViewportSize({ width: 1280, height: 800 });
+  await opened.page.getByRole('heading', { name: 'Opal' }).waitFor();
+  return opened;
+}
+const editor = (page) => page.locator('textarea.scenario-json');
+const doc = async (page) => JSON.parse(await editor(page).inputValue());
+/** Waits until the JSON view parses and `check(doc)` holds. */
+async function jsonUntil(page, check) {
+  for (let i = 0; i < 50; i++) {
+    try { if (check(await doc(page))) return; } catch { /* mid-edit */ }
+    await page.waitForTimeout(50);
+  }
+  assert.fail(`the JSON view never matched: ${await editor(page).inputValue()}`);
+}
+
+test('a worker field shows the engine\'s problem for a bad value until it is fixed', async () => {
+  const { page, errors } = await ready();
+  const seqs = page.locator('#worker-max_num_seqs');
+  assert.equal(await seqs.inputValue(), '256', 'a missing field shows the engine default');
+  await seqs.fill('0');
+  await jsonUntil(page, (d) => d.worker?.max_num_seqs === 0);
+  const error = page.locator('#worker-max_num_seqs-error');
+  await error.getByText('must be >= 1').waitFor();
+  assert.equal(await seqs.getAttribute('aria-invalid'), 'true');
+  await page.locator('.field-group', { hasText: 'Worker' }).first().screenshot({ path: `${artifacts}/editor-worker-error.png` });
+  await seqs.fill('64');
+  await jsonUntil(page, (d) => d.worker?.max_num_seqs === 64);
+  await error.waitFor({ state: 'detached' });
+  assert.equal(await seqs.getAttribute('aria-invalid'), 'false');
+  assert.deepEqual(errors, []);
+});
+
+test('stages are added, retyped, reordered and removed through the JSON document', async () => {
+  const { page, errors } = await ready();
+  await page.getByRole('button', { name: '+ Add stage' }).click();
+  // The default workload's one stage is written out, then the new one follows it.
+  await jsonUntil(page, (d) => d.workload?.stages?.length === 2);
+  await page.locator('#workload-stages-1-type').selectOption('Gamma');
+  await jsonUntil(page, (d) => d.workload.stages[1].type === 'Gamma');
+  let stages = (await doc(page)).workload.stages;
+  assert.equal(stages[1].cv, 2, 'a Gamma stage gets its own field');
+  assert.equal(stages[1].jitter, undefined, 'and none of the old type\'s');
+  await page.locator('#workload-stages-1-input_length-type').selectOption('lognormal');
+  await jsonUntil(page, (d) => d.workload.stages[1].input_length.type === 'lognormal');
+  // Uniform 128..1024 has midpoint 576 and keeps its upper bound 1024.
+  assert.deepEqual((await doc(page)).workload.stages[1].input_length, { type: 'lognormal', mean: 576, cv: 0.5, min: 1, max: 1024 });
+  await page.getByTestId('stage-1').screenshot({ path: `${artifacts}/editor-stage-gamma.png` });
+  await page.getByRole('button', { name: 'Move Stage 2: Gamma up' }).click();
+  await jsonUntil(page, (d) => d.workload.stages[0].type === 'Gamma');
+  stages = (await doc(page)).workload.stages;
+  assert.deepEqual(stages.map((s) => s.type), ['Gamma', 'ExponentialReqRate']);
+  await page.getByRole('button', { name: 'Remove Stage 1: Gamma' }).click();
+  await jsonUntil(page, (d) => d.workload.stages.length === 1);
+  assert.equal((await doc(page)).workload.stages[0].type, 'ExponentialReqRate');
+  assert.deepEqual(errors, []);
+});
+
+test('a preset loads its scenario and says so', async () => {
+  const { page, errors } = await ready();
+  await page.getByTestId('presets').locator('summary').click();
+  await page.getByTestId('presets').screenshot({ path: `${artifacts}/editor-presets.png` });
+  await page.locator('[data-preset="routing_prefix_vs_round_robin"]').click();
+  await page.getByTestId('notices').getByText('Loaded preset "Routing: round robin vs prefix-aware on shared prompts".').waitFor();
+  const expected = JSON.parse(fs.readFileSync(path.join(examples, 'routing_prefix_vs_round_robin.json'), 'utf8'));
+  assert.deepEqual(await doc(page), expected);
+  assert.equal(await page.locator('#router-policy-policy').inputValue(), 'max_prefix');
+  assert.deepEqual(errors, []);
+});
+
+test('importing an original Opal config converts it and reports every key', async () => {
+  const { page, errors } = await ready();
+  await page.getByTestId('import-file').setInputFiles(fixture('opal_small.json'));
+  const report = page.getByTestId('import-report');
+  await report.getByText(/Imported opal_small\.json \(original Opal format\): \d+ keys mapped, \d+ ignored/).waitFor();
+  const row = report.locator('tr', { hasText: 'worker.vllm_params.max_num_seqs' });
+  await row.getByText('worker.max_num_seqs', { exact: true }).waitFor();
+  await jsonUntil(page, (d) => d.worker?.max_num_seqs === 128);
+  assert.equal(await page.locator('#worker-max_num_seqs').inputValue(), '128');
+  await page.screenshot({ path: `${artifacts}/editor-opal-import.png` });
+  await report.getByRole('button', { name: 'Dismiss the import report' }).click();
+  await report.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});
+
+test('a trace stage asks for its file, and shows it loaded once picked', async () => {
+  const { page, errors } = await ready();
+  await editor(page).fill(JSON.stringify({
+    workload: { stages: [{ type: 'Trace', trace_file: 'mooncake_small.jsonl', time_scale: 1 }] },
+  }, null, 2));
+  const status = page.getByTestId('workload-stages-0-trace_file-status');
+  await status.getByText('Pick mooncake_small.jsonl again').waitFor();
+  await page.locator('#workload-stages-0-trace_file-pick').setInputFiles(fixture('mooncake_small.jsonl'));
+  // The fixture has 50 records, one per line.
+  await status.getByText('✓ mooncake_small.jsonl loaded (50 records)').waitFor();
+  assert.ok(!(await editor(page).inputValue()).includes('"hash_ids"'), 'the trace stays out of the scenario');
+  await page.getByTestId('stage-0').screenshot({ path: `${artifacts}/editor-trace-loaded.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('a pasted Hugging Face config.json defines a custom model', async () => {
+  const { page, errors } = await ready();
+  await page.locator('#model-hf-config').fill('{"num_hidden_layers": 2}');
+  await page.getByRole('button', { name: 'Use as custom model' }).click();
+  await page.locator('#model-hf-config-error').getByText('config.json is missing field `hidden_size`').waitFor();
+  await page.locator('#model-hf-config').fill(JSON.stringify({
+    num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4, intermediate_size: 128, vocab_size: 10,
+  }));
+  await page.getByRole('button', { name: 'Use as custom model' }).click();
+  await jsonUntil(page, (d) => d.model?.name === 'custom' && d.model.custom?.num_layers === 2);
+  assert.equal(await page.locator('#model-custom-num_layers').inputValue(), '2');
+  assert.equal(await page.locator('#model-hf-config-error').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('every editor section, light and dark, at laptop width', async () => {
+  const { page, errors } = await ready();
+  // A scenario that opens every conditional part: custom GPU, autoscaler, tiers, all stage kinds.
+  const preset = fs.readFileSync(path.join(examples, 'rag_with_offload_tiers.json'), 'utf8');
+  const scenario = JSON.parse(preset);
+  scenario.hardware = { gpu: 'custom', custom: { name: 'X1', peak_tflops: 500, hbm_tbps: 2, memory_gb: 96 }, tp: 2 };
+  scenario.router = { policy: { policy: 'prefix_load', w_prefix: 2, w_load: 1 }, autoscaler: { enabled: true } };
+  scenario.workload.stages.push({ type: 'ExponentialReqRate', request_rate: 4, jitter: 1, total_requests: 50,
+    shared_prefix: { groups: 4, length: 512, popularity: { type: 'zipf', s: 1.1 } } });
+  scenario.workload.stages.push({ type: 'SyntheticSessions', num_sessions: 5 });
+  await editor(page).fill(JSON.stringify(scenario, null, 2));
+  const theme = page.getByRole('button', { name: /^Theme:/ });
+  for (const name of ['light', 'dark']) {
+    while (!(await theme.textContent()).endsWith(name)) await theme.click();
+    const groups = page.locator('.scenario-form > .field-group, .scenario-form > .drop-target > .field-group');
+    const n = await groups.count();
+    assert.equal(n, 7, 'seven sections');
+    for (let i = 0; i < n; i++) {
+      const title = (await groups.nth(i).locator('summary').first().textContent()).toLowerCase().replace(/[^a-z]+/g, '-');
+      await groups.nth(i).screenshot({ path: `${artifacts}/editor-${name}-${i + 1}-${title}.png` });
+    }
+    await page.screenshot({ path: `${artifacts}/editor-${name}-page.png` });
+  }
+  assert.deepEqual(errors, []);
+});

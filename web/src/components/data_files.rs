@@ -1,0 +1,151 @@
+//! Trace and sessions files a stage names: whether each is loaded in this tab, and picking
+//! one (file input or drop on the stage). The text lives in the app state only — never in
+//! the scenario or its share link — so a link opened fresh asks for the file again.
+
+use super::scenario_form::{field_id, FormCtx};
+use crate::state::{Action, Level};
+use serde_json::Value;
+use std::rc::Rc;
+use wasm_bindgen_futures::JsFuture;
+use yew::prelude::*;
+
+/// Largest data file read, bytes (traces are bigger than scenarios, but a tab has limits).
+pub const MAX_DATA_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Reads a user-chosen file as text, refusing files over [`MAX_DATA_BYTES`].
+pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+    let name = file.name();
+    if file.size() > MAX_DATA_BYTES {
+        return Err(format!(
+            "{name} is {:.0} MB; at most {:.0} MB can be read here",
+            file.size() / 1e6,
+            MAX_DATA_BYTES / 1e6
+        ));
+    }
+    let text = JsFuture::from(file.text())
+        .await
+        .map_err(|_| format!("{name} could not be read"))?;
+    text.as_string()
+        .ok_or_else(|| format!("{name} did not read as text"))
+}
+
+/// Lines of data in a JSONL text (blank lines do not count).
+pub fn record_count(text: &str) -> usize {
+    text.lines().filter(|l| !l.trim().is_empty()).count()
+}
+
+/// Reads `file`, keeps its text under its name and points the stage field at `path` to it.
+pub fn pick(ctx: FormCtx, path: String, file: web_sys::File) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let name = file.name();
+        match read_file(&file).await {
+            Ok(text) => {
+                let n = record_count(&text);
+                ctx.on_action.emit(Action::SetDataFile {
+                    name: name.clone(),
+                    text: Rc::from(text),
+                });
+                if ctx.str(&path) != name {
+                    ctx.set(&path, Value::String(name.clone()));
+                }
+                ctx.on_action.emit(Action::Notify {
+                    level: Level::Info,
+                    message: format!("Loaded {name} ({n} records)."),
+                });
+            }
+            Err(message) => ctx.on_action.emit(Action::Notify {
+                level: Level::Error,
+                message,
+            }),
+        }
+    });
+}
+
+/// Drag-over and drop handlers that give a dropped file to the stage field at `path`.
+pub fn drop_handlers(ctx: &FormCtx, path: &str) -> (Callback<DragEvent>, Callback<DragEvent>) {
+    let over = Callback::from(|e: DragEvent| e.prevent_default());
+    let ctx = ctx.clone();
+    let path = path.to_string();
+    let drop = Callback::from(move |e: DragEvent| {
+        // The page-level drop (open as scenario) sees defaultPrevented and stands back.
+        e.prevent_default();
+        if let Some(file) = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
+            pick(ctx.clone(), path.clone(), file);
+        }
+    });
+    (over, drop)
+}
+
+/// Props of [`DataFileField`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct DataFileFieldProps {
+    /// The form context.
+    pub ctx: FormCtx,
+    /// Path of the `trace_file` / `sessions_file` field.
+    pub path: AttrValue,
+}
+
+/// The data file a stage names, whether it is loaded, and a picker.
+#[function_component(DataFileField)]
+pub fn data_file_field(props: &DataFileFieldProps) -> Html {
+    let c = &props.ctx;
+    let path = props.path.to_string();
+    let name = c.str(&path);
+    let loaded = c.data_files.get(&name);
+    let id = field_id(&path);
+    let onchange = {
+        let ctx = c.clone();
+        let path = path.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                pick(ctx.clone(), path.clone(), file);
+            }
+            input.set_value("");
+        })
+    };
+    let status = match (name.is_empty(), loaded) {
+        (true, _) => {
+            html! { <span class="data-status missing">{ "No file chosen: pick one or drop it on this stage." }</span> }
+        }
+        (false, Some(text)) => html! {
+            <span class="data-status loaded">{ format!("✓ {name} loaded ({} records)", record_count(text)) }</span>
+        },
+        (false, None) => html! {
+            <span class="data-status missing">{ format!("Pick {name} again: data files stay in the tab that loaded them, not in the scenario or its link.") }</span>
+        },
+    };
+    let label = if path.ends_with("trace_file") {
+        "Trace file"
+    } else {
+        "Sessions file"
+    };
+    html! {
+        <div class="field data-file" data-testid={format!("{id}-status")}>
+            { c.text(&path, label, "JSONL, one record per line; named here, read from your disk.") }
+            <div class="data-file-row">
+                { status }
+                <label class="file-button">
+                    { "Choose file…" }
+                    <input type="file" class="visually-hidden" accept=".jsonl,.json,.txt" id={format!("{id}-pick")}
+                        aria-label={format!("Choose the {}", label.to_lowercase())} disabled={c.disabled} {onchange} />
+                </label>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_non_blank_lines() {
+        assert_eq!(record_count("{\"a\":1}\n\n{\"a\":2}\n  \n"), 2);
+        assert_eq!(record_count(""), 0);
+    }
+}

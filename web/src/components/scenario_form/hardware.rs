@@ -1,0 +1,52 @@
+//! The `hardware` section: GPU type (catalogue or custom figures), tensor parallelism.
+
+use super::{edit, SectionProps};
+use crate::components::form::FieldGroup;
+use engine::hardware;
+use serde_json::Value;
+use yew::prelude::*;
+
+/// GPU, tensor-parallel degree and all-reduce cost.
+#[function_component(HardwareSection)]
+pub fn hardware_section(props: &SectionProps) -> Html {
+    let c = &props.ctx;
+    let gpus: Vec<(String, String)> = hardware::catalogue()
+        .into_iter()
+        .map(|g| {
+            let label = format!(
+                "{} — {} TFLOP/s, {} TB/s, {} GB",
+                g.name, g.peak_tflops, g.hbm_tbps, g.memory_gb
+            );
+            (g.name, label)
+        })
+        .chain([("custom".to_string(), "Custom figures".to_string())])
+        .collect();
+    let options: Vec<(&str, &str)> = gpus.iter().map(|(v, l)| (v.as_str(), l.as_str())).collect();
+    let on_gpu = {
+        let c = c.clone();
+        Callback::from(move |name: String| {
+            let old = c.get("hardware").unwrap_or(Value::Null);
+            c.set("hardware", edit::switch_gpu(&old, &name));
+        })
+    };
+    let custom = c.str("hardware.gpu").eq_ignore_ascii_case("custom");
+    html! {
+        <FieldGroup title="Hardware" description="The GPU each worker runs on." disabled={c.disabled}>
+            { c.select("hardware.gpu", "GPU", "Datasheet dense bf16 peak, HBM bandwidth and memory.", &options, Some(on_gpu)) }
+            if custom {
+                <div class="subfields">
+                    { c.number("hardware.custom.peak_tflops", "Peak compute").unit("TFLOP/s")
+                        .hint("Dense bf16 peak.").html() }
+                    { c.number("hardware.custom.hbm_tbps", "HBM bandwidth").unit("TB/s").step(0.1)
+                        .hint("Datasheet memory bandwidth.").html() }
+                    { c.number("hardware.custom.memory_gb", "Memory").unit("GB")
+                        .hint("HBM capacity per GPU.").html() }
+                </div>
+            }
+            { c.number("hardware.tp", "Tensor parallel").whole().unit("GPUs")
+                .hint("GPUs per worker; multiplies memory, FLOP/s and bandwidth.").html() }
+            { c.number("hardware.allreduce_latency_per_layer", "All-reduce latency").unit("s/layer").step(0.00001)
+                .hint("Cost per transformer layer per step when tp > 1.").html() }
+        </FieldGroup>
+    }
+}

@@ -1,0 +1,50 @@
+//! The `router` section: routing policy with its parameters, KV event interval, autoscaler.
+
+use super::{edit, SectionProps};
+use crate::components::form::FieldGroup;
+use yew::prelude::*;
+
+/// Policy, KV view staleness and autoscaling.
+#[function_component(RouterSection)]
+pub fn router_section(props: &SectionProps) -> Html {
+    let c = &props.ctx;
+    let policy = c.str("router.policy.policy");
+    let on_policy = {
+        let c = c.clone();
+        Callback::from(move |name: String| c.set("router.policy", edit::policy_default(&name)))
+    };
+    let autoscale = c
+        .get("router.autoscaler.enabled")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    html! {
+        <FieldGroup title="Router" description="How requests are spread over workers, and autoscaling." disabled={c.disabled}>
+            { c.select("router.policy.policy", "Routing policy", "Which worker gets each request.", &edit::POLICIES, Some(on_policy)) }
+            if policy == "prefix_load" {
+                <div class="subfields">
+                    { c.number("router.policy.w_prefix", "Prefix weight").step(0.1)
+                        .hint("Weight of the cached-prefix fraction.").html() }
+                    { c.number("router.policy.w_load", "Load weight").step(0.1)
+                        .hint("Weight of the normalised load.").html() }
+                </div>
+            }
+            { c.number("router.kv_event_interval", "KV event interval").unit("s").step(0.1)
+                .hint("Between a worker's KV event flushes: how stale the router's view may be.").html() }
+            { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }
+            if autoscale {
+                <div class="subfields">
+                    { c.number("router.autoscaler.min_workers", "Min workers").whole().hint("Never fewer.").html() }
+                    { c.number("router.autoscaler.max_workers", "Max workers").whole().hint("Never more, pending ones included.").html() }
+                    { c.number("router.autoscaler.max_queue_threshold", "Scale-up queue").whole().unit("requests")
+                        .hint("Scale up when a worker has more outstanding.").html() }
+                    { c.number("router.autoscaler.scale_down_threshold", "Scale-down queue").whole().unit("requests")
+                        .hint("Load is low while no worker has more.").html() }
+                    { c.number("router.autoscaler.scale_latency", "Scale-up latency").unit("s")
+                        .hint("Until a new worker accepts requests.").html() }
+                    { c.number("router.autoscaler.cooldown", "Cooldown").unit("s")
+                        .hint("Low load this long before scaling down.").html() }
+                </div>
+            }
+        </FieldGroup>
+    }
+}
