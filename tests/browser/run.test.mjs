@@ -172,7 +172,15 @@ test('a 20,000-request run never blocks the page for 100 ms, and its timeline dr
   const canvas = page.getByTestId('timeline').locator('canvas');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
     ?.getAttribute('data-bars-drawn')) > 0);
+  // Hovering a bar names the request and why the router sent it where it went.
+  const box = await canvas.boundingBox();
+  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
+  for (let dy = 26; dy < 120 && !(await tooltip.count()); dy += 3) {
+    await page.mouse.move(box.x + box.width * 0.4, box.y + dy);
+  }
+  assert.match(await tooltip.textContent(), /^request \d+ · worker \d+[\s\S]*routed to worker \d+ at [\d.]+ s by /);
   await page.screenshot({ path: `${artifacts}/timeline.png` });
+  await page.mouse.move(box.x - 20, box.y - 20);
 
   // Frame time of zooming and panning: wheel events, one per animation frame.
   const frames = await canvas.evaluate(async (el) => {
@@ -191,6 +199,21 @@ test('a 20,000-request run never blocks the page for 100 ms, and its timeline dr
     return { median: times[30], p90: times[54], max: times[59] };
   });
   measured.timeline_zoom_frame_ms_at_20k = frames;
+  // Panning while zoomed in: one arrow key per animation frame.
+  measured.timeline_pan_frame_ms_at_20k = await canvas.evaluate(async (el) => {
+    el.focus();
+    for (let i = 0; i < 4; i++) el.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true }));
+    const times = [];
+    let last = await new Promise(requestAnimationFrame);
+    for (let i = 0; i < 60; i++) {
+      el.dispatchEvent(new KeyboardEvent('keydown', { key: i < 30 ? 'ArrowRight' : 'ArrowLeft', bubbles: true }));
+      const now = await new Promise(requestAnimationFrame);
+      times.push(now - last);
+      last = now;
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[30], p90: times[54], max: times[59] };
+  });
   await page.screenshot({ path: `${artifacts}/timeline-zoomed.png` });
 
   const timelineTasks = await page.evaluate(() => window.__longTasks);

@@ -170,9 +170,10 @@ impl RunSeries {
             x: x.clone(),
             series: Rc::from(series),
         };
-        // Legends fit one line: "worker 3" for a few workers, "w3" for many.
+        // Legends fit one line, even with a pinned run's entries: "worker 1" for one or two
+        // workers, "w3" for more.
         let name = |w: usize| {
-            if s.workers.len() > 4 {
+            if s.workers.len() > 2 {
                 format!("w{w}")
             } else {
                 format!("worker {w}")
