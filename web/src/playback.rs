@@ -151,12 +151,19 @@ impl Playback {
         }
     }
 
-    /// Arrival times in `(t − window, t]`, oldest first, with the arrival number of the
-    /// first: the requests still "in flight" to the router in the drawing.
-    pub fn recent_arrivals(&self, t: f64, window: f64) -> (usize, &[f64]) {
-        let lo = self.arrivals.partition_point(|&a| a <= t - window);
-        let hi = self.arrivals.partition_point(|&a| a <= t);
+    /// Arrival times in `(from, to]`, ascending, with the arrival number of the first.
+    pub fn arrivals_between(&self, from: f64, to: f64) -> (usize, &[f64]) {
+        let lo = self.arrivals.partition_point(|&a| a <= from);
+        let hi = self.arrivals.partition_point(|&a| a <= to).max(lo);
         (lo, &self.arrivals[lo..hi])
+    }
+
+    /// Times in `(from, to]` at which worker `w` received a request from the router.
+    pub fn routed_between(&self, w: usize, from: f64, to: f64) -> &[f64] {
+        let starts = &self.workers[w][0].starts;
+        let lo = starts.partition_point(|&a| a <= from);
+        let hi = starts.partition_point(|&a| a <= to).max(lo);
+        &starts[lo..hi]
     }
 
     /// Number of workers drawn.
@@ -243,8 +250,10 @@ mod tests {
         assert_eq!(p.at(4.5).completed, 1);
         assert_eq!(p.at(6.0).completed, 3);
         assert_eq!(p.at(6.0).workers, vec![WorkerNow::default(); 2]);
-        // (0.4, 3.0] holds the 2nd and 3rd arrivals.
-        assert_eq!(p.recent_arrivals(3.0, 2.6), (1, &[0.5, 3.0][..]));
+        // (0.4, 3.0] holds the 2nd and 3rd arrivals; worker 0 received requests at 0 and 0.5.
+        assert_eq!(p.arrivals_between(0.4, 3.0), (1, &[0.5, 3.0][..]));
+        assert_eq!(p.routed_between(0, -1.0, 0.5), &[0.0, 0.5]);
+        assert_eq!(p.routed_between(1, 0.0, 2.9), &[] as &[f64]);
     }
 
     #[test]

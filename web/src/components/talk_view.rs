@@ -25,8 +25,12 @@ pub struct TalkViewProps {
     pub talk: TalkState,
 }
 
-/// Seconds an arriving request takes to fly to the router in the drawing.
-const FLIGHT_S: f64 = 1.0;
+/// Wall-clock seconds an arriving request takes to fly in to the router (it lands at its
+/// arrival time), and to hop from the router to its worker (it leaves when routed).
+const FLIGHT_WALL_S: f64 = 0.8;
+const HOP_WALL_S: f64 = 0.35;
+/// Most flying requests drawn at once.
+const MAX_DOTS: usize = 400;
 /// Most request squares drawn per queue; the rest are counted in the number beside it.
 const MAX_SQUARES: u32 = 48;
 
@@ -100,7 +104,7 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                         let s = stage.borrow();
                         let t = s.clock.at(now_ms());
-                        draw(&c, &s.playback, t);
+                        draw(&c, &s.playback, t, s.clock.speed);
                     }
                     let next = frame_loop.borrow().as_ref().and_then(|f| {
                         web_sys::window()?
@@ -146,8 +150,8 @@ fn css_var(el: &web_sys::Element, name: &str, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_string())
 }
 
-/// Draws the cluster at simulated time `t`.
-fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64) {
+/// Draws the cluster at simulated time `t`, played at `speed`.
+fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64, speed: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -211,18 +215,35 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64) {
     let _ = ctx.fill_text(&format!("{}", now.routing), router_x, lanes_mid + 12.0);
     ctx.set_text_align("left");
 
-    // Arrivals fly from the left edge to the router over FLIGHT_S of simulated time.
+    // Requests about to arrive fly in from the left and reach the router at their arrival.
+    let flight = FLIGHT_WALL_S * speed;
     ctx.set_fill_style_str(&waiting_c);
     let start_x = 12.0;
-    let (first, recent) = p.recent_arrivals(t, FLIGHT_S);
-    for (k, &a) in recent.iter().enumerate() {
-        let f = ((t - a) / FLIGHT_S).clamp(0.0, 1.0);
-        // Each arrival flies in on its own height (golden-ratio spacing by arrival number),
+    let (first, incoming) = p.arrivals_between(t, t + flight);
+    // At high speed a flight holds thousands of requests; the nearest MAX_DOTS show the stream.
+    let incoming = &incoming[..incoming.len().min(MAX_DOTS)];
+    for (k, &a) in incoming.iter().enumerate() {
+        let f = 1.0 - ((a - t) / flight).clamp(0.0, 1.0);
+        // Each arrival flies on its own height (golden-ratio spacing by arrival number),
         // converging on the router, so a burst reads as many requests, not one line.
         let spread = (((first + k) as f64 * 0.618_033_988_75).fract() - 0.5) * 90.0;
         let x = start_x + (router_x - 44.0 - start_x) * f;
         let y = lanes_mid + spread * (1.0 - f);
         ctx.fill_rect(x - 3.0, y - 3.0, 6.0, 6.0);
+    }
+
+    // Routed requests hop from the router to their worker.
+    let hop = HOP_WALL_S * speed;
+    for w in 0..p.num_workers() {
+        let lane_mid = top + lane_h * w as f64 + lane_h / 2.0;
+        let routed = p.routed_between(w, t - hop, t);
+        let per_worker = MAX_DOTS / p.num_workers().max(1);
+        for &r in &routed[routed.len().saturating_sub(per_worker)..] {
+            let f = ((t - r) / hop).clamp(0.0, 1.0);
+            let x = router_x + 40.0 + (worker_x - router_x - 44.0) * f;
+            let y = lanes_mid + (lane_mid - lanes_mid) * f;
+            ctx.fill_rect(x - 3.0, y - 3.0, 6.0, 6.0);
+        }
     }
 
     // Workers: label, then waiting squares, then the running batch (prefill, decode).
