@@ -25,30 +25,19 @@ pub fn default_scenario() -> &'static str {
     engine::scenario::Scenario::default_document()
 }
 
-/// Applies what a URL fragment asks for; a link that opens a scenario also runs it, since
-/// a share link promises the identical run.
+/// Applies what a URL fragment asks for (see [`link_action`]).
 pub fn open_link(state: &mut AppState, fragment: &str, otherwise: &str) {
-    let Some(action) = link_action(fragment, otherwise) else {
-        return;
-    };
-    let opens = match &action {
-        Action::LoadScenario { text, .. } => Some(text.clone()),
-        _ => None,
-    };
-    state.apply(action);
-    if opens.is_some_and(|text| *state.scenario.text == *text) && state.scenario.is_runnable() {
-        state.apply(Action::Run);
+    if let Some(action) = link_action(fragment, otherwise) {
+        state.apply(action);
     }
 }
 
-/// What a URL fragment asks for: nothing, open a scenario, or a notice that the link is
-/// damaged. `otherwise` says what happens instead, e.g. "opened the default scenario".
+/// What a URL fragment asks for: nothing, open and run a scenario (a share link promises
+/// the identical run), or a notice that the link is damaged. `otherwise` says what happens
+/// instead, e.g. "opened the default scenario".
 pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
     match share::decode(fragment)? {
-        Ok(text) => Some(Action::LoadScenario {
-            text,
-            source: "the link".into(),
-        }),
+        Ok(text) => Some(Action::OpenLink(text)),
         Err(e) => Some(Action::Notify {
             level: Level::Warning,
             message: format!("The link was damaged: {e}. {otherwise}."),
@@ -195,14 +184,8 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let stop = window().map(|w| {
                 listen(&w, "hashchange", move |_: web_sys::Event| {
-                    let opens = link_action(&location_hash(), "Your scenario is unchanged");
-                    let runs = matches!(opens, Some(Action::LoadScenario { .. }));
-                    if let Some(a) = opens {
+                    if let Some(a) = link_action(&location_hash(), "Your scenario is unchanged") {
                         on_action.emit(a);
-                    }
-                    if runs {
-                        // Refused with a notice if the linked scenario does not load or validate.
-                        on_action.emit(Action::Run);
                     }
                 })
             });

@@ -318,6 +318,8 @@ pub enum Action {
     SetField { path: String, value: Value },
     /// A whole scenario arrived from a file or a link; `source` names it for the notice.
     LoadScenario { text: String, source: String },
+    /// A share link's scenario: open it and, when it loads and validates, run it.
+    OpenLink(String),
     /// Start running the current scenario.
     Run,
     /// A slice of run `id` finished.
@@ -403,6 +405,13 @@ impl AppState {
             Action::EditScenario(text) => self.scenario = Scenario::new(text),
             Action::SetField { path, value } => self.set_field(&path, value),
             Action::LoadScenario { text, source } => self.load(text, &source),
+            Action::OpenLink(text) => {
+                let opened: Rc<str> = Rc::from(text.as_str());
+                self.load(text, "the link");
+                if self.scenario.text == opened && self.scenario.is_runnable() {
+                    self.start_run();
+                }
+            }
             Action::Run => self.start_run(),
             Action::RunProgress { id, progress } => {
                 if let RunStatus::Running {
@@ -829,6 +838,18 @@ mod tests {
         );
         s.apply(Action::Run);
         assert_eq!(running_id(&s), 2);
+    }
+
+    #[test]
+    fn a_link_runs_its_scenario_only_when_it_loads_and_validates() {
+        let mut s = state();
+        s.apply(Action::OpenLink("{ broken".into()));
+        assert_eq!(s.run, RunStatus::Idle, "the old scenario is not run instead");
+        s.apply(Action::OpenLink("{\"worker\": {\"max_num_seqs\": \"many\"}}".into()));
+        assert_eq!(s.run, RunStatus::Idle, "an invalid scenario opens but does not run");
+        s.apply(Action::OpenLink("{\"simulation\": {\"seed\": 9}}".into()));
+        assert_eq!(running_id(&s), 1);
+        assert_eq!(&*s.scenario.text, "{\"simulation\": {\"seed\": 9}}");
     }
 
     #[test]
