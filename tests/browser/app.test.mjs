@@ -12,12 +12,15 @@ before(async () => {
 });
 after(async () => { await browser?.close(); await server?.close(); });
 
-// The same text as DEFAULT_SCENARIO in web/src/app.rs.
-const DEFAULT_SCENARIO = '{\n  "simulation": { "seed": 42 }\n}\n';
+// The engine's default scenario, which a fresh page opens with.
+const DEFAULT_SCENARIO = fs.readFileSync(new URL('../../examples/default.json', import.meta.url), 'utf8');
 const SCENARIO = {
-  simulation: { seed: 1234, duration_s: 300 },
-  router: { policy: 'prefix_aware', load_weight: 0.5 },
-  workload: { stages: [{ request_rate: 5.5, duration_s: 60 }, { request_rate: 20, duration_s: 240 }] },
+  simulation: { seed: 1234, num_workers: 2 },
+  router: { policy: { policy: 'prefix_load', w_prefix: 2, w_load: 0.5 } },
+  workload: { stages: [
+    { type: 'UniformReqRate', request_rate: 5.5, total_requests: 40 },
+    { type: 'ExponentialReqRate', request_rate: 20, total_requests: 120 },
+  ] },
 };
 
 async function ready(url = server.url) {
@@ -49,6 +52,8 @@ test('a share link opened in a fresh page restores the same scenario', async () 
   await notices(fresh.page).getByText('Opened the scenario from the link.').waitFor();
   assert.deepEqual(JSON.parse(await editor(fresh.page).inputValue()), SCENARIO);
   await fresh.page.getByTestId('validation').getByText('Scenario is valid.').waitFor();
+  // The link also reproduces the run.
+  await fresh.page.getByTestId('run-status').getByText('Run 1 finished').waitFor();
   assert.deepEqual([...errors, ...fresh.errors], []);
 });
 
@@ -165,6 +170,8 @@ test('the form and the JSON edit the same document and keep what was typed', asy
   const { page, errors } = await ready();
   const seed = page.getByLabel('Seed');
   assert.equal(await seed.inputValue(), '42');
+  // A one-field document, so the whole of it can be compared after each edit.
+  await editor(page).fill('{ "simulation": { "seed": 42 } }');
   await seed.fill('7');
   await page.waitForFunction(() => document.querySelector('textarea.scenario-json').value.includes('"seed": 7'));
   assert.deepEqual(JSON.parse(await editor(page).inputValue()), { simulation: { seed: 7 } });
@@ -206,12 +213,16 @@ test('Ctrl+Enter asks for a run, and the results pane reports its outcome', asyn
   const status = page.getByTestId('run-status');
   await status.getByText('Not run yet').waitFor();
   await editor(page).press('Control+Enter');
-  await status.getByText(/Run 1 did not complete/).waitFor();
+  await status.getByText(/Run 1 finished at [\d.]+ s simulated/).waitFor();
   // A scenario with problems is not run at all, and the user is told why.
   await editor(page).fill('[1]');
   await editor(page).press('Control+Enter');
   await notices(page).getByText('Fix 1 problem in the scenario before running.').waitFor();
-  await status.getByText(/Run 1 did not complete/).waitFor();
+  await status.getByText(/Run 1 finished/).waitFor();
+  // A stage whose trace file was not provided fails with the field that names it.
+  await editor(page).fill(JSON.stringify({ workload: { stages: [{ type: 'Trace', trace_file: 'conv.jsonl' }] } }));
+  await editor(page).press('Control+Enter');
+  await status.getByText(/Run 2 did not complete: workload\.stages\[0\]\.trace_file: the file "conv\.jsonl" was not provided/).waitFor();
   assert.deepEqual(errors, []);
 });
 

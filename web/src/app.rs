@@ -11,28 +11,33 @@ use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
 use crate::components::talk_bar::TalkBar;
+use crate::components::talk_view::TalkView;
 use crate::shortcuts::{command_for, Command, KeyPress};
 use crate::state::{Action, AppState, Level, RunStatus, View};
-use crate::{files, share};
+use crate::{files, run_driver, share};
+use engine::scenario::ScenarioData as DataFiles;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-/// The scenario a fresh page opens with (the engine's default replaces it when it lands).
-pub const DEFAULT_SCENARIO: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
+/// The scenario a fresh page opens with: the engine's default (`examples/default.json`).
+pub fn default_scenario() -> &'static str {
+    engine::scenario::Scenario::default_document()
+}
 
-/// What this build says when asked to run: the engine's sliced run API is not wired in yet.
-const RUN_UNAVAILABLE: &str =
-    "this build cannot run scenarios yet (the engine's run API is not wired in)";
+/// Applies what a URL fragment asks for (see [`link_action`]).
+pub fn open_link(state: &mut AppState, fragment: &str, otherwise: &str) {
+    if let Some(action) = link_action(fragment, otherwise) {
+        state.apply(action);
+    }
+}
 
-/// What a URL fragment asks for: nothing, open a scenario, or a notice that the link is
-/// damaged. `otherwise` says what happens instead, e.g. "opened the default scenario".
+/// What a URL fragment asks for: nothing, open and run a scenario (a share link promises
+/// the identical run), or a notice that the link is damaged. `otherwise` says what happens
+/// instead, e.g. "opened the default scenario".
 pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
     match share::decode(fragment)? {
-        Ok(text) => Some(Action::LoadScenario {
-            text,
-            source: "the link".into(),
-        }),
+        Ok(text) => Some(Action::OpenLink(text)),
         Err(e) => Some(Action::Notify {
             level: Level::Warning,
             message: format!("The link was damaged: {e}. {otherwise}."),
@@ -51,10 +56,12 @@ fn location_hash() -> String {
 }
 
 fn initial_state() -> AppState {
-    let mut state = AppState::new(DEFAULT_SCENARIO);
-    if let Some(action) = link_action(&location_hash(), "Opened the default scenario instead") {
-        state.apply(action);
-    }
+    let mut state = AppState::new(default_scenario());
+    open_link(
+        &mut state,
+        &location_hash(),
+        "Opened the default scenario instead",
+    );
     state
 }
 
@@ -186,18 +193,27 @@ pub fn app() -> Html {
         });
     }
     {
-        // Runs are driven here, by id, so a Stop or a newer Run makes older slices stale.
+        // Runs are driven here, by id: when the running id changes (Stop, finish, a newer
+        // Run) the effect's cleanup cancels the old driver before its next slice.
         let running = match &state.run {
-            RunStatus::Running { id, .. } => Some(*id),
+            RunStatus::Running { id, scenario, .. } => Some((*id, scenario.clone())),
             _ => None,
         };
         let on_action = on_action.clone();
+        // The data files picked when the run starts (a trace picked mid-run waits for the next).
+        let files = state.data_files.clone();
         use_effect_with(running, move |running| {
-            if let Some(id) = *running {
-                on_action.emit(Action::RunFailed {
-                    id,
-                    message: RUN_UNAVAILABLE.into(),
-                });
+            let handle = running.as_ref().map(|(id, text)| {
+                let files: DataFiles = files
+                    .iter()
+                    .map(|(name, text)| (name.as_str(), &**text))
+                    .collect();
+                run_driver::start(*id, text, &files, on_action.clone())
+            });
+            move || {
+                if let Some(h) = handle {
+                    h.cancel();
+                }
             }
         });
     }
@@ -375,7 +391,13 @@ pub fn app() -> Html {
                 </section>
                 <section class="results" aria-label="Results">
                     <h2>{ "Results" }</h2>
-                    <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()} />
+                    if talk {
+                        if let RunStatus::Finished { results, .. } = &state.run {
+                            <TalkView results={results.clone()} talk={state.talk} />
+                        }
+                    }
+                    <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
+                        on_action={on_action.clone()} />
                 </section>
             </main>
             if state.help_open {
@@ -401,7 +423,7 @@ mod tests {
     #[test]
     fn a_good_link_opens_its_scenario() {
         let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         state.apply(link_action(&format!("#{fragment}"), "x").unwrap());
         assert_eq!(
             &*state.scenario.text,
@@ -410,10 +432,21 @@ mod tests {
     }
 
     #[test]
+    fn opening_a_link_runs_its_scenario_but_a_damaged_link_runs_nothing() {
+        let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
+        let mut state = AppState::new(default_scenario());
+        open_link(&mut state, &format!("#{fragment}"), "x");
+        assert!(state.run.is_running(), "the link's run starts at once");
+        let mut state = AppState::new(default_scenario());
+        open_link(&mut state, "#s=v1.eJy!", "x");
+        assert_eq!(state.run, RunStatus::Idle);
+    }
+
+    #[test]
     fn a_damaged_link_keeps_the_default_and_says_so() {
-        let mut state = AppState::new(DEFAULT_SCENARIO);
+        let mut state = AppState::new(default_scenario());
         state.apply(link_action("#s=v1.eJy!", "Opened the default scenario instead").unwrap());
-        assert_eq!(&*state.scenario.text, DEFAULT_SCENARIO);
+        assert_eq!(&*state.scenario.text, default_scenario());
         assert_eq!(
             state.notices[0].message,
             "The link was damaged: it has a stray character at position 3. Opened the default scenario instead."

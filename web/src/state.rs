@@ -5,16 +5,38 @@
 use crate::json_path::{set_json_path, PathError};
 use engine::api::Problem;
 use engine::scenario::{Format, ImportReport};
+use engine::simulation::SimulationResults;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The engine's results for one finished run.
+/// The engine's results for one finished run, shared without copying.
 ///
-/// Placeholder until the engine's run API lands: the lead swaps this alias for the engine's
-/// results type. Nothing in the reducer looks inside it.
-pub type EngineResults = Value;
+/// Equality is identity: two runs' results are "equal" only when they are the same run, so
+/// Yew's prop comparisons stay O(1) however many requests a run had.
+#[derive(Debug, Clone)]
+pub struct EngineResults(pub Rc<SimulationResults>);
+
+impl EngineResults {
+    /// Wraps freshly computed results.
+    pub fn new(results: SimulationResults) -> Self {
+        Self(Rc::new(results))
+    }
+}
+
+impl PartialEq for EngineResults {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for EngineResults {
+    type Target = SimulationResults;
+    fn deref(&self) -> &SimulationResults {
+        &self.0
+    }
+}
 
 /// Most notices kept on screen; older ones drop off first.
 pub const MAX_NOTICES: usize = 5;
@@ -98,12 +120,26 @@ fn parse_message(e: &serde_json::Error) -> String {
 /// How far a run has got.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Progress {
-    /// Fraction of the planned simulation done, 0 to 1.
-    pub fraction: f64,
+    /// Fraction of the planned simulation done, 0 to 1; `None` when the engine cannot tell
+    /// (no time bound and an open-ended workload), shown as an indeterminate bar.
+    pub fraction: Option<f64>,
     /// Simulated time reached, seconds.
     pub sim_time_s: f64,
-    /// Requests finished so far.
+    /// Requests issued so far.
+    pub requests_issued: u64,
+    /// Requests completed or failed so far.
     pub requests_done: u64,
+}
+
+impl From<engine::simulation::Progress> for Progress {
+    fn from(p: engine::simulation::Progress) -> Self {
+        Self {
+            fraction: p.fraction,
+            sim_time_s: p.now,
+            requests_issued: p.requests_issued,
+            requests_done: p.requests_finished,
+        }
+    }
 }
 
 /// The state of the current (or last) run. Runs are numbered so that slices of an old run
@@ -123,7 +159,7 @@ pub enum RunStatus {
         id: u64,
         scenario: Rc<str>,
         sim_end_s: f64,
-        results: Rc<EngineResults>,
+        results: EngineResults,
     },
     /// Stopped by the user; what had been reached is kept.
     Stopped { id: u64, progress: Progress },
@@ -146,7 +182,7 @@ pub struct PinnedRun {
     /// The scenario it ran.
     pub scenario: Rc<str>,
     /// Its results.
-    pub results: Rc<EngineResults>,
+    pub results: EngineResults,
 }
 
 /// What the main area shows.
@@ -282,6 +318,8 @@ pub enum Action {
     SetField { path: String, value: Value },
     /// A whole scenario arrived from a file or a link; `source` names it for the notice.
     LoadScenario { text: String, source: String },
+    /// A share link's scenario: open it and, when it loads and validates, run it.
+    OpenLink(String),
     /// Start running the current scenario.
     Run,
     /// A slice of run `id` finished.
@@ -290,7 +328,7 @@ pub enum Action {
     RunFinished {
         id: u64,
         sim_end_s: f64,
-        results: Rc<EngineResults>,
+        results: EngineResults,
     },
     /// Run `id` failed.
     RunFailed { id: u64, message: String },
@@ -367,6 +405,13 @@ impl AppState {
             Action::EditScenario(text) => self.scenario = Scenario::new(text),
             Action::SetField { path, value } => self.set_field(&path, value),
             Action::LoadScenario { text, source } => self.load(text, &source),
+            Action::OpenLink(text) => {
+                let opened: Rc<str> = Rc::from(text.as_str());
+                self.load(text, "the link");
+                if self.scenario.text == opened && self.scenario.is_runnable() {
+                    self.start_run();
+                }
+            }
             Action::Run => self.start_run(),
             Action::RunProgress { id, progress } => {
                 if let RunStatus::Running {
@@ -667,13 +712,26 @@ mod tests {
         }
     }
 
-    fn finish(s: &mut AppState, end: f64) {
+    /// Results of a real (tiny) run: 2 requests on one worker.
+    fn tiny_results() -> EngineResults {
+        let scenario = engine::scenario::Scenario::parse(
+            r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 1, "total_requests": 2}]}}"#,
+        )
+        .unwrap();
+        let mut sim = engine::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
+        sim.run();
+        EngineResults::new(sim.results())
+    }
+
+    fn finish(s: &mut AppState, end: f64) -> EngineResults {
         let id = running_id(s);
+        let results = tiny_results();
         s.apply(Action::RunFinished {
             id,
             sim_end_s: end,
-            results: Rc::new(json!({ "id": id })),
+            results: results.clone(),
         });
+        results
     }
 
     #[test]
@@ -767,8 +825,9 @@ mod tests {
         s.apply(Action::Run);
         assert_eq!(running_id(&s), 1);
         let p = Progress {
-            fraction: 0.25,
+            fraction: Some(0.25),
             sim_time_s: 30.0,
+            requests_issued: 130,
             requests_done: 120,
         };
         s.apply(Action::RunProgress { id: 1, progress: p });
@@ -779,6 +838,18 @@ mod tests {
         );
         s.apply(Action::Run);
         assert_eq!(running_id(&s), 2);
+    }
+
+    #[test]
+    fn a_link_runs_its_scenario_only_when_it_loads_and_validates() {
+        let mut s = state();
+        s.apply(Action::OpenLink("{ broken".into()));
+        assert_eq!(s.run, RunStatus::Idle, "the old scenario is not run instead");
+        s.apply(Action::OpenLink("{\"worker\": {\"max_num_seqs\": \"many\"}}".into()));
+        assert_eq!(s.run, RunStatus::Idle, "an invalid scenario opens but does not run");
+        s.apply(Action::OpenLink("{\"simulation\": {\"seed\": 9}}".into()));
+        assert_eq!(running_id(&s), 1);
+        assert_eq!(&*s.scenario.text, "{\"simulation\": {\"seed\": 9}}");
     }
 
     #[test]
@@ -798,8 +869,9 @@ mod tests {
         let mut s = state();
         s.apply(Action::Run);
         let p = Progress {
-            fraction: 0.5,
+            fraction: None,
             sim_time_s: 60.0,
+            requests_issued: 310,
             requests_done: 300,
         };
         s.apply(Action::RunProgress { id: 1, progress: p });
@@ -813,7 +885,7 @@ mod tests {
         s.apply(Action::RunFinished {
             id: 1,
             sim_end_s: 1.0,
-            results: Rc::new(json!(null)),
+            results: tiny_results(),
         });
         assert_eq!(s.run, RunStatus::Stopped { id: 1, progress: p });
     }
@@ -849,14 +921,18 @@ mod tests {
         assert!(s.pinned.is_none());
         assert_eq!(s.notices.len(), 1, "pinning nothing says why");
         s.apply(Action::Run);
-        finish(&mut s, 10.0);
+        let first = finish(&mut s, 10.0);
         s.apply(Action::PinRun);
         s.apply(Action::ShowView(View::Compare));
         s.apply(Action::Run);
         finish(&mut s, 12.0);
         let pinned = s.pinned.clone().unwrap();
         assert_eq!(pinned.id, 1);
-        assert_eq!(*pinned.results, json!({ "id": 1 }));
+        assert_eq!(
+            pinned.results, first,
+            "the pinned run is the first run's results"
+        );
+        assert_eq!(pinned.results.requests.len(), 2);
         s.apply(Action::Unpin);
         assert!(s.pinned.is_none());
         assert_eq!(s.view, View::Results, "nothing left to compare");

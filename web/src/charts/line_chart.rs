@@ -11,6 +11,9 @@ use super::scale::{extent, nearest_index, LinearScale};
 use super::svg::{color_class, legend, path_data, pointer_x, x_axis, y_axis, LegendItem, Plot};
 use super::ticks::{nice_domain, ticks, usable_range};
 
+/// Palette slot of the grey used for legend entries that name a run rather than a series.
+const NEUTRAL: usize = 7;
+
 /// One named column of y values, aligned with its run's x column.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
@@ -101,21 +104,42 @@ pub fn line_chart(props: &LineChartProps) -> Html {
         .collect();
     let compare = runs.len() > 1;
 
-    let legend_items: Vec<LegendItem> = runs
-        .iter()
-        .enumerate()
-        .flat_map(|(r, run)| {
-            run.series.iter().enumerate().map(move |(i, s)| LegendItem {
-                label: if compare {
-                    format!("{} ({})", s.name, run.label)
-                } else {
-                    s.name.to_string()
-                },
+    // Colour names a series and dashing names a run. With one series, each entry names both;
+    // with several, the series are listed once and each run gets a neutral entry, so the
+    // legend stays one short line however many series a comparison has.
+    let legend_items: Vec<LegendItem> = if compare && props.run.series.len() > 1 {
+        let series = props
+            .run
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LegendItem {
+                label: s.name.to_string(),
                 color: i,
-                dashed: r == 1,
+                dashed: false,
+            });
+        let runs = runs.iter().enumerate().map(|(r, run)| LegendItem {
+            label: run.label.to_string(),
+            color: NEUTRAL,
+            dashed: r == 1,
+        });
+        series.chain(runs).collect()
+    } else {
+        runs.iter()
+            .enumerate()
+            .flat_map(|(r, run)| {
+                run.series.iter().enumerate().map(move |(i, s)| LegendItem {
+                    label: if compare {
+                        format!("{} ({})", s.name, run.label)
+                    } else {
+                        s.name.to_string()
+                    },
+                    color: i,
+                    dashed: r == 1,
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
 
     let onmousemove = {
         let (hover, svg, width, scale) = (hover.clone(), svg.clone(), props.width, layout.x);

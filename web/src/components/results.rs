@@ -1,6 +1,13 @@
-//! The results pane: the engine's verdict on the scenario and the state of the run.
+//! The results pane: the engine's verdict on the scenario, the run's progress, and a
+//! finished run's results in tabs (Summary, Charts, Latency, Timeline, Routing), compared
+//! with a pinned run when there is one.
 
-use crate::state::{PinnedRun, RunStatus, Scenario};
+use super::result_panels::{ChartsPanel, LatencyPanel, RoutingPanel, RunView, TimelinePanel};
+use super::summary_table::SummaryTable;
+use crate::files;
+use crate::results_view::{decision_index, request_phases};
+use crate::state::{Action, EngineResults, Level, PinnedRun, RunStatus, Scenario};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// Props of [`Results`].
@@ -12,9 +19,37 @@ pub struct ResultsProps {
     pub run: RunStatus,
     /// A run kept for comparison.
     pub pinned: Option<PinnedRun>,
+    /// Sends Pin/Unpin and notices.
+    pub on_action: Callback<Action>,
 }
 
-/// Validation and run status.
+/// The results tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Summary,
+    Charts,
+    Latency,
+    Timeline,
+    Routing,
+}
+
+const TABS: [(Tab, &str); 5] = [
+    (Tab::Summary, "Summary"),
+    (Tab::Charts, "Charts"),
+    (Tab::Latency, "Latency"),
+    (Tab::Timeline, "Timeline"),
+    (Tab::Routing, "Routing"),
+];
+
+/// A run's legend label: its number and routing policy, e.g. "run 2 · max_prefix".
+pub fn run_label(id: u64, scenario: &str) -> AttrValue {
+    match engine::scenario::Scenario::parse(scenario) {
+        Ok(s) => format!("run {id} · {}", s.router.policy.name()).into(),
+        Err(_) => format!("run {id}").into(),
+    }
+}
+
+/// Validation, run status, and results.
 #[function_component(Results)]
 pub fn results(props: &ResultsProps) -> Html {
     let problems = &props.scenario.problems;
@@ -30,10 +65,136 @@ pub fn results(props: &ResultsProps) -> Html {
                 }
             </div>
             <div class="run-status" data-testid="run-status">{ run_status(&props.run) }</div>
-            if let Some(p) = &props.pinned {
-                <p class="pinned">{ format!("Run {} is kept for comparison.", p.id) }</p>
+            if let RunStatus::Finished { id, scenario, results, .. } = &props.run {
+                <FinishedRun id={*id} label={run_label(*id, scenario)} results={results.clone()}
+                    pinned={props.pinned.clone()} on_action={props.on_action.clone()} />
+            } else if let Some(p) = &props.pinned {
+                <p class="pinned">{ format!("Run {} is pinned for comparison.", p.id) }</p>
             }
         </>
+    }
+}
+
+/// Props of [`FinishedRun`].
+#[derive(Properties, PartialEq, Clone)]
+struct FinishedRunProps {
+    id: u64,
+    label: AttrValue,
+    results: EngineResults,
+    pinned: Option<PinnedRun>,
+    on_action: Callback<Action>,
+}
+
+#[function_component(FinishedRun)]
+fn finished_run(props: &FinishedRunProps) -> Html {
+    let tab = use_state(|| Tab::Summary);
+    // Chart and timeline data are derived when their tab is shown, so a run's first paint
+    // is only the summary table.
+    let charts_shown = matches!(*tab, Tab::Charts | Tab::Latency);
+    let view = {
+        let (results, label) = (props.results.clone(), props.label.clone());
+        use_memo((results.clone(), charts_shown), move |(_, shown)| {
+            shown.then(|| Rc::new(RunView::of(&results, label)))
+        })
+    };
+    // The pinned run is the same run right after pinning; compare only against another run.
+    let pinned = props.pinned.as_ref().filter(|p| p.id != props.id);
+    let pinned_label =
+        pinned.map(|p| AttrValue::from(format!("{} (pinned)", run_label(p.id, &p.scenario))));
+    let pinned_view = {
+        let key = pinned.map(|p| p.results.clone());
+        let label = pinned_label.clone();
+        use_memo((key, charts_shown), move |(key, shown)| {
+            key.as_ref()
+                .filter(|_| *shown)
+                .zip(label)
+                .map(|(r, label)| Rc::new(RunView::of(r, label)))
+        })
+    };
+    let timeline = {
+        let results = props.results.clone();
+        let shown = *tab == Tab::Timeline;
+        use_memo((results.clone(), shown), move |(_, shown)| {
+            shown.then(|| {
+                (
+                    request_phases(&results.requests),
+                    decision_index(&results.decisions, results.requests.len()),
+                )
+            })
+        })
+    };
+
+    let download = |name: &'static str, mime: &'static str, make: fn(&EngineResults) -> String| {
+        let (results, on_action) = (props.results.clone(), props.on_action.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Err(message) = files::download_text(name, mime, &make(&results)) {
+                on_action.emit(Action::Notify {
+                    level: Level::Error,
+                    message,
+                });
+            }
+        })
+    };
+    let is_pinned = props.pinned.as_ref().is_some_and(|p| p.id == props.id);
+    let act = |a: Action| props.on_action.reform(move |_: MouseEvent| a.clone());
+    let r = &props.results;
+    let tab_button = |(t, name): (Tab, &'static str)| {
+        let tab = tab.clone();
+        let selected = *tab == t;
+        html! {
+            <button role="tab" aria-selected={selected.to_string()} class={classes!("tab", selected.then_some("selected"))}
+                onclick={Callback::from(move |_: MouseEvent| tab.set(t))}>{ name }</button>
+        }
+    };
+    html! {
+        <div class="finished-run">
+            <div class="results-toolbar">
+                if is_pinned {
+                    <span class="pinned">{ "Pinned: the next run will be compared with this one." }</span>
+                    <button onclick={act(Action::Unpin)}>{ "Unpin" }</button>
+                } else {
+                    if let Some(p) = pinned {
+                        <span class="pinned">{ format!("Compared with run {}.", p.id) }</span>
+                        <button onclick={act(Action::Unpin)}>{ "Unpin" }</button>
+                    }
+                    <button onclick={act(Action::PinRun)} title="Keep this run to compare the next one with it">{ "Pin this run" }</button>
+                }
+                <span class="chart-toolbar-gap" />
+                <button onclick={download("results.json", "application/json", |r| r.to_json())}>{ "Results JSON" }</button>
+                <button onclick={download("requests.csv", "text/csv", |r| r.requests_csv())}>{ "Requests CSV" }</button>
+            </div>
+            <p class="run-facts">
+                { format!("{} requests, {} kernel events, {:.1} s simulated{}.",
+                    r.requests.len(), r.events, r.end_time,
+                    if r.truncated { " (cut short by simulation_time)" } else { "" }) }
+            </p>
+            <div class="tabs" role="tablist" aria-label="Results">
+                { for TABS.into_iter().map(tab_button) }
+            </div>
+            <div class="tab-panel" role="tabpanel">
+                { match *tab {
+                    Tab::Summary => html! {
+                        <SummaryTable results={props.results.clone()} label={props.label.clone()}
+                            pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
+                    },
+                    Tab::Charts => match &*view {
+                        Some(v) => html! { <ChartsPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
+                        None => html! {},
+                    },
+                    Tab::Latency => match &*view {
+                        Some(v) => html! { <LatencyPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
+                        None => html! {},
+                    },
+                    Tab::Timeline => match &*timeline {
+                        Some((phases, decisions)) => html! {
+                            <TimelinePanel results={props.results.clone()} phases={phases.clone()} decisions={decisions.clone()} />
+                        },
+                        None => html! {},
+                    },
+                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} /> },
+                } }
+            </div>
+        </div>
     }
 }
 
@@ -44,8 +205,11 @@ fn run_status(run: &RunStatus) -> Html {
         }
         RunStatus::Running { id, progress, .. } => html! {
             <>
-                <p>{ format!("Run {id}: {:.0} s simulated, {} requests done.", progress.sim_time_s, progress.requests_done) }</p>
-                <progress max="1" value={progress.fraction.to_string()} aria-label="Run progress" />
+                <p>{ format!("Run {id}: {:.1} s simulated, {} of {} requests issued finished.",
+                    progress.sim_time_s, progress.requests_done, progress.requests_issued) }</p>
+                // No value makes the bar indeterminate, for open-ended runs.
+                <progress max="1" value={progress.fraction.map(|f| f.to_string())} aria-label="Run progress"
+                    data-testid="run-progress" />
             </>
         },
         RunStatus::Finished { id, sim_end_s, .. } => html! {

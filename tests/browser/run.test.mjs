@@ -1,0 +1,278 @@
+// Runs in the tab: the same numbers as the native engine, byte-identical results JSON,
+// compare against a pinned run, no long tasks on a 20,000-request run, share links that
+// reproduce the run, and talk-mode playback.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opal-run-'));
+// Figures a person reads after the run (time to first results, frame times).
+const measured = {};
+
+let server, browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+  fs.mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  fs.writeFileSync(`${artifacts}/measurements.json`, `${JSON.stringify(measured, null, 2)}\n`);
+  console.log('measured:', JSON.stringify(measured));
+});
+
+// 20,000 requests at 100/s on 8 workers: about 200 s of simulated time.
+const BIG = {
+  simulation: { seed: 7, num_workers: 8 },
+  workload: { stages: [{ type: 'UniformReqRate', request_rate: 100, total_requests: 20000 }] },
+};
+
+/** Runs the native engine on `text`; returns its summary and the path of its results JSON. */
+function native(text, name) {
+  const scenario = path.join(tmp, `${name}.json`);
+  const results = path.join(tmp, `${name}.results.json`);
+  fs.writeFileSync(scenario, text);
+  const out = spawnSync('cargo', ['run', '-q', '-p', 'opal-engine', '--example', 'summarize', '--', scenario, results],
+    { cwd: repo, encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  return { summary: JSON.parse(out.stdout), results };
+}
+
+const editor = (page) => page.locator('textarea.scenario-json');
+const status = (page) => page.getByTestId('run-status');
+
+/** The exact value behind a summary cell (its data-value, Rust's round-trip form). */
+async function value(page, testid) {
+  return Number(await page.getByTestId(testid).getAttribute('data-value'));
+}
+
+async function tableNumbers(page, prefix = 'summary') {
+  return {
+    successful_requests: await value(page, `${prefix}-0-successful_requests`),
+    mean_ttft_ms: await value(page, `${prefix}-0-ttft_mean_ms`),
+    output_throughput: await value(page, `${prefix}-0-output_throughput`),
+  };
+}
+
+async function run(page, n, timeout = 30_000) {
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await status(page).getByText(`Run ${n} finished`).waitFor({ timeout });
+}
+
+async function tab(page, name) {
+  await page.getByRole('tab', { name }).click();
+}
+
+test('the default scenario runs in the tab and gives the native engine\'s numbers and JSON', async () => {
+  const opened = Date.now();
+  const { page, errors } = await openPage(browser, server.url);
+  await page.getByRole('button', { name: 'Run', exact: true }).waitFor();
+  measured.open_to_app_ready_ms = Date.now() - opened;
+  const clicked = await page.evaluate(() => performance.now());
+  await run(page, 1);
+  await page.getByTestId('summary-0-successful_requests').waitFor();
+  measured.open_to_first_results_ms = Date.now() - opened;
+  measured.default_run_click_to_table_ms = Math.round(await page.evaluate(() => performance.now()) - clicked);
+  await page.screenshot({ path: `${artifacts}/results.png`, fullPage: true });
+
+  const text = await editor(page).inputValue();
+  const want = native(text, 'default');
+  assert.deepEqual(await tableNumbers(page), want.summary.stages[0]);
+  assert.ok(want.summary.stages[0].successful_requests > 0);
+
+  // The exported results JSON is byte for byte what the native engine writes.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Results JSON' }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'results.json');
+  const fromPage = fs.readFileSync(await download.path());
+  assert.ok(fromPage.equals(fs.readFileSync(want.results)), 'wasm and native results JSON differ');
+
+  const [csv] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Requests CSV' }).click(),
+  ]);
+  const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+  assert.equal(rows.length, want.summary.stages[0].successful_requests + 1, 'a header and one row per request');
+
+  await tab(page, 'Charts');
+  await page.getByTestId('charts').locator('svg').first().waitFor();
+  await tab(page, 'Latency');
+  await page.getByTestId('latency').locator('svg').first().waitFor();
+  await tab(page, 'Routing');
+  assert.ok(await page.getByTestId('routing').locator('tbody tr').count() > 0);
+  await page.screenshot({ path: `${artifacts}/routing.png` });
+  assert.deepEqual(errors, []);
+});
+
+test('a pinned run is compared with the next one in the table and the charts', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  const doc = { simulation: { seed: 3, num_workers: 4 }, router: { policy: { policy: 'round_robin' } },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 20, total_requests: 300 }] } };
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await run(page, 1);
+  const first = await tableNumbers(page);
+  await page.getByRole('button', { name: 'Pin this run' }).click();
+  await page.getByText('Pinned: the next run will be compared with this one.').waitFor();
+
+  doc.router.policy.policy = 'max_prefix';
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await run(page, 2);
+  const summary = page.getByTestId('summary');
+  await summary.getByRole('columnheader', { name: 'run 2 · max_prefix' }).waitFor();
+  await summary.getByRole('columnheader', { name: 'run 1 · round_robin (pinned)' }).waitFor();
+  assert.deepEqual(await tableNumbers(page, 'pinned'), first, 'the pinned column keeps run 1');
+  assert.ok(await summary.locator('tr.better, tr.worse').count() > 0, 'differences are coloured');
+  await page.screenshot({ path: `${artifacts}/compare.png`, fullPage: true });
+
+  await tab(page, 'Charts');
+  const legend = page.getByTestId('charts').locator('svg').first();
+  await legend.waitFor();
+  const legendText = await legend.textContent();
+  assert.match(legendText, /run 2 · max_prefix/);
+  assert.match(legendText, /run 1 · round_robin \(pinned\)/);
+  await page.screenshot({ path: `${artifacts}/compare-charts.png`, fullPage: true });
+
+  await page.getByRole('button', { name: 'Unpin' }).click();
+  assert.equal(await summary.getByRole('columnheader', { name: /pinned/ }).count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('a 20,000-request run never blocks the page for 100 ms, and its timeline draws', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(server.url);
+  await editor(page).fill(JSON.stringify(BIG, null, 2));
+  // Only what the run causes counts: clear what loading the page did.
+  await page.evaluate(() => { window.__longTasks = []; });
+  const started = Date.now();
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-progress').waitFor();
+  await status(page).getByText('Run 1 finished').waitFor({ timeout: 180_000 });
+  await page.getByTestId('summary-0-successful_requests').waitFor();
+  measured.big_run_wall_ms = Date.now() - started;
+  assert.equal(await value(page, 'summary-0-successful_requests'), 20000);
+  const duringRun = await page.evaluate(() => window.__longTasks.splice(0));
+  measured.big_run_long_tasks_ms = duringRun;
+  assert.deepEqual(duringRun.filter((d) => d > 100), [], `long tasks while running: ${duringRun}`);
+
+  await tab(page, 'Timeline');
+  const canvas = page.getByTestId('timeline').locator('canvas');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
+    ?.getAttribute('data-bars-drawn')) > 0);
+  // Hovering a bar names the request and why the router sent it where it went.
+  const box = await canvas.boundingBox();
+  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
+  for (let dy = 26; dy < 120 && !(await tooltip.count()); dy += 3) {
+    await page.mouse.move(box.x + box.width * 0.4, box.y + dy);
+  }
+  assert.match(await tooltip.textContent(), /^request \d+ · worker \d+[\s\S]*routed to worker \d+ at [\d.]+ s by /);
+  await page.screenshot({ path: `${artifacts}/timeline.png` });
+  await page.mouse.move(box.x - 20, box.y - 20);
+
+  // Frame time of zooming and panning: wheel events, one per animation frame.
+  const frames = await canvas.evaluate(async (el) => {
+    const r = el.getBoundingClientRect();
+    const times = [];
+    let last = await new Promise(requestAnimationFrame);
+    for (let i = 0; i < 60; i++) {
+      const zoomIn = i < 30;
+      el.dispatchEvent(new WheelEvent('wheel', { deltaY: zoomIn ? -120 : 120, clientX: r.left + r.width / 2,
+        clientY: r.top + 100, bubbles: true, cancelable: true }));
+      const now = await new Promise(requestAnimationFrame);
+      times.push(now - last);
+      last = now;
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[30], p90: times[54], max: times[59] };
+  });
+  measured.timeline_zoom_frame_ms_at_20k = frames;
+  // Panning while zoomed in: one arrow key per animation frame.
+  measured.timeline_pan_frame_ms_at_20k = await canvas.evaluate(async (el) => {
+    el.focus();
+    for (let i = 0; i < 4; i++) el.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true }));
+    const times = [];
+    let last = await new Promise(requestAnimationFrame);
+    for (let i = 0; i < 60; i++) {
+      el.dispatchEvent(new KeyboardEvent('keydown', { key: i < 30 ? 'ArrowRight' : 'ArrowLeft', bubbles: true }));
+      const now = await new Promise(requestAnimationFrame);
+      times.push(now - last);
+      last = now;
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[30], p90: times[54], max: times[59] };
+  });
+  await page.screenshot({ path: `${artifacts}/timeline-zoomed.png` });
+
+  const timelineTasks = await page.evaluate(() => window.__longTasks);
+  measured.timeline_long_tasks_ms = timelineTasks;
+  assert.deepEqual(timelineTasks.filter((d) => d > 100), [], `long tasks in the timeline: ${timelineTasks}`);
+  assert.deepEqual(errors, []);
+});
+
+test('Stop ends a run part-way and keeps what it reached', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await editor(page).fill(JSON.stringify(BIG, null, 2));
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-progress').waitFor();
+  await page.keyboard.press('Escape');
+  await status(page).getByText(/Run 1 stopped at .* s simulated/).waitFor();
+  assert.equal(await page.getByTestId('summary').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('a share link opened in a fresh page runs the scenario and gives the same numbers', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  const doc = { simulation: { seed: 11, num_workers: 3 },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 10, total_requests: 200 }] } };
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await run(page, 1);
+  const here = await tableNumbers(page);
+  await page.getByRole('button', { name: 'Share' }).click();
+  const link = await page.getByTestId('share-link').inputValue();
+
+  const fresh = await openPage(browser, link);
+  await status(fresh.page).getByText('Run 1 finished').waitFor({ timeout: 30_000 });
+  assert.deepEqual(await tableNumbers(fresh.page), here);
+  assert.deepEqual([...errors, ...fresh.errors], []);
+});
+
+test('talk mode plays the finished run back on a canvas', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  const doc = { simulation: { seed: 5, num_workers: 4 },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 40, total_requests: 2000 }] } };
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await run(page, 1);
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('t');
+  const canvas = page.getByTestId('talk-canvas');
+  await canvas.waitFor();
+  const position = async () => Number(await canvas.getAttribute('data-position'));
+  await page.keyboard.press('+'); // 2×
+  await page.keyboard.press('+'); // 4×
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=talk-canvas]')
+    .getAttribute('data-position')) > 8);
+  const a = await position();
+  await page.waitForTimeout(300);
+  assert.ok(await position() > a, 'playback time advances');
+  await page.screenshot({ path: `${artifacts}/talk-playback.png` });
+  await page.keyboard.press(' ');
+  assert.deepEqual(errors, []);
+});

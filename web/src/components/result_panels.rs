@@ -1,0 +1,206 @@
+//! The results tabs other than the summary: charts over simulated time, latency
+//! distributions, the request timeline, and the routing decisions.
+
+use crate::charts::{
+    describe_request, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart, LineRun,
+    RequestPhases, Timeline, Unit,
+};
+use crate::results_view::{describe_decision, short, Latencies, RunSeries};
+use crate::state::EngineResults;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// A run as the charts draw it: derived once per run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunView {
+    /// Its legend label.
+    pub label: AttrValue,
+    /// Series over simulated time.
+    pub series: RunSeries,
+    /// Latency columns.
+    pub latencies: Latencies,
+}
+
+impl RunView {
+    /// Derives the chart data of `results`.
+    pub fn of(results: &EngineResults, label: AttrValue) -> Self {
+        Self {
+            series: RunSeries::of(results, &label),
+            latencies: Latencies::of(&results.requests),
+            label,
+        }
+    }
+}
+
+/// Props of [`ChartsPanel`] and [`LatencyPanel`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct RunsProps {
+    /// The current run.
+    pub run: Rc<RunView>,
+    /// A pinned run, overlaid.
+    #[prop_or_default]
+    pub pinned: Option<Rc<RunView>>,
+}
+
+/// Throughput, GPU busy, queues, KV use and active workers over simulated time.
+#[function_component(ChartsPanel)]
+pub fn charts_panel(props: &RunsProps) -> Html {
+    let pin = |f: fn(&RunSeries) -> &LineRun| props.pinned.as_ref().map(|p| f(&p.series).clone());
+    let s = &props.run.series;
+    html! {
+        <div class="chart-grid" data-testid="charts">
+            <LineChart title="Output throughput" run={s.output_throughput.clone()}
+                pinned={pin(|s| &s.output_throughput)} y_unit={Unit::TokPerSec} />
+            <LineChart title="Arrivals and completions per second" run={s.requests.clone()}
+                pinned={pin(|s| &s.requests)} />
+            <LineChart title="GPU busy, per worker" run={s.busy.clone()}
+                pinned={pin(|s| &s.busy)} y_unit={Unit::Percent} />
+            <LineChart title="Waiting requests, per worker" run={s.waiting.clone()}
+                pinned={pin(|s| &s.waiting)} step=true />
+            <LineChart title="Running requests, per worker" run={s.running.clone()}
+                pinned={pin(|s| &s.running)} step=true />
+            <LineChart title="KV blocks in use, per worker" run={s.kv_blocks.clone()}
+                pinned={pin(|s| &s.kv_blocks)} step=true />
+            <LineChart title="Active workers" run={s.active_workers.clone()}
+                pinned={pin(|s| &s.active_workers)} step=true />
+        </div>
+    }
+}
+
+/// CDFs and histograms of TTFT, TPOT, ITL (approximated) and E2E.
+#[function_component(LatencyPanel)]
+pub fn latency_panel(props: &RunsProps) -> Html {
+    let runs = |f: fn(&Latencies) -> &Rc<[f64]>| {
+        let mut v = vec![(props.run.label.clone(), f(&props.run.latencies).clone())];
+        if let Some(p) = &props.pinned {
+            v.push((p.label.clone(), f(&p.latencies).clone()));
+        }
+        v
+    };
+    let pair = |title: &'static str, f: fn(&Latencies) -> &Rc<[f64]>| {
+        let r = runs(f);
+        let cdf: Rc<[CdfRun]> = r
+            .iter()
+            .map(|(label, v)| CdfRun {
+                label: label.clone(),
+                input: CdfInput::Sorted(v.clone()),
+            })
+            .collect();
+        let hist: Rc<[HistogramRun]> = r
+            .into_iter()
+            .map(|(label, values)| HistogramRun { label, values })
+            .collect();
+        html! {
+            <>
+                <CdfChart title={format!("{title} CDF")} unit={Unit::Seconds} runs={cdf} />
+                <Histogram title={format!("{title} histogram")} unit={Unit::Seconds} runs={hist} />
+            </>
+        }
+    };
+    html! {
+        <div data-testid="latency">
+            <div class="chart-grid">
+                { pair("TTFT", |l| &l.ttft) }
+                { pair("TPOT", |l| &l.tpot) }
+                { pair("E2E latency", |l| &l.e2e) }
+                { pair("Queueing", |l| &l.queueing) }
+            </div>
+            <p class="note">
+                { "ITL: the results carry pooled inter-token-latency percentiles (Summary tab) but not \
+                   every gap, so its distribution is shown by each request's mean gap, which is TPOT above." }
+            </p>
+        </div>
+    }
+}
+
+/// Props of [`TimelinePanel`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct TimelinePanelProps {
+    /// The run's results (for routing decisions).
+    pub results: EngineResults,
+    /// Its request phases.
+    pub phases: RequestPhases,
+    /// Request id → index of its routing decision.
+    pub decisions: Rc<[Option<u32>]>,
+}
+
+/// The request timeline, one lane per worker, with the routing decision in the tooltip.
+#[function_component(TimelinePanel)]
+pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
+    let tooltip = {
+        let (results, phases, decisions) = (
+            props.results.clone(),
+            props.phases.clone(),
+            props.decisions.clone(),
+        );
+        Callback::from(move |i: usize| {
+            let mut text = describe_request(&phases, i);
+            let id = phases.request_id[i] as usize;
+            if let Some(d) = decisions.get(id).copied().flatten() {
+                text.push('\n');
+                text.push_str(&describe_decision(&results.decisions[d as usize]));
+            }
+            text
+        })
+    };
+    html! {
+        <div data-testid="timeline">
+            <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480} />
+            <p class="note">{ "A KV fetch from an offload tier is drawn just before prefill, with its true length." }</p>
+        </div>
+    }
+}
+
+/// Decisions listed in the routing table.
+pub const ROUTING_ROWS: usize = 200;
+
+/// Props of [`RoutingPanel`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct RoutingPanelProps {
+    /// The run's results.
+    pub results: EngineResults,
+}
+
+/// The first [`ROUTING_ROWS`] routing decisions: who went where and why.
+#[function_component(RoutingPanel)]
+pub fn routing_panel(props: &RoutingPanelProps) -> Html {
+    let d = &props.results.decisions;
+    let basis = d.first().map(|r| r.decision.basis).unwrap_or("");
+    html! {
+        <div data-testid="routing">
+            <p class="note">
+                { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
+            </p>
+            <table class="routing-table">
+                <thead>
+                    <tr>
+                        <th scope="col" class="num">{ "Request" }</th>
+                        <th scope="col" class="num">{ "Time (s)" }</th>
+                        <th scope="col" class="num">{ "Worker" }</th>
+                        <th scope="col">{ "Candidates: score (outstanding, prefix tokens)" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for d.iter().take(ROUTING_ROWS).map(|r| html! {
+                        <tr>
+                            <td class="num">{ r.request }</td>
+                            <td class="num">{ format!("{:.3}", r.time) }</td>
+                            <td class="num">{ r.decision.worker }</td>
+                            <td class="candidates">
+                                { for r.decision.candidates.iter().map(|c| {
+                                    let chosen = c.worker == r.decision.worker;
+                                    let prefix = c.prefix.map(|p| format!(", {}", p.tokens())).unwrap_or_default();
+                                    html! {
+                                        <span class={classes!("candidate", chosen.then_some("chosen"))}>
+                                            { format!("w{}: {} ({}{prefix})", c.worker, short(c.score), c.outstanding) }
+                                        </span>
+                                    }
+                                }) }
+                            </td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}

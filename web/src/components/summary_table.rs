@@ -1,0 +1,284 @@
+//! The per-stage results table, as `vllm bench serve` prints it, and, with a pinned run,
+//! both runs side by side with the change coloured where better is obvious.
+
+use crate::results_view::{relative_change, verdict, Better};
+use crate::state::EngineResults;
+use engine::stats::{LatencySummary, StageSummary};
+use yew::prelude::*;
+
+/// Props of [`SummaryTable`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct SummaryTableProps {
+    /// The run shown.
+    pub results: EngineResults,
+    /// Its label, e.g. "run 2 · max_prefix".
+    pub label: AttrValue,
+    /// A pinned run to compare with, and its label.
+    #[prop_or_default]
+    pub pinned: Option<(EngineResults, AttrValue)>,
+}
+
+/// How a row's numbers are written.
+#[derive(Clone, Copy)]
+enum Format {
+    /// A whole number.
+    Count,
+    /// Two decimals, like `vllm bench serve`.
+    Fixed2,
+    /// A fraction shown as a percentage with two decimals.
+    Percent,
+}
+
+/// One table row: label, the key tests find it by, value, format, and which way is better.
+struct Row {
+    label: String,
+    key: String,
+    value: f64,
+    format: Format,
+    better: Better,
+}
+
+fn row(label: &str, key: &str, value: f64, format: Format, better: Better) -> Row {
+    Row {
+        label: label.into(),
+        key: key.into(),
+        value,
+        format,
+        better,
+    }
+}
+
+fn latency_rows(rows: &mut Vec<Row>, name: &str, key: &str, s: &LatencySummary) {
+    for (stat, k, v) in [
+        ("Mean", "mean", s.mean_ms),
+        ("Median", "median", s.median_ms),
+        ("P90", "p90", s.p90_ms),
+        ("P99", "p99", s.p99_ms),
+    ] {
+        rows.push(row(
+            &format!("{stat} {name} (ms)"),
+            &format!("{key}_{k}_ms"),
+            v,
+            Format::Fixed2,
+            Better::Lower,
+        ));
+    }
+}
+
+/// The rows of one stage, in `vllm bench serve`'s order.
+fn rows(s: &StageSummary) -> Vec<Row> {
+    use Better::*;
+    use Format::*;
+    let mut r = vec![
+        row(
+            "Successful requests",
+            "successful_requests",
+            s.successful_requests as f64,
+            Count,
+            Higher,
+        ),
+        row(
+            "Failed requests",
+            "failed_requests",
+            s.failed_requests as f64,
+            Count,
+            Lower,
+        ),
+    ];
+    for (reason, n) in &s.failed_by_reason {
+        r.push(row(
+            &format!("  {reason}"),
+            &format!("failed_{reason}"),
+            *n as f64,
+            Count,
+            Lower,
+        ));
+    }
+    if s.unfinished_requests > 0 {
+        r.push(row(
+            "Unfinished requests",
+            "unfinished_requests",
+            s.unfinished_requests as f64,
+            Count,
+            Neither,
+        ));
+    }
+    r.extend([
+        row(
+            "Benchmark duration (s)",
+            "duration_s",
+            s.duration_s,
+            Fixed2,
+            Neither,
+        ),
+        row(
+            "Total input tokens",
+            "total_input_tokens",
+            s.total_input_tokens as f64,
+            Count,
+            Neither,
+        ),
+        row(
+            "Total generated tokens",
+            "total_generated_tokens",
+            s.total_generated_tokens as f64,
+            Count,
+            Neither,
+        ),
+        row(
+            "Request throughput (req/s)",
+            "request_throughput",
+            s.request_throughput,
+            Fixed2,
+            Higher,
+        ),
+        row(
+            "Output token throughput (tok/s)",
+            "output_throughput",
+            s.output_throughput,
+            Fixed2,
+            Higher,
+        ),
+        row(
+            "Peak output token throughput (tok/s)",
+            "peak_output_throughput",
+            s.peak_output_throughput,
+            Fixed2,
+            Higher,
+        ),
+        row(
+            "Peak concurrent requests",
+            "peak_concurrent_requests",
+            s.peak_concurrent_requests as f64,
+            Count,
+            Neither,
+        ),
+        row(
+            "Total token throughput (tok/s)",
+            "total_token_throughput",
+            s.total_token_throughput,
+            Fixed2,
+            Higher,
+        ),
+    ]);
+    latency_rows(&mut r, "TTFT", "ttft", &s.ttft);
+    latency_rows(&mut r, "TPOT", "tpot", &s.tpot);
+    latency_rows(&mut r, "ITL", "itl", &s.itl);
+    latency_rows(&mut r, "E2EL", "e2e", &s.e2e);
+    latency_rows(&mut r, "queueing", "queueing", &s.queueing);
+    let hits = &s.prefix_hit_rate;
+    r.push(row(
+        "GPU prefix cache hits (%)",
+        "hit_gpu",
+        hits.gpu_cache,
+        Percent,
+        Higher,
+    ));
+    for (i, t) in hits.tiers.iter().enumerate() {
+        r.push(row(
+            &format!("Offload tier {i} hits (%)"),
+            &format!("hit_tier{i}"),
+            *t,
+            Percent,
+            Higher,
+        ));
+    }
+    r.extend([
+        row("Computed (%)", "computed", hits.computed, Percent, Lower),
+        row(
+            "Preemptions",
+            "preemptions",
+            s.preemptions as f64,
+            Count,
+            Lower,
+        ),
+        row(
+            "Preempted requests",
+            "preempted_requests",
+            s.preempted_requests as f64,
+            Count,
+            Lower,
+        ),
+    ]);
+    r
+}
+
+fn show(v: f64, f: Format) -> String {
+    if v.is_nan() {
+        return "n/a".into();
+    }
+    match f {
+        Format::Count => format!("{v:.0}"),
+        Format::Fixed2 => format!("{v:.2}"),
+        Format::Percent => format!("{:.2}", v * 100.0),
+    }
+}
+
+/// A number cell; `data-value` carries the exact value (Rust's shortest round-trip form,
+/// which JavaScript parses to the same double) for tests and copy-paste.
+fn cell(testid: String, v: f64, f: Format) -> Html {
+    html! {
+        <td class="num" data-testid={testid} data-value={if v.is_nan() { "NaN".to_string() } else { v.to_string() }}>
+            { show(v, f) }
+        </td>
+    }
+}
+
+/// The summary tables, one per stage.
+#[function_component(SummaryTable)]
+pub fn summary_table(props: &SummaryTableProps) -> Html {
+    let pinned = props.pinned.as_ref();
+    html! {
+        <div class="summary" data-testid="summary">
+            { for props.results.stages.iter().enumerate().map(|(i, stage)| {
+                let other = pinned.and_then(|(p, _)| p.stages.get(i));
+                let other_rows = other.map(rows);
+                let caption = if props.results.stages.len() > 1 {
+                    format!("Stage {i}")
+                } else {
+                    "Serving benchmark result".to_string()
+                };
+                html! {
+                    <table class="summary-table">
+                        <caption>{ caption }</caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">{ "Metric" }</th>
+                                <th scope="col" class="num">{ props.label.clone() }</th>
+                                if let Some((_, label)) = pinned {
+                                    <th scope="col" class="num">{ label.clone() }</th>
+                                    <th scope="col" class="num">{ "Change" }</th>
+                                }
+                            </tr>
+                        </thead>
+                        <tbody>
+                            { for rows(stage).into_iter().map(|r| {
+                                let theirs = other_rows.as_ref()
+                                    .and_then(|o| o.iter().find(|x| x.key == r.key))
+                                    .map(|x| x.value);
+                                let class = theirs.and_then(|p| verdict(r.better, r.value, p)).map(|better| {
+                                    if better { "better" } else { "worse" }
+                                });
+                                html! {
+                                    <tr class={classes!(class)}>
+                                        <th scope="row">{ &r.label }</th>
+                                        { cell(format!("summary-{i}-{}", r.key), r.value, r.format) }
+                                        if pinned.is_some() {
+                                            { match theirs {
+                                                Some(p) => cell(format!("pinned-{i}-{}", r.key), p, r.format),
+                                                None => html! { <td class="num">{ "—" }</td> },
+                                            } }
+                                            <td class="num change">
+                                                { theirs.map(|p| relative_change(r.value, p)).unwrap_or_default() }
+                                            </td>
+                                        }
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                }
+            }) }
+        </div>
+    }
+}

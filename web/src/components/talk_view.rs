@@ -1,0 +1,297 @@
+//! Talk mode's stage: the cluster at the playback time, drawn on a canvas every animation
+//! frame — requests flying in, the router, and each worker's waiting queue and running batch
+//! (prefill vs decode) — with big counters of completed requests and throughput.
+//!
+//! The reducer's playback position moves in 100 ms ticks; between ticks the drawing
+//! extrapolates at the playback speed, so motion stays smooth at 60 fps. Each frame reads the
+//! [`Playback`] index (binary searches), never the records.
+
+use crate::charts::format::{format_value, Unit};
+use crate::playback::Playback;
+use crate::state::{EngineResults, TalkState};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use yew::prelude::*;
+
+/// Props of [`TalkView`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct TalkViewProps {
+    /// The finished run played back.
+    pub results: EngineResults,
+    /// Playback state.
+    pub talk: TalkState,
+}
+
+/// Wall-clock seconds an arriving request takes to fly in to the router (it lands at its
+/// arrival time), and to hop from the router to its worker (it leaves when routed).
+const FLIGHT_WALL_S: f64 = 0.8;
+const HOP_WALL_S: f64 = 0.35;
+/// Most flying requests drawn at once.
+const MAX_DOTS: usize = 400;
+/// Most request squares drawn per queue; the rest are counted in the number beside it.
+const MAX_SQUARES: u32 = 48;
+
+/// Where playback stood at the last render, for extrapolating between ticks.
+#[derive(Clone, Copy, Default)]
+struct Clock {
+    position: f64,
+    wall_ms: f64,
+    speed: f64,
+    playing: bool,
+    end: f64,
+}
+
+impl Clock {
+    fn at(&self, wall_ms: f64) -> f64 {
+        if !self.playing {
+            return self.position;
+        }
+        // Extrapolate at most a quarter second past the last tick, in case ticks stall.
+        let ahead = ((wall_ms - self.wall_ms) / 1000.0).clamp(0.0, 0.25) * self.speed;
+        (self.position + ahead).min(self.end)
+    }
+}
+
+struct Stage {
+    playback: Rc<Playback>,
+    clock: Clock,
+    frame: Option<i32>,
+}
+
+type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// The talk-mode stage.
+#[function_component(TalkView)]
+pub fn talk_view(props: &TalkViewProps) -> Html {
+    let canvas = use_node_ref();
+    let playback = {
+        let results = props.results.clone();
+        use_memo(results.clone(), move |_| Rc::new(Playback::new(&results)))
+    };
+    let stage = use_mut_ref(|| Stage {
+        playback: (*playback).clone(),
+        clock: Clock::default(),
+        frame: None,
+    });
+    {
+        let mut s = stage.borrow_mut();
+        s.playback = (*playback).clone();
+        s.clock = Clock {
+            position: props.talk.position_s,
+            wall_ms: now_ms(),
+            speed: props.talk.speed,
+            playing: props.talk.playing,
+            end: s.playback.end,
+        };
+    }
+    let frame_loop: Loop = use_mut_ref(|| None);
+    {
+        let (stage, canvas, frame_loop) = (stage.clone(), canvas.clone(), frame_loop.clone());
+        use_effect_with((), move |_| {
+            let tick = {
+                let (stage, canvas, frame_loop) =
+                    (stage.clone(), canvas.clone(), frame_loop.clone());
+                Closure::<dyn FnMut()>::new(move || {
+                    if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                        let s = stage.borrow();
+                        let t = s.clock.at(now_ms());
+                        draw(&c, &s.playback, t, s.clock.speed);
+                    }
+                    let next = frame_loop.borrow().as_ref().and_then(|f| {
+                        web_sys::window()?
+                            .request_animation_frame(f.as_ref().unchecked_ref())
+                            .ok()
+                    });
+                    stage.borrow_mut().frame = next;
+                })
+            };
+            let first = web_sys::window().and_then(|w| {
+                w.request_animation_frame(tick.as_ref().unchecked_ref())
+                    .ok()
+            });
+            stage.borrow_mut().frame = first;
+            *frame_loop.borrow_mut() = Some(tick);
+            move || {
+                if let (Some(id), Some(w)) = (stage.borrow_mut().frame.take(), web_sys::window()) {
+                    let _ = w.cancel_animation_frame(id);
+                }
+                frame_loop.borrow_mut().take();
+            }
+        });
+    }
+    html! {
+        <figure class="talk-stage">
+            <canvas ref={canvas} class="talk-canvas" data-testid="talk-canvas" role="img"
+                aria-label="The cluster at the playback time: arriving requests, the router, and each worker's queue and running batch." />
+            <figcaption class="talk-legend">
+                <span><span class="swatch waiting" />{ "waiting" }</span>
+                <span><span class="swatch prefill" />{ "prefill" }</span>
+                <span><span class="swatch decode" />{ "decode" }</span>
+            </figcaption>
+        </figure>
+    }
+}
+
+fn css_var(el: &web_sys::Element, name: &str, fallback: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.get_computed_style(el).ok().flatten())
+        .and_then(|s| s.get_property_value(name).ok())
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| fallback.to_string())
+}
+
+/// Draws the cluster at simulated time `t`, played at `speed`.
+fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64, speed: f64) {
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let workers = p.num_workers().max(1);
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let css_w = f64::from(canvas.client_width()).max(300.0);
+    let lane_h = 54.0;
+    let top = 96.0;
+    let css_h = top + lane_h * workers as f64 + 16.0;
+    let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+        let _ = canvas.style().set_property("height", &format!("{css_h}px"));
+    }
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let fg = css_var(canvas, "--fg", "#111");
+    let muted = css_var(canvas, "--muted", "#666");
+    let line = css_var(canvas, "--line", "#ccc");
+    let waiting_c = css_var(canvas, "--phase-queued", "#888");
+    let prefill_c = css_var(canvas, "--phase-prefill", "#d9730d");
+    let decode_c = css_var(canvas, "--phase-decode", "#2f6fde");
+    ctx.clear_rect(0.0, 0.0, css_w, css_h);
+
+    let now = p.at(t);
+    // Counters.
+    ctx.set_fill_style_str(&fg);
+    ctx.set_font("600 30px system-ui, sans-serif");
+    ctx.set_text_baseline("top");
+    let _ = ctx.fill_text(&format!("t = {t:.1} s"), 12.0, 8.0);
+    let _ = ctx.fill_text(&format!("{} completed", now.completed), css_w * 0.30, 8.0);
+    let _ = ctx.fill_text(
+        &format_value(now.throughput, Unit::TokPerSec),
+        css_w * 0.66,
+        8.0,
+    );
+    ctx.set_font("16px system-ui, sans-serif");
+    ctx.set_fill_style_str(&muted);
+    let _ = ctx.fill_text("simulated time", 12.0, 44.0);
+    let _ = ctx.fill_text("requests", css_w * 0.30, 44.0);
+    let _ = ctx.fill_text("output throughput", css_w * 0.66, 44.0);
+
+    // Router: a box in the left third, centred on the worker lanes.
+    let lanes_mid = top + lane_h * workers as f64 / 2.0;
+    let router_x = css_w * 0.22;
+    let worker_x = css_w * 0.34;
+    ctx.set_stroke_style_str(&line);
+    ctx.set_line_width(2.0);
+    ctx.stroke_rect(router_x - 40.0, lanes_mid - 24.0, 80.0, 48.0);
+    ctx.set_fill_style_str(&fg);
+    ctx.set_font("600 16px system-ui, sans-serif");
+    ctx.set_text_align("center");
+    ctx.set_text_baseline("middle");
+    let _ = ctx.fill_text("router", router_x, lanes_mid - 6.0);
+    ctx.set_font("14px system-ui, sans-serif");
+    let _ = ctx.fill_text(&format!("{}", now.routing), router_x, lanes_mid + 12.0);
+    ctx.set_text_align("left");
+
+    // Requests about to arrive fly in from the left and reach the router at their arrival.
+    let flight = FLIGHT_WALL_S * speed;
+    ctx.set_fill_style_str(&waiting_c);
+    let start_x = 12.0;
+    let (first, incoming) = p.arrivals_between(t, t + flight);
+    // At high speed a flight holds thousands of requests; the nearest MAX_DOTS show the stream.
+    let incoming = &incoming[..incoming.len().min(MAX_DOTS)];
+    for (k, &a) in incoming.iter().enumerate() {
+        let f = 1.0 - ((a - t) / flight).clamp(0.0, 1.0);
+        // Each arrival flies on its own height (golden-ratio spacing by arrival number),
+        // converging on the router, so a burst reads as many requests, not one line.
+        let spread = (((first + k) as f64 * 0.618_033_988_75).fract() - 0.5) * 90.0;
+        let x = start_x + (router_x - 44.0 - start_x) * f;
+        let y = lanes_mid + spread * (1.0 - f);
+        ctx.fill_rect(x - 3.0, y - 3.0, 6.0, 6.0);
+    }
+
+    // Routed requests hop from the router to their worker.
+    let hop = HOP_WALL_S * speed;
+    for w in 0..p.num_workers() {
+        let lane_mid = top + lane_h * w as f64 + lane_h / 2.0;
+        let routed = p.routed_between(w, t - hop, t);
+        let per_worker = MAX_DOTS / p.num_workers().max(1);
+        for &r in &routed[routed.len().saturating_sub(per_worker)..] {
+            let f = ((t - r) / hop).clamp(0.0, 1.0);
+            let x = router_x + 40.0 + (worker_x - router_x - 44.0) * f;
+            let y = lanes_mid + (lane_mid - lanes_mid) * f;
+            ctx.fill_rect(x - 3.0, y - 3.0, 6.0, 6.0);
+        }
+    }
+
+    // Workers: label, then waiting squares, then the running batch (prefill, decode).
+    let sq = 9.0;
+    let gap = 2.0;
+    for (w, state) in now.workers.iter().enumerate() {
+        let y = top + lane_h * w as f64;
+        let mid = y + lane_h / 2.0;
+        ctx.set_stroke_style_str(&line);
+        ctx.set_line_width(1.0);
+        ctx.begin_path();
+        ctx.move_to(router_x + 40.0, lanes_mid);
+        ctx.line_to(worker_x - 4.0, mid);
+        ctx.stroke();
+        ctx.stroke_rect(worker_x, y + 4.0, css_w - worker_x - 12.0, lane_h - 8.0);
+        ctx.set_fill_style_str(&fg);
+        ctx.set_font("600 15px system-ui, sans-serif");
+        ctx.set_text_baseline("middle");
+        let _ = ctx.fill_text(&format!("worker {w}"), worker_x + 8.0, mid);
+        let queue_x = worker_x + 96.0;
+        let batch_x = worker_x + (css_w - worker_x) * 0.45;
+        let row = |x0: f64, n: u32, colour: &str| -> f64 {
+            ctx.set_fill_style_str(colour);
+            let shown = n.min(MAX_SQUARES);
+            let per_row = 24u32;
+            for k in 0..shown {
+                let (cx, cy) = ((k % per_row) as f64, (k / per_row) as f64);
+                ctx.fill_rect(
+                    x0 + cx * (sq + gap),
+                    y + 9.0 + cy * (sq + gap) + 6.0,
+                    sq,
+                    sq,
+                );
+            }
+            x0 + f64::from(shown.min(per_row)) * (sq + gap)
+        };
+        let end = row(queue_x, state.waiting, &waiting_c);
+        ctx.set_fill_style_str(&muted);
+        ctx.set_font("14px system-ui, sans-serif");
+        let _ = ctx.fill_text(&format!("{} waiting", state.waiting), end + 6.0, mid);
+        let p_end = row(batch_x, state.prefill, &prefill_c);
+        let d_end = row(p_end + 6.0, state.decode, &decode_c);
+        ctx.set_fill_style_str(&muted);
+        let _ = ctx.fill_text(
+            &format!("{} prefill · {} decode", state.prefill, state.decode),
+            d_end + 6.0,
+            mid,
+        );
+    }
+    let _ = canvas.set_attribute("data-position", &format!("{t:.3}"));
+}

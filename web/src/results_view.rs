@@ -1,0 +1,347 @@
+//! What the results view draws, derived once per finished run from the engine's results:
+//! latency columns for CDFs and histograms, per-request phases for the timeline, series for
+//! the line charts, the routing decision behind each request, and which way is "better".
+//!
+//! Pure (no browser calls), tested natively.
+
+use crate::charts::{LineRun, RequestPhases, Series};
+use engine::simulation::{RoutingRecord, SimulationResults};
+use engine::stats::RequestRecord;
+use std::rc::Rc;
+
+/// Completed requests' latencies, ascending, in seconds (one value per request).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Latencies {
+    /// Time to first token.
+    pub ttft: Rc<[f64]>,
+    /// Time per output token after the first (requests with ≥ 2 output tokens).
+    pub tpot: Rc<[f64]>,
+    /// End-to-end latency.
+    pub e2e: Rc<[f64]>,
+    /// Waiting in the worker's queue (first scheduled − worker in).
+    pub queueing: Rc<[f64]>,
+}
+
+fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> {
+    let mut v: Vec<f64> = records
+        .iter()
+        .filter(|r| r.is_completed())
+        .map(f)
+        .filter(|x| x.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    Rc::from(v)
+}
+
+impl Latencies {
+    /// The latency columns of `records`.
+    pub fn of(records: &[RequestRecord]) -> Self {
+        Self {
+            ttft: sorted(records, RequestRecord::ttft),
+            tpot: sorted(records, RequestRecord::tpot),
+            e2e: sorted(records, RequestRecord::e2e),
+            queueing: sorted(records, RequestRecord::queueing),
+        }
+    }
+}
+
+/// Timeline phases of every request that reached a worker.
+///
+/// The timeline draws four back-to-back phases, so a KV fetch (`kv_lookup_start → ready`)
+/// is drawn with its true length immediately before prefill, and the rest of
+/// `created → first_scheduled` is "queued": each phase keeps its true duration.
+pub fn request_phases(records: &[RequestRecord]) -> RequestPhases {
+    let on_worker: Vec<&RequestRecord> = records.iter().filter(|r| r.worker.is_some()).collect();
+    let col = |f: &dyn Fn(&RequestRecord) -> f64| -> Rc<[f64]> {
+        on_worker.iter().map(|r| f(r)).collect()
+    };
+    RequestPhases {
+        request_id: on_worker.iter().map(|r| r.id).collect(),
+        worker: on_worker.iter().map(|r| r.worker.unwrap_or(0)).collect(),
+        arrival: col(&|r| r.created),
+        kv_fetch_start: col(&|r| r.first_scheduled - kv_fetch(r)),
+        prefill_start: col(&|r| r.first_scheduled),
+        decode_start: col(&|r| r.first_token),
+        finish: col(&|r| {
+            if r.is_completed() {
+                r.completion
+            } else {
+                f64::NAN
+            }
+        }),
+    }
+}
+
+/// Seconds spent fetching KV from an offload tier (0 when there was no fetch).
+pub fn kv_fetch(r: &RequestRecord) -> f64 {
+    let d = r.ready - r.kv_lookup_start;
+    if d.is_finite() && d > 0.0 {
+        d
+    } else {
+        0.0
+    }
+}
+
+/// For each request id, the index of its routing decision in `decisions`.
+pub fn decision_index(decisions: &[RoutingRecord], requests: usize) -> Rc<[Option<u32>]> {
+    let mut index = vec![None; requests];
+    for (i, d) in decisions.iter().enumerate() {
+        if let Some(slot) = index.get_mut(d.request as usize) {
+            *slot = Some(i as u32);
+        }
+    }
+    Rc::from(index)
+}
+
+/// A routing decision in words, for the timeline tooltip and the routing table:
+/// `routed to worker 1 by outstanding requests (lowest wins)` and one line per candidate.
+pub fn describe_decision(d: &RoutingRecord) -> String {
+    let mut out = format!(
+        "routed to worker {} at {:.3} s by {}",
+        d.decision.worker, d.time, d.decision.basis
+    );
+    for c in &d.decision.candidates {
+        let chosen = if c.worker == d.decision.worker {
+            " ←"
+        } else {
+            ""
+        };
+        let prefix = c
+            .prefix
+            .map(|p| format!(", prefix {} tok", p.tokens()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "\n  worker {}: score {}, {} outstanding{prefix}{chosen}",
+            c.worker,
+            short(c.score),
+            c.outstanding
+        ));
+    }
+    out
+}
+
+/// A score as people read it: integers plainly, others to 3 significant decimals.
+pub fn short(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// The x column of per-second series: the start of each second.
+fn seconds(n: usize) -> Rc<[f64]> {
+    (0..n).map(|k| k as f64).collect()
+}
+
+fn series(name: impl Into<String>, values: impl Iterator<Item = f64>) -> Series {
+    Series {
+        name: name.into().into(),
+        values: values.collect(),
+    }
+}
+
+/// The line charts of one run, each a [`LineRun`] over simulated seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSeries {
+    /// Output tokens per second.
+    pub output_throughput: LineRun,
+    /// Arrivals and completions per second.
+    pub requests: LineRun,
+    /// Per worker: share of each second the GPU computed.
+    pub busy: LineRun,
+    /// Per worker: waiting requests.
+    pub waiting: LineRun,
+    /// Per worker: running requests.
+    pub running: LineRun,
+    /// Per worker: KV blocks in use.
+    pub kv_blocks: LineRun,
+    /// Workers active.
+    pub active_workers: LineRun,
+}
+
+impl RunSeries {
+    /// The series of `results`, labelled `label` in legends.
+    pub fn of(results: &SimulationResults, label: &str) -> Self {
+        let s = &results.series;
+        let x = seconds(s.seconds);
+        let run = |series: Vec<Series>| LineRun {
+            label: label.to_string().into(),
+            x: x.clone(),
+            series: Rc::from(series),
+        };
+        // Legends fit one line, even with a pinned run's entries: "worker 1" for one or two
+        // workers, "w3" for more.
+        let name = |w: usize| {
+            if s.workers.len() > 2 {
+                format!("w{w}")
+            } else {
+                format!("worker {w}")
+            }
+        };
+        let per_worker = |f: &dyn Fn(&engine::stats::WorkerColumns) -> Vec<f64>| {
+            run(s
+                .workers
+                .iter()
+                .enumerate()
+                .map(|(w, c)| series(name(w), f(c).into_iter()))
+                .collect())
+        };
+        Self {
+            output_throughput: run(vec![series(
+                "output tok/s",
+                s.output_tokens.iter().map(|&v| v as f64),
+            )]),
+            requests: run(vec![
+                series("arrivals/s", s.arrivals.iter().map(|&v| f64::from(v))),
+                series("completions/s", s.completions.iter().map(|&v| f64::from(v))),
+            ]),
+            busy: per_worker(&|c| c.busy_fraction.clone()),
+            waiting: per_worker(&|c| c.waiting.iter().map(|&v| f64::from(v)).collect()),
+            running: per_worker(&|c| c.running.iter().map(|&v| f64::from(v)).collect()),
+            kv_blocks: per_worker(&|c| c.kv_blocks.iter().map(|&v| f64::from(v)).collect()),
+            active_workers: run(vec![series(
+                "active workers",
+                s.active_workers.iter().map(|&v| f64::from(v)),
+            )]),
+        }
+    }
+}
+
+/// Which way a figure improves, for colouring a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    /// Latencies, failures, preemptions.
+    Lower,
+    /// Throughputs, successes, cache hits.
+    Higher,
+    /// Neither is obviously better (token totals, duration, concurrency).
+    Neither,
+}
+
+/// How `now` compares with `pinned`: `Some(true)` better, `Some(false)` worse, `None` equal,
+/// not comparable, or no direction.
+pub fn verdict(better: Better, now: f64, pinned: f64) -> Option<bool> {
+    if !now.is_finite() || !pinned.is_finite() || now == pinned {
+        return None;
+    }
+    match better {
+        Better::Lower => Some(now < pinned),
+        Better::Higher => Some(now > pinned),
+        Better::Neither => None,
+    }
+}
+
+/// The relative change from `pinned` to `now`, as "+12.5%" (or "±0", or "" when undefined).
+pub fn relative_change(now: f64, pinned: f64) -> String {
+    if !now.is_finite() || !pinned.is_finite() {
+        return String::new();
+    }
+    if now == pinned {
+        return "±0".into();
+    }
+    if pinned == 0.0 {
+        return if now > 0.0 { "+∞" } else { "−∞" }.into();
+    }
+    let pct = (now - pinned) / pinned.abs() * 100.0;
+    if pct >= 0.0 {
+        format!("+{pct:.1}%")
+    } else {
+        format!("−{:.1}%", -pct)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::scenario::Scenario;
+    use engine::simulation::Simulation;
+
+    fn record(id: u64) -> RequestRecord {
+        let mut r = RequestRecord::new(id, 0, 1.0, 100);
+        r.worker = Some(2);
+        r.worker_in = 1.0;
+        r.kv_lookup_start = 1.1;
+        r.ready = 1.3;
+        r.first_scheduled = 1.5;
+        r.first_token = 1.6;
+        r.completion = 2.6;
+        r.output_tokens = 11;
+        r
+    }
+
+    #[test]
+    fn kv_fetch_is_drawn_before_prefill_with_its_true_length() {
+        let mut unrouted = RequestRecord::new(1, 0, 0.5, 10);
+        unrouted.failed = Some(engine::stats::FailReason::NoWorker);
+        let p = request_phases(&[record(0), unrouted]);
+        assert_eq!(
+            p.len(),
+            1,
+            "a request that never reached a worker has no lane"
+        );
+        assert_eq!(&*p.worker, &[2]);
+        // Fetch 1.3 − 1.1 = 0.2 s, drawn as [1.5 − 0.2, 1.5]; queued is the 0.3 s before it.
+        assert!((p.kv_fetch_start[0] - 1.3).abs() < 1e-12);
+        assert_eq!(p.prefill_start[0], 1.5);
+        assert_eq!(p.decode_start[0], 1.6);
+        assert_eq!(p.finish[0], 2.6);
+    }
+
+    #[test]
+    fn latency_columns_hold_completed_requests_sorted() {
+        let mut slow = record(1);
+        slow.created = 0.5; // TTFT 1.6 − 0.5 = 1.1 s
+        let mut failed = record(2);
+        failed.failed = Some(engine::stats::FailReason::NoWorker);
+        let l = Latencies::of(&[record(0), slow, failed]);
+        // TTFT 1.6 − 1.0 = 0.6 s and 1.1 s; TPOT (2.1 − 1.1)/10 = 0.1 s... both 0.1 s.
+        assert_eq!(l.ttft.len(), 2);
+        assert!((l.ttft[0] - 0.6).abs() < 1e-12 && (l.ttft[1] - 1.1).abs() < 1e-12);
+        assert!((l.tpot[0] - 0.1).abs() < 1e-12);
+        // Queueing: first scheduled 1.5 − worker in 1.0 = 0.5 s.
+        assert!((l.queueing[1] - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn comparisons_colour_only_where_the_direction_is_obvious() {
+        assert_eq!(verdict(Better::Lower, 20.0, 25.0), Some(true));
+        assert_eq!(verdict(Better::Higher, 20.0, 25.0), Some(false));
+        assert_eq!(verdict(Better::Neither, 20.0, 25.0), None);
+        assert_eq!(verdict(Better::Lower, f64::NAN, 25.0), None);
+        // (20 − 25) / 25 = −20%; (30 − 25) / 25 = +20%.
+        assert_eq!(relative_change(20.0, 25.0), "−20.0%");
+        assert_eq!(relative_change(30.0, 25.0), "+20.0%");
+        assert_eq!(relative_change(3.0, 3.0), "±0");
+        assert_eq!(relative_change(3.0, 0.0), "+∞");
+    }
+
+    #[test]
+    fn series_and_decisions_follow_the_run() {
+        // 4 requests at 2/s on 2 round-robin workers: the first gap is 1/2 s too, so arrivals
+        // at 0.5, 1.0, 1.5, 2.0 s: 1 in second 0, 2 in second 1, 1 in second 2.
+        let scenario = Scenario::parse(
+            r#"{"simulation": {"num_workers": 2},
+                "router": {"policy": {"policy": "round_robin"}},
+                "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 2, "total_requests": 4}]}}"#,
+        )
+        .unwrap();
+        let mut sim = Simulation::new(&scenario, &Default::default()).unwrap();
+        sim.run();
+        let r = sim.results();
+        let s = RunSeries::of(&r, "run 1");
+        assert_eq!(s.busy.series.len(), 2, "one busy line per worker");
+        assert_eq!(&s.requests.series[0].values[..3], &[1.0, 2.0, 1.0]);
+        let index = decision_index(&r.decisions, r.requests.len());
+        let workers: Vec<u32> = (0..4)
+            .map(|i| r.decisions[index[i].unwrap() as usize].decision.worker)
+            .collect();
+        assert_eq!(workers, [0, 1, 0, 1], "round robin alternates");
+        let text = describe_decision(&r.decisions[index[1].unwrap() as usize]);
+        assert!(
+            text.starts_with("routed to worker 1 at 1.000 s by "),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 3, "one line per candidate: {text}");
+    }
+}

@@ -1,0 +1,155 @@
+//! Runs a simulation in the tab without freezing it: the engine advances in slices of about
+//! [`SLICE_BUDGET_MS`] of work, each in its own macrotask, so input, painting and the Stop
+//! button get their turn between slices.
+
+use crate::state::{Action, EngineResults, Progress};
+use engine::scenario::Scenario;
+use engine::scenario::ScenarioData as DataFiles;
+use engine::simulation::Simulation;
+use engine::validate::Problem;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::Callback;
+
+/// Work per slice, ms: well under a 16 ms frame, so a slice never shows as jank.
+pub const SLICE_BUDGET_MS: f64 = 10.0;
+/// Progress is reported at most this often, ms (each report re-renders the page).
+const REPORT_EVERY_MS: f64 = 80.0;
+/// Events in the first chunk; later chunks adapt to the measured speed.
+const FIRST_CHUNK: u64 = 500;
+
+/// Keeps a run going; dropping it (or calling [`RunHandle::cancel`]) stops the run at the
+/// next slice.
+pub struct RunHandle {
+    cancelled: Rc<Cell<bool>>,
+}
+
+impl RunHandle {
+    /// Stops the run before its next slice.
+    pub fn cancel(&self) {
+        self.cancelled.set(true);
+    }
+}
+
+struct Driver {
+    id: u64,
+    sim: Simulation,
+    dispatch: Callback<Action>,
+    cancelled: Rc<Cell<bool>>,
+    /// Events per `advance` call, tuned so one call takes about a quarter of the budget.
+    chunk: u64,
+    last_report: f64,
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// The engine's problems as one sentence for the run status.
+pub fn describe_problems(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| {
+            if p.path.is_empty() {
+                p.message.clone()
+            } else {
+                format!("{}: {}", p.path, p.message)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Builds run `id` of `text` with `files` and starts advancing it; reports through `dispatch`
+/// (`RunProgress`, then `RunFinished` or `RunFailed`).
+pub fn start(id: u64, text: &str, files: &DataFiles, dispatch: Callback<Action>) -> RunHandle {
+    let cancelled = Rc::new(Cell::new(false));
+    let built = Scenario::parse(text).and_then(|s| Simulation::new(&s, files));
+    match built {
+        Err(problems) => dispatch.emit(Action::RunFailed {
+            id,
+            message: describe_problems(&problems),
+        }),
+        Ok(sim) => schedule(Rc::new(RefCell::new(Driver {
+            id,
+            sim,
+            dispatch,
+            cancelled: cancelled.clone(),
+            chunk: FIRST_CHUNK,
+            last_report: now_ms(),
+        }))),
+    }
+    RunHandle { cancelled }
+}
+
+/// Queues the next slice as a fresh macrotask.
+fn schedule(driver: Rc<RefCell<Driver>>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let next = Closure::once_into_js(move || slice(driver));
+    // A failure here means the page is going away; the run simply ends with it.
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 0);
+}
+
+fn slice(driver: Rc<RefCell<Driver>>) {
+    let mut guard = driver.borrow_mut();
+    let d = &mut *guard;
+    if d.cancelled.get() {
+        return; // Dropping the last reference drops the simulation.
+    }
+    let start = now_ms();
+    let mut progress = d.sim.progress();
+    while !progress.finished {
+        let t0 = now_ms();
+        progress = d.sim.advance(d.chunk);
+        let t1 = now_ms();
+        // Aim for chunks of a quarter budget; change by at most ×2 per step.
+        let took = (t1 - t0).max(0.05);
+        let ideal = d.chunk as f64 * (SLICE_BUDGET_MS / 4.0) / took;
+        d.chunk = ideal
+            .clamp(d.chunk as f64 / 2.0, d.chunk as f64 * 2.0)
+            .max(16.0) as u64;
+        if t1 - start >= SLICE_BUDGET_MS {
+            break;
+        }
+    }
+    let (id, dispatch) = (d.id, d.dispatch.clone());
+    if progress.finished {
+        // Collecting the results (copying every record, sorting latencies) gets a task of
+        // its own rather than sharing one with a slice of simulation.
+        drop(guard);
+        let next = Closure::once_into_js(move || {
+            let d = driver.borrow();
+            if d.cancelled.get() {
+                return;
+            }
+            let results = EngineResults::new(d.sim.results());
+            drop(d);
+            dispatch.emit(Action::RunFinished {
+                id,
+                sim_end_s: results.end_time,
+                results,
+            });
+        });
+        if let Some(w) = web_sys::window() {
+            let _ =
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 0);
+        }
+        return;
+    }
+    let now = now_ms();
+    if now - d.last_report >= REPORT_EVERY_MS {
+        d.last_report = now;
+        dispatch.emit(Action::RunProgress {
+            id,
+            progress: Progress::from(progress),
+        });
+    }
+    drop(guard);
+    schedule(driver);
+}
