@@ -844,9 +844,19 @@ mod tests {
     fn a_link_runs_its_scenario_only_when_it_loads_and_validates() {
         let mut s = state();
         s.apply(Action::OpenLink("{ broken".into()));
-        assert_eq!(s.run, RunStatus::Idle, "the old scenario is not run instead");
-        s.apply(Action::OpenLink("{\"worker\": {\"max_num_seqs\": \"many\"}}".into()));
-        assert_eq!(s.run, RunStatus::Idle, "an invalid scenario opens but does not run");
+        assert_eq!(
+            s.run,
+            RunStatus::Idle,
+            "the old scenario is not run instead"
+        );
+        s.apply(Action::OpenLink(
+            "{\"worker\": {\"max_num_seqs\": \"many\"}}".into(),
+        ));
+        assert_eq!(
+            s.run,
+            RunStatus::Idle,
+            "an invalid scenario opens but does not run"
+        );
         s.apply(Action::OpenLink("{\"simulation\": {\"seed\": 9}}".into()));
         assert_eq!(running_id(&s), 1);
         assert_eq!(&*s.scenario.text, "{\"simulation\": {\"seed\": 9}}");
