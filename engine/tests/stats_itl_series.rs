@@ -90,3 +90,13 @@ fn counters_land_in_their_second_and_columns_line_up() {
     assert_eq!(c.workers[1].kv_blocks, vec![0, 0, 120]);
     assert_eq!(c.workers[0].kv_blocks.len(), 3);
 }
+
+#[test]
+fn itl_distribution_lists_each_distinct_gap_once_in_order() {
+    let mut h = ItlHistogram::new();
+    h.add(0.02, 3);
+    h.add(0.01, 5);
+    h.add(0.02, 1);
+    // 0.01 s five times, then 0.02 s four times (3 + 1).
+    assert_eq!(h.iter().collect::<Vec<_>>(), vec![(0.01, 5), (0.02, 4)]);
+}

@@ -20,6 +20,8 @@ pub struct Latencies {
     pub e2e: Rc<[f64]>,
     /// Waiting in the worker's queue (first scheduled − worker in).
     pub queueing: Rc<[f64]>,
+    /// Inter-token gaps pooled over every request of every stage: (gap, how many).
+    pub itl: Rc<[(f64, f64)]>,
 }
 
 fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> {
@@ -34,13 +36,19 @@ fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> 
 }
 
 impl Latencies {
-    /// The latency columns of `records`.
-    pub fn of(records: &[RequestRecord]) -> Self {
+    /// The latency columns of a run's `records`, with its pooled inter-token gaps `itl`
+    /// (one list per stage, as the engine reports them).
+    pub fn of(records: &[RequestRecord], itl: &[Vec<(f64, u64)>]) -> Self {
         Self {
             ttft: sorted(records, RequestRecord::ttft),
             tpot: sorted(records, RequestRecord::tpot),
             e2e: sorted(records, RequestRecord::e2e),
             queueing: sorted(records, RequestRecord::queueing),
+            itl: itl
+                .iter()
+                .flatten()
+                .map(|&(gap, n)| (gap, n as f64))
+                .collect(),
         }
     }
 }
@@ -294,7 +302,8 @@ mod tests {
         slow.created = 0.5; // TTFT 1.6 − 0.5 = 1.1 s
         let mut failed = record(2);
         failed.failed = Some(engine::stats::FailReason::NoWorker);
-        let l = Latencies::of(&[record(0), slow, failed]);
+        let l = Latencies::of(&[record(0), slow, failed], &[vec![(0.1, 9)]]);
+        assert_eq!(&*l.itl, &[(0.1, 9.0)]);
         // TTFT 1.6 − 1.0 = 0.6 s and 1.1 s; TPOT (2.1 − 1.1)/10 = 0.1 s... both 0.1 s.
         assert_eq!(l.ttft.len(), 2);
         assert!((l.ttft[0] - 0.6).abs() < 1e-12 && (l.ttft[1] - 1.1).abs() < 1e-12);

@@ -253,6 +253,11 @@ impl Simulation {
             events: self.events,
             stages,
             series: rec.series.finish(end_time),
+            itl: rec
+                .stages
+                .iter()
+                .map(|s| s.stats.itl().iter().collect())
+                .collect(),
             requests: rec.records.clone(),
             decisions: rec.decisions.clone(),
         }

@@ -21,6 +21,9 @@ pub struct SimulationResults {
     pub stages: Vec<StageSummary>,
     /// Per-second series for the charts.
     pub series: SeriesColumns,
+    /// Each stage's pooled inter-token gaps: (gap in seconds, how many), ascending. Exact
+    /// and small: tokens decoded in the same step share one gap.
+    pub itl: Vec<Vec<(f64, u64)>>,
     /// Every request, in id order.
     pub requests: Vec<RequestRecord>,
     /// Every routing decision, in the order they were made.

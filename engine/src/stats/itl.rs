@@ -53,6 +53,11 @@ impl ItlHistogram {
         }
     }
 
+    /// Every distinct gap (seconds) with how many times it occurred, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
+        self.counts.iter().map(|(&k, &c)| (value(k), c))
+    }
+
     /// Number of gaps recorded.
     pub fn count(&self) -> u64 {
         self.total

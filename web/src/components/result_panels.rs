@@ -26,7 +26,7 @@ impl RunView {
     pub fn of(results: &EngineResults, label: AttrValue) -> Self {
         Self {
             series: RunSeries::of(results, &label),
-            latencies: Latencies::of(&results.requests),
+            latencies: Latencies::of(&results.requests, &results.itl),
             label,
         }
     }
@@ -67,7 +67,7 @@ pub fn charts_panel(props: &RunsProps) -> Html {
     }
 }
 
-/// CDFs and histograms of TTFT, TPOT, ITL (approximated) and E2E.
+/// CDFs and histograms of TTFT, TPOT, E2E and queueing, and the CDF of the pooled ITL.
 #[function_component(LatencyPanel)]
 pub fn latency_panel(props: &RunsProps) -> Html {
     let runs = |f: fn(&Latencies) -> &Rc<[f64]>| {
@@ -97,6 +97,16 @@ pub fn latency_panel(props: &RunsProps) -> Html {
             </>
         }
     };
+    let mut itl = vec![CdfRun {
+        label: props.run.label.clone(),
+        input: CdfInput::Weighted(props.run.latencies.itl.clone()),
+    }];
+    if let Some(p) = &props.pinned {
+        itl.push(CdfRun {
+            label: p.label.clone(),
+            input: CdfInput::Weighted(p.latencies.itl.clone()),
+        });
+    }
     html! {
         <div data-testid="latency">
             <div class="chart-grid">
@@ -104,11 +114,8 @@ pub fn latency_panel(props: &RunsProps) -> Html {
                 { pair("TPOT", |l| &l.tpot) }
                 { pair("E2E latency", |l| &l.e2e) }
                 { pair("Queueing", |l| &l.queueing) }
+                <CdfChart title="ITL CDF (every inter-token gap)" unit={Unit::Seconds} runs={Rc::<[CdfRun]>::from(itl)} />
             </div>
-            <p class="note">
-                { "ITL: the results carry pooled inter-token-latency percentiles (Summary tab) but not \
-                   every gap, so its distribution is shown by each request's mean gap, which is TPOT above." }
-            </p>
         </div>
     }
 }
