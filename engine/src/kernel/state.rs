@@ -53,18 +53,34 @@ struct Slot {
     callbacks: Vec<Callback>,
 }
 
-/// A heap entry: SimPy's `(time, priority, eid, event)` key.
+/// A heap entry: SimPy's `(time, priority, eid, event)` key, packed into one `u128` so the
+/// heap compares entries with a single integer comparison. Times are never negative, and
+/// the bits of a non-negative `f64` order exactly as the numbers do.
 #[derive(Clone, Copy)]
 struct Scheduled {
-    time: f64,
-    priority: u8,
-    seq: u64,
+    /// `time bits << 64 | priority << 56 | seq` (seq < 2^56: centuries of events).
+    key: u128,
     id: EventId,
+}
+
+impl Scheduled {
+    fn new(time: f64, priority: u8, seq: u64, id: EventId) -> Self {
+        debug_assert!(time >= 0.0 && seq < 1 << 56);
+        let low = (priority as u64) << 56 | seq;
+        Self {
+            key: ((time + 0.0).to_bits() as u128) << 64 | low as u128,
+            id,
+        }
+    }
+
+    fn time(&self) -> f64 {
+        f64::from_bits((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Scheduled {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.key == other.key
     }
 }
 impl Eq for Scheduled {}
@@ -76,11 +92,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest key first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then(other.priority.cmp(&self.priority))
-            .then(other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -227,23 +239,18 @@ impl State {
         slot.refs += 1;
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Scheduled {
-            time,
-            priority,
-            seq,
-            id,
-        });
+        self.heap.push(Scheduled::new(time, priority, seq, id));
     }
 
     /// Time of the next scheduled event, `f64::INFINITY` when none.
     pub(crate) fn peek(&self) -> f64 {
-        self.heap.peek().map_or(f64::INFINITY, |s| s.time)
+        self.heap.peek().map_or(f64::INFINITY, Scheduled::time)
     }
 
     /// Pops the next event, advances the clock, marks it processed and hands out its callbacks.
     pub(crate) fn pop(&mut self) -> Option<(EventId, Vec<Callback>)> {
         let next = self.heap.pop()?;
-        self.now = next.time;
+        self.now = next.time();
         let slot = self.slot_mut(next.id);
         slot.state = EventState::Processed;
         Some((next.id, std::mem::take(&mut slot.callbacks)))
