@@ -11,13 +11,16 @@ const types = {
   '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** Serves dist/ on a free loopback port; resolves to { url, close }. */
-export async function serveDist() {
+/** Serves dist/ on a free loopback port, under `prefix` (e.g. '/opal/'); resolves to
+ * { url, close }. */
+export async function serveDist(prefix = '/') {
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(`no built app in ${root}: run 'trunk build --release' (make test does)`);
   }
   const server = http.createServer((req, res) => {
-    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const full = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!full.startsWith(prefix)) { res.writeHead(404).end('not found'); return; }
+    const urlPath = `/${full.slice(prefix.length)}`;
     let file = path.normalize(path.join(root, urlPath));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
@@ -29,7 +32,7 @@ export async function serveDist() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** Launches Debian's Chromium headless with the flags this closed network needs. */

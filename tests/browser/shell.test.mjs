@@ -30,3 +30,15 @@ test('editing the scenario is checked by the engine as you type', async () => {
   await validation.getByText('Scenario is valid.').waitFor();
   assert.deepEqual(errors, []);
 });
+
+test('the site works from a sub-path of a static host (relative asset paths)', async () => {
+  const sub = await serveDist('/some/path/opal/');
+  try {
+    const { page, errors } = await openPage(browser, sub.url);
+    await page.getByRole('heading', { name: 'Opal' }).waitFor();
+    await page.getByTestId('validation').getByText('Scenario is valid.').waitFor();
+    assert.deepEqual(errors, []);
+  } finally {
+    await sub.close();
+  }
+});
