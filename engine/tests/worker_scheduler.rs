@@ -151,7 +151,9 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
     assert_eq!(a.e2e(), Some(40.0 * DT));
     // Step 41 recomputes B's 64 + 17 = 81 tokens and samples token 18; 22 more steps.
     assert_eq!(batches[40], [(2, 81)]);
-    assert_eq!(b.sources.computed, 81);
+    // Sources describe the prompt: its 64 tokens were computed (the 17 recomputed output
+    // tokens are not prompt tokens).
+    assert_eq!(b.sources.computed, 64);
     assert_eq!(b.e2e(), Some(63.0 * DT));
     assert_eq!(b.ttft(), Some(DT)); // the first token was emitted before the preemption
     assert_eq!(b.tokens_emitted, 40);
@@ -161,12 +163,13 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
 fn recompute_reuses_the_prefix_cache_blocks_that_survived() {
     // As above with prefix caching on. B's freed blocks join the free queue as
     // [decode block, b4, b3, b2, b1]. A takes the decode block at step 18 and b4 at step 34
-    // (evicting it), so B's recompute at step 41 hits b1..b3 = 48 tokens, computes 33.
+    // (evicting it), so B's recompute at step 41 hits b1..b3 = 48 tokens, computes 33
+    // (16 prompt + 17 output tokens): of its prompt, 48 came from the cache and 16 were computed.
     let mut s = scheduler(&SchedulerConfig::default(), 10);
     let (done, batches) = run(&mut s, vec![unique(1, 64, 40), unique(2, 64, 40)]);
     let b = &done[1];
     assert_eq!(b.preemptions, 1);
-    assert_eq!((b.sources.gpu_cache, b.sources.computed), (48, 33));
+    assert_eq!((b.sources.gpu_cache, b.sources.computed), (48, 16));
     assert_eq!(batches[40], [(2, 33)]);
     assert_eq!(b.e2e(), Some(63.0 * DT));
 }

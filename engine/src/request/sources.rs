@@ -11,6 +11,6 @@ pub struct TokenSources {
     pub offload_tier: Option<u8>,
     /// Tokens fetched from that tier.
     pub offload: u32,
-    /// Tokens computed by prefill.
+    /// Prompt tokens computed by prefill (recomputed output tokens are not prompt tokens).
     pub computed: u32,
 }

@@ -15,8 +15,8 @@ pub struct PromptSources {
     pub gpu_cache: u32,
     /// Fetched from offload tier i (in the configured order).
     pub tiers: [u32; MAX_TIERS],
-    /// Prefilled (computed) on the GPU. After a preemption (recompute) this also counts
-    /// the output tokens prefilled again, so the sources then add up to more than the prompt.
+    /// Prompt tokens prefilled (computed) on the GPU. The sources always add up to the prompt;
+    /// output tokens recomputed after a preemption are not counted here.
     pub computed: u32,
 }
 

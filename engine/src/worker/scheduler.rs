@@ -365,7 +365,8 @@ impl Scheduler {
                 gpu_cache: gpu_tokens,
                 offload_tier: Some(hit.tier),
                 offload: tier_tokens - gpu_tokens,
-                computed: num_tokens - tier_tokens,
+                // Prompt tokens only: recomputed output tokens are not part of the prompt.
+                computed: seq.req.prompt_len().saturating_sub(tier_tokens),
             };
             let tokens = tier_tokens - gpu_tokens;
             out.fetches.push(FetchStart {
@@ -395,7 +396,7 @@ impl Scheduler {
             gpu_cache: gpu_tokens,
             offload_tier: None,
             offload: 0,
-            computed: remaining,
+            computed: seq.req.prompt_len().saturating_sub(gpu_tokens),
         };
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
