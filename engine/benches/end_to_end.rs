@@ -71,14 +71,14 @@ fn rss_mb() -> Option<f64> {
 fn main() {
     let mut best = f64::INFINITY;
     let mut last = None;
-    for _ in 0..3 {
+    for _ in 0..5 {
         let (t, r) = run(10_000);
         best = best.min(t);
         last = Some(r);
     }
     let r = last.expect("ran");
     let s = &r.stages[0];
-    println!("10,000 requests, 4 workers, round robin (best of 3)");
+    println!("10,000 requests, 4 workers, round robin (best of 5)");
     println!("  wall time            {:>10.3} s", best);
     println!("  simulated time       {:>10.1} s", r.end_time);
     println!("  kernel events        {:>10}", r.events);

@@ -505,9 +505,13 @@ impl Scheduler {
     /// Recompute preemption: free the blocks, forget progress, back to the queue's front.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        // Its private cached blocks stay reusable (by it alone) until evicted.
+        // Its private computed blocks stay reusable (by it alone) until evicted.
         let private = (seq.hashes.len() as u32).min(seq.num_cached_blocks) as usize;
         seq.ghost = seq.blocks[private..seq.num_cached_blocks as usize].to_vec();
+        for (j, &id) in seq.ghost.iter().enumerate() {
+            self.pool
+                .cache_private(id, private_tag(seq.req.id, (private + j) as u64));
+        }
         self.pool.free(&seq.blocks);
         seq.blocks.clear();
         seq.num_computed = 0;
@@ -578,12 +582,11 @@ impl Scheduler {
         }
         let computed_prompt = seq.num_computed.min(seq.req.prompt_len());
         let full = computed_prompt / block_size;
-        for b in seq.num_cached_blocks..full {
-            let id = seq.blocks[b as usize];
-            match seq.hashes.get(b as usize) {
-                Some(&hash) => pool.cache_block(id, hash),
-                None => pool.cache_private(id, private_tag(seq.req.id, b as u64)),
-            }
+        // Shareable blocks enter the index now; private ones are tagged only if the request
+        // is preempted (see `preempt`), the one case in which anyone can hit them.
+        let shared = full.min(seq.hashes.len() as u32);
+        for b in seq.num_cached_blocks.min(shared)..shared {
+            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize]);
         }
         seq.num_cached_blocks = seq.num_cached_blocks.max(full);
     }
