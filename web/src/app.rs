@@ -12,7 +12,7 @@ use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
 use crate::components::talk_bar::TalkBar;
 use crate::components::talk_view::TalkView;
-use crate::shortcuts::{command_for, Command, KeyPress};
+use crate::shortcuts::{command_for, Command, KeyPress, SEEK_STEP_S};
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, run_driver, share};
 use engine::scenario::ScenarioData as DataFiles;
@@ -103,6 +103,14 @@ fn key_action(state: &AppState, e: &web_sys::KeyboardEvent) -> Option<Action> {
         Command::PlayPause => Action::TalkPlayPause,
         Command::Faster => Action::TalkFaster,
         Command::Slower => Action::TalkSlower,
+        Command::Back => Action::TalkSeek(state.talk.position_s - SEEK_STEP_S),
+        Command::Forward => {
+            let end = match &state.run {
+                RunStatus::Finished { sim_end_s, .. } => *sim_end_s,
+                _ => f64::INFINITY,
+            };
+            Action::TalkSeek((state.talk.position_s + SEEK_STEP_S).min(end))
+        }
     })
 }
 

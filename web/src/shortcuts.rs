@@ -17,7 +17,14 @@ pub enum Command {
     Faster,
     /// Talk mode: slower playback.
     Slower,
+    /// Talk mode: jump back [`SEEK_STEP_S`] of simulated time.
+    Back,
+    /// Talk mode: jump forward [`SEEK_STEP_S`] of simulated time.
+    Forward,
 }
+
+/// How far ← and → move the talk-mode playback, simulated seconds.
+pub const SEEK_STEP_S: f64 = 5.0;
 
 /// A key as the help overlay shows it, and what it does.
 pub struct Shortcut {
@@ -28,7 +35,7 @@ pub struct Shortcut {
 }
 
 /// Every shortcut, for the help overlay.
-pub const ALL: [Shortcut; 7] = [
+pub const ALL: [Shortcut; 8] = [
     Shortcut {
         keys: "Ctrl/⌘ + Enter",
         does: "Run the scenario",
@@ -52,6 +59,10 @@ pub const ALL: [Shortcut; 7] = [
     Shortcut {
         keys: "+ / −",
         does: "Talk mode: faster / slower",
+    },
+    Shortcut {
+        keys: "← / →",
+        does: "Talk mode: back / forward 5 s",
     },
     Shortcut {
         keys: "Tab",
@@ -83,6 +94,8 @@ pub fn command_for(k: KeyPress<'_>) -> Option<Command> {
         " " if k.talk => Some(Command::PlayPause),
         "+" | "=" if k.talk => Some(Command::Faster),
         "-" | "_" if k.talk => Some(Command::Slower),
+        "ArrowLeft" if k.talk => Some(Command::Back),
+        "ArrowRight" if k.talk => Some(Command::Forward),
         _ => None,
     }
 }
@@ -136,5 +149,12 @@ mod tests {
         );
         assert_eq!(press("+", false, false, true), Some(Command::Faster));
         assert_eq!(press("-", false, false, true), Some(Command::Slower));
+        assert_eq!(press("ArrowLeft", false, false, true), Some(Command::Back));
+        assert_eq!(
+            press("ArrowRight", false, false, true),
+            Some(Command::Forward)
+        );
+        // Outside talk mode arrows keep their usual meaning (scrolling, the timeline).
+        assert_eq!(press("ArrowRight", false, false, false), None);
     }
 }
