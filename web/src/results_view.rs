@@ -55,9 +55,8 @@ impl Latencies {
 
 /// Timeline phases of every request that reached a worker.
 ///
-/// The timeline draws four back-to-back phases, so a KV fetch (`kv_lookup_start → ready`)
-/// is drawn with its true length immediately before prefill, and the rest of
-/// `created → first_scheduled` is "queued": each phase keeps its true duration.
+/// Queued from arrival, a KV fetch (`kv_lookup_start → ready`) where there was one, queued
+/// again until first scheduled, then prefill and decode: each at its true time.
 pub fn request_phases(records: &[RequestRecord]) -> RequestPhases {
     let on_worker: Vec<&RequestRecord> = records.iter().filter(|r| r.worker.is_some()).collect();
     let col = |f: &dyn Fn(&RequestRecord) -> f64| -> Rc<[f64]> {
@@ -67,7 +66,20 @@ pub fn request_phases(records: &[RequestRecord]) -> RequestPhases {
         request_id: on_worker.iter().map(|r| r.id).collect(),
         worker: on_worker.iter().map(|r| r.worker.unwrap_or(0)).collect(),
         arrival: col(&|r| r.created),
-        kv_fetch_start: col(&|r| r.first_scheduled - kv_fetch(r)),
+        kv_fetch_start: col(&|r| {
+            if kv_fetch(r) > 0.0 {
+                r.kv_lookup_start
+            } else {
+                r.first_scheduled
+            }
+        }),
+        kv_fetch_end: col(&|r| {
+            if kv_fetch(r) > 0.0 {
+                r.ready
+            } else {
+                r.first_scheduled
+            }
+        }),
         prefill_start: col(&|r| r.first_scheduled),
         decode_start: col(&|r| r.first_token),
         finish: col(&|r| {
@@ -279,7 +291,7 @@ mod tests {
     }
 
     #[test]
-    fn kv_fetch_is_drawn_before_prefill_with_its_true_length() {
+    fn kv_fetch_is_drawn_where_it_happened_between_two_waits() {
         let mut unrouted = RequestRecord::new(1, 0, 0.5, 10);
         unrouted.failed = Some(engine::stats::FailReason::NoWorker);
         let p = request_phases(&[record(0), unrouted]);
@@ -289,11 +301,16 @@ mod tests {
             "a request that never reached a worker has no lane"
         );
         assert_eq!(&*p.worker, &[2]);
-        // Fetch 1.3 − 1.1 = 0.2 s, drawn as [1.5 − 0.2, 1.5]; queued is the 0.3 s before it.
-        assert!((p.kv_fetch_start[0] - 1.3).abs() < 1e-12);
+        // Queued 1.0 → 1.1, fetch 1.1 → 1.3, queued again 1.3 → 1.5, then prefill.
+        assert_eq!((p.kv_fetch_start[0], p.kv_fetch_end[0]), (1.1, 1.3));
         assert_eq!(p.prefill_start[0], 1.5);
         assert_eq!(p.decode_start[0], 1.6);
         assert_eq!(p.finish[0], 2.6);
+        // Without a fetch the KV segment is empty and queueing runs up to prefill.
+        let mut plain = record(3);
+        plain.ready = plain.kv_lookup_start;
+        let q = request_phases(&[plain]);
+        assert_eq!((q.kv_fetch_start[0], q.kv_fetch_end[0]), (1.5, 1.5));
     }
 
     #[test]

@@ -7,9 +7,14 @@ use super::format::{format_value, Unit};
 /// Phase names in order, matching the CSS variables `--phase-queued` ... `--phase-decode`.
 pub const PHASES: [&str; 4] = ["queued", "KV fetch", "prefill", "decode"];
 
-/// One row per request; phase `k` runs from boundary `k` to boundary `k + 1`:
-/// `arrival → kv_fetch_start → prefill_start → decode_start → finish` (seconds of simulated
-/// time). A phase a request skipped has equal boundaries; a boundary not reached is NaN.
+/// The phase each bar segment shows: a request queues, may fetch KV from an offload tier,
+/// queues again until admitted, then prefills and decodes.
+pub const SEGMENT_PHASE: [usize; 5] = [0, 1, 0, 2, 3];
+
+/// One row per request; segment `k` runs from boundary `k` to boundary `k + 1`:
+/// `arrival → kv_fetch_start → kv_fetch_end → prefill_start → decode_start → finish`
+/// (seconds of simulated time). A segment a request skipped has equal boundaries; a boundary
+/// not reached is NaN.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestPhases {
     /// The request's id as the engine names it.
@@ -18,8 +23,10 @@ pub struct RequestPhases {
     pub worker: Rc<[u32]>,
     /// When it arrived and started queueing.
     pub arrival: Rc<[f64]>,
-    /// When it left the queue and started fetching cached KV blocks.
+    /// When it started fetching cached KV blocks from an offload tier.
     pub kv_fetch_start: Rc<[f64]>,
+    /// When the fetch landed (queued again from there until admitted).
+    pub kv_fetch_end: Rc<[f64]>,
     /// When prefill started.
     pub prefill_start: Rc<[f64]>,
     /// When the first token was out and decode started.
@@ -39,11 +46,12 @@ impl RequestPhases {
         self.len() == 0
     }
 
-    /// The five boundary columns in phase order.
-    pub fn boundaries(&self) -> [&[f64]; 5] {
+    /// The six boundary columns in segment order.
+    pub fn boundaries(&self) -> [&[f64]; 6] {
         [
             &self.arrival,
             &self.kv_fetch_start,
+            &self.kv_fetch_end,
             &self.prefill_start,
             &self.decode_start,
             &self.finish,
@@ -53,10 +61,11 @@ impl RequestPhases {
     /// An error naming the first column whose length differs from `request_id`'s.
     pub fn check(&self) -> Result<(), String> {
         let n = self.len();
-        let named: [(&str, usize); 6] = [
+        let named: [(&str, usize); 7] = [
             ("worker", self.worker.len()),
             ("arrival", self.arrival.len()),
             ("kv_fetch_start", self.kv_fetch_start.len()),
+            ("kv_fetch_end", self.kv_fetch_end.len()),
             ("prefill_start", self.prefill_start.len()),
             ("decode_start", self.decode_start.len()),
             ("finish", self.finish.len()),
@@ -80,22 +89,23 @@ impl RequestPhases {
     }
 }
 
-/// The default tooltip: id, worker, and how long each phase took.
+/// The default tooltip: id, worker, and how long each phase took (queueing before and after
+/// a KV fetch added up).
 ///
 /// `request 7 · worker 2` / `queued 12.0 ms · KV fetch 0 s · prefill 40.0 ms · decode 1.20 s`
 /// / `arrived 3.20 s, finished 4.45 s`. Phases not reached are left out.
 pub fn describe_request(data: &RequestPhases, i: usize) -> String {
     let b = data.boundaries();
+    let mut took = [None::<f64>; PHASES.len()];
+    for (k, &phase) in SEGMENT_PHASE.iter().enumerate() {
+        if b[k][i].is_finite() && b[k + 1][i].is_finite() {
+            *took[phase].get_or_insert(0.0) += b[k + 1][i] - b[k][i];
+        }
+    }
     let phases: Vec<String> = PHASES
         .iter()
-        .enumerate()
-        .filter(|(k, _)| b[*k][i].is_finite() && b[k + 1][i].is_finite())
-        .map(|(k, name)| {
-            format!(
-                "{name} {}",
-                format_value(b[k + 1][i] - b[k][i], Unit::Seconds)
-            )
-        })
+        .zip(took)
+        .filter_map(|(name, t)| Some(format!("{name} {}", format_value(t?, Unit::Seconds))))
         .collect();
     let (start, end) = data.span(i);
     let finished = if data.finish[i].is_finite() {
@@ -121,7 +131,8 @@ mod tests {
             request_id: Rc::from(vec![7, 8]),
             worker: Rc::from(vec![2, 0]),
             arrival: Rc::from(vec![3.2, 1.0]),
-            kv_fetch_start: Rc::from(vec![3.212, 1.5]),
+            kv_fetch_start: Rc::from(vec![3.205, 1.5]),
+            kv_fetch_end: Rc::from(vec![3.207, 1.5]),
             prefill_start: Rc::from(vec![3.212, 1.5]),
             decode_start: Rc::from(vec![3.252, f64::NAN]),
             finish: Rc::from(vec![4.45, f64::NAN]),
@@ -130,10 +141,11 @@ mod tests {
 
     #[test]
     fn describes_phase_durations() {
-        // queued 3.212 - 3.2 = 12 ms; KV fetch 0; prefill 40 ms; decode 4.45 - 3.252 = 1.198 s.
+        // queued (3.205 − 3.2) + (3.212 − 3.207) = 10 ms around a 2 ms KV fetch; prefill
+        // 40 ms; decode 4.45 − 3.252 = 1.198 s.
         assert_eq!(
             describe_request(&two(), 0),
-            "request 7 · worker 2\nqueued 12.0 ms · KV fetch 0 s · prefill 40.0 ms · decode 1.20 s\n\
+            "request 7 · worker 2\nqueued 10.0 ms · KV fetch 2.00 ms · prefill 40.0 ms · decode 1.20 s\n\
              arrived 3.20 s, finished 4.45 s"
         );
     }

@@ -17,7 +17,7 @@ use yew::prelude::*;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, tick_labels, Unit};
 use super::lanes::{for_each_drawn, pack, visible, Packing};
-use super::requests::{describe_request, RequestPhases, PHASES};
+use super::requests::{describe_request, RequestPhases, PHASES, SEGMENT_PHASE};
 use super::scale::extent;
 use super::ticks::{ticks, usable_range};
 
@@ -255,16 +255,14 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
         }
     }
     let bounds = scene.data.boundaries();
-    for (k, phase) in [
+    let colours = [
         "--phase-queued",
         "--phase-kv",
         "--phase-prefill",
         "--phase-decode",
-    ]
-    .iter()
-    .enumerate()
-    {
-        ctx.set_fill_style_str(&css_var(&style, phase, &fg));
+    ];
+    for (k, &phase) in SEGMENT_PHASE.iter().enumerate() {
+        ctx.set_fill_style_str(&css_var(&style, colours[phase], &fg));
         for &(y, from, to) in &row_spans {
             for &id in &scratch[from..to] {
                 let (a, b) = (bounds[k][id as usize], bounds[k + 1][id as usize]);

@@ -153,7 +153,6 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
     html! {
         <div data-testid="timeline">
             <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480} />
-            <p class="note">{ "A KV fetch from an offload tier is drawn just before prefill, with its true length." }</p>
         </div>
     }
 }
