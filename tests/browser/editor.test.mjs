@@ -50,6 +50,9 @@ test('a worker field shows the engine\'s problem for a bad value until it is fix
   await jsonUntil(page, (d) => d.worker?.max_num_seqs === 64);
   await error.waitFor({ state: 'detached' });
   assert.equal(await seqs.getAttribute('aria-invalid'), 'false');
+  // Fixed, it runs with the edited limit.
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-status').getByText('Run 1 finished').waitFor({ timeout: 60_000 });
   assert.deepEqual(errors, []);
 });
 
