@@ -109,7 +109,13 @@ fn slice(driver: Rc<RefCell<Driver>>) {
     let mut guard = driver.borrow_mut();
     let d = &mut *guard;
     if d.cancelled.get() {
-        return; // Dropping the last reference drops the simulation.
+        // Stopped (or superseded): report what was reached; the reducer keeps it only if
+        // this run is the one the user stopped. Dropping the driver drops the simulation.
+        let results = EngineResults::new(d.sim.results());
+        let (id, dispatch) = (d.id, d.dispatch.clone());
+        drop(guard);
+        dispatch.emit(Action::RunStopped { id, results });
+        return;
     }
     let start = now_ms();
     let mut progress = d.sim.progress();

@@ -154,15 +154,20 @@ pub enum RunStatus {
         scenario: Rc<str>,
         progress: Progress,
     },
-    /// Ran to the end.
+    /// Ran to the end, or was stopped and its results so far collected (`stopped`).
     Finished {
         id: u64,
         scenario: Rc<str>,
         sim_end_s: f64,
         results: EngineResults,
+        stopped: bool,
     },
-    /// Stopped by the user; what had been reached is kept.
-    Stopped { id: u64, progress: Progress },
+    /// Stopped by the user; its results so far are being collected.
+    Stopped {
+        id: u64,
+        scenario: Rc<str>,
+        progress: Progress,
+    },
     /// The engine refused or failed.
     Failed { id: u64, message: String },
 }
@@ -330,6 +335,8 @@ pub enum Action {
         sim_end_s: f64,
         results: EngineResults,
     },
+    /// Run `id`, stopped by the user, reached these results.
+    RunStopped { id: u64, results: EngineResults },
     /// Run `id` failed.
     RunFailed { id: u64, message: String },
     /// Stop the current run.
@@ -442,6 +449,7 @@ impl AppState {
                             scenario: scenario.clone(),
                             sim_end_s,
                             results,
+                            stopped: false,
                         };
                         self.talk.position_s = self.talk.position_s.min(sim_end_s);
                     }
@@ -453,8 +461,35 @@ impl AppState {
                 }
             }
             Action::Stop => {
-                if let RunStatus::Running { id, progress, .. } = self.run {
-                    self.run = RunStatus::Stopped { id, progress };
+                if let RunStatus::Running {
+                    id,
+                    scenario,
+                    progress,
+                } = &self.run
+                {
+                    self.run = RunStatus::Stopped {
+                        id: *id,
+                        scenario: scenario.clone(),
+                        progress: *progress,
+                    };
+                }
+            }
+            Action::RunStopped { id, results } => {
+                if let RunStatus::Stopped {
+                    id: current,
+                    scenario,
+                    ..
+                } = &self.run
+                {
+                    if *current == id {
+                        self.run = RunStatus::Finished {
+                            id,
+                            scenario: scenario.clone(),
+                            sim_end_s: results.end_time,
+                            results,
+                            stopped: true,
+                        };
+                    }
                 }
             }
             Action::PinRun => match &self.run {
@@ -886,7 +921,7 @@ mod tests {
         };
         s.apply(Action::RunProgress { id: 1, progress: p });
         s.apply(Action::Stop);
-        assert_eq!(s.run, RunStatus::Stopped { id: 1, progress: p });
+        assert!(matches!(s.run, RunStatus::Stopped { id: 1, progress, .. } if progress == p));
         // A slice already queued when Stop was pressed must not revive the run.
         s.apply(Action::RunProgress {
             id: 1,
@@ -897,7 +932,25 @@ mod tests {
             sim_end_s: 1.0,
             results: tiny_results(),
         });
-        assert_eq!(s.run, RunStatus::Stopped { id: 1, progress: p });
+        assert!(matches!(s.run, RunStatus::Stopped { id: 1, progress, .. } if progress == p));
+        // The results it reached replace the progress; stale ones of another run do not.
+        s.apply(Action::RunStopped {
+            id: 2,
+            results: tiny_results(),
+        });
+        assert!(matches!(s.run, RunStatus::Stopped { .. }));
+        s.apply(Action::RunStopped {
+            id: 1,
+            results: tiny_results(),
+        });
+        assert!(matches!(
+            s.run,
+            RunStatus::Finished {
+                id: 1,
+                stopped: true,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -212,11 +212,24 @@ fn run_status(run: &RunStatus) -> Html {
                     data-testid="run-progress" />
             </>
         },
-        RunStatus::Finished { id, sim_end_s, .. } => html! {
+        RunStatus::Finished {
+            id,
+            sim_end_s,
+            stopped: false,
+            ..
+        } => html! {
             <p>{ format!("Run {id} finished at {sim_end_s:.1} s simulated.") }</p>
         },
-        RunStatus::Stopped { id, progress } => html! {
-            <p>{ format!("Run {id} stopped at {:.1} s simulated, {} requests done.", progress.sim_time_s, progress.requests_done) }</p>
+        RunStatus::Finished {
+            id,
+            sim_end_s,
+            stopped: true,
+            ..
+        } => html! {
+            <p>{ format!("Run {id} stopped at {sim_end_s:.1} s simulated; the results below cover what it reached.") }</p>
+        },
+        RunStatus::Stopped { id, progress, .. } => html! {
+            <p>{ format!("Run {id} stopped at {:.1} s simulated, {} requests done; collecting its results.", progress.sim_time_s, progress.requests_done) }</p>
         },
         RunStatus::Failed { id, message } => html! {
             <p class="run-failed" role="alert">{ format!("Run {id} did not complete: {message}") }</p>
