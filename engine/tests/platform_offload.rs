@@ -119,3 +119,29 @@ fn at_most_max_kvc_ready_requests_fetch_at_once() {
     );
     assert!(r.requests[1..].iter().all(|q| q.sources.tiers[0] == 512));
 }
+
+#[test]
+fn a_prompt_reaches_a_tier_only_once_its_write_has_crossed_the_link() {
+    // A slow CPU tier: 0.1 GB/s, so writing request 0's 2 full chunks (512 tokens ·
+    // 163,840 B = 83,886,080 B) takes 0.8388608 s after it completes. Prefix caching is off,
+    // so only the tier can serve a repeat. Request 0 completes at 0.02 s (prefill 600
+    // tokens in one step, then one decode step): its write lands at 0.8588608 s. A repeat
+    // at 0.5 s finds nothing; a repeat at 2 s finds both chunks.
+    let t = trace(&[
+        (0.0, 600, 2, &[1, 2, 3]),
+        (500.0, 600, 2, &[1, 2, 3]),
+        (2000.0, 600, 2, &[1, 2, 3]),
+    ]);
+    let json = scenario(
+        1,
+        r#"{ "preset": "cpu_dram", "bandwidth_gbps": 0.1 }"#,
+        r#", "enable_prefix_caching": false"#,
+    );
+    let r = run(&json, &[("t.jsonl", &t)]);
+    assert_close(r.requests[0].completion, 0.02, "first run done");
+    assert_eq!(
+        r.requests[1].sources.tiers[0], 0,
+        "the write had not landed at 0.5 s"
+    );
+    assert_eq!(r.requests[2].sources.tiers[0], 512, "it had by 2 s");
+}

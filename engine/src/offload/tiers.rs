@@ -114,17 +114,45 @@ impl OffloadTiers {
     /// Writes a completed prompt's chunk hashes (at `chunk_size`) from `worker`
     /// to every tier, appending the resulting events (to go in `worker`'s next batch).
     pub fn store(&mut self, worker: u32, chunk_hashes: &[BlockHash], events: &mut Vec<KvEvent>) {
-        for (i, inst) in self.instances.iter_mut().enumerate() {
-            let store = match inst {
-                Instances::PerWorker(map) => map
-                    .entry(worker)
-                    .or_insert_with(|| TierStore::new(i as u8, self.capacities[i])),
-                Instances::Shared(s) => s,
-            };
-            for &h in chunk_hashes.iter().rev() {
-                store.store(h, events);
-            }
+        for tier in 0..self.instances.len() {
+            self.store_in(worker, tier as u8, chunk_hashes, events);
         }
+    }
+
+    /// Writes a completed prompt's chunk hashes from `worker` to tier `tier` only.
+    pub fn store_in(
+        &mut self,
+        worker: u32,
+        tier: u8,
+        chunk_hashes: &[BlockHash],
+        events: &mut Vec<KvEvent>,
+    ) {
+        let i = tier as usize;
+        let Some(inst) = self.instances.get_mut(i) else {
+            return;
+        };
+        let store = match inst {
+            Instances::PerWorker(map) => map
+                .entry(worker)
+                .or_insert_with(|| TierStore::new(tier, self.capacities[i])),
+            Instances::Shared(s) => s,
+        };
+        for &h in chunk_hashes.iter().rev() {
+            store.store(h, events);
+        }
+    }
+
+    /// How many of `chunk_hashes` tier `tier` does not hold for `worker` (what writing them
+    /// there moves).
+    pub fn missing(&self, worker: u32, tier: u8, chunk_hashes: &[BlockHash]) -> u32 {
+        let t = tier as usize;
+        if t >= self.instances.len() {
+            return 0;
+        }
+        chunk_hashes
+            .iter()
+            .filter(|&&h| !self.holds(worker, t, h))
+            .count() as u32
     }
 
     /// The contiguous prefix of `chunk_hashes` the tiers can supply to `worker`.

@@ -315,16 +315,51 @@ impl Worker {
         }
     }
 
-    /// Writes a completed prompt's KV to the offload tiers (in the background: the
-    /// worker does not wait for it).
-    fn store_prompt(&self, prompt: &PromptContent) {
-        let mut tiers = self.ctx.tiers.borrow_mut();
-        if tiers.is_empty() {
+    /// Writes a completed prompt's KV to every offload tier in the background (the worker
+    /// does not wait): the chunks a tier lacks move over its link, sharing its bandwidth
+    /// with fetches, and become available there once written. Chunks a tier already holds
+    /// are only refreshed in its LRU order.
+    fn store_prompt(self: &Rc<Self>, prompt: &PromptContent) {
+        let (hashes, writes) = {
+            let tiers = self.ctx.tiers.borrow();
+            if tiers.is_empty() {
+                return;
+            }
+            let hashes: Vec<_> = prompt.block_hashes(tiers.chunk_size()).collect();
+            let writes: Vec<(u8, u32)> = (0..tiers.len() as u8)
+                .map(|t| (t, tiers.missing(self.id, t, &hashes)))
+                .collect();
+            (Rc::new(hashes), writes)
+        };
+        let chunk_bytes = self.ctx.tiers.borrow().chunk_bytes();
+        for (tier, missing) in writes {
+            let link = match missing {
+                0 => None,
+                n => self.ctx.link(tier, self.id).map(|l| (l, n)),
+            };
+            let Some((link, n)) = link else {
+                self.store_in(tier, &hashes);
+                continue;
+            };
+            let written = link.transfer(n as f64 * chunk_bytes);
+            let (worker, hashes) = (Rc::clone(self), Rc::clone(&hashes));
+            self.ctx.env.process(async move {
+                written.await?;
+                worker.store_in(tier, &hashes);
+                Ok::<_, SimError>(())
+            });
+        }
+    }
+
+    /// Records `hashes` as held by tier `tier` (the write has landed). A worker that has
+    /// left the cluster keeps nothing: its per-worker tiers went with it.
+    fn store_in(&self, tier: u8, hashes: &[crate::request::BlockHash]) {
+        let mut st = self.state.borrow_mut();
+        if st.stopped {
             return;
         }
-        let hashes: Vec<_> = prompt.block_hashes(tiers.chunk_size()).collect();
-        let mut st = self.state.borrow_mut();
-        tiers.store(self.id, &hashes, &mut st.tier_events);
+        let mut tiers = self.ctx.tiers.borrow_mut();
+        tiers.store_in(self.id, tier, hashes, &mut st.tier_events);
         if self.ctx.kv_event_interval.is_none() {
             st.tier_events.clear();
         }
