@@ -406,6 +406,33 @@ impl AppState {
         }
     }
 
+    /// Results of run `id` arrived: kept only while `id` is still the run they belong to
+    /// (running, or stopped by the user when `stopped`), so a late slice of an older run
+    /// never overwrites a newer one.
+    fn finish_run(&mut self, id: u64, sim_end_s: f64, results: EngineResults, stopped: bool) {
+        let scenario = match &self.run {
+            RunStatus::Running {
+                id: current,
+                scenario,
+                ..
+            } if !stopped && *current == id => scenario.clone(),
+            RunStatus::Stopped {
+                id: current,
+                scenario,
+                ..
+            } if stopped && *current == id => scenario.clone(),
+            _ => return,
+        };
+        self.run = RunStatus::Finished {
+            id,
+            scenario,
+            sim_end_s,
+            results,
+            stopped,
+        };
+        self.talk.position_s = self.talk.position_s.min(sim_end_s);
+    }
+
     /// Applies one action.
     pub fn apply(&mut self, action: Action) {
         match action {
@@ -436,25 +463,7 @@ impl AppState {
                 id,
                 sim_end_s,
                 results,
-            } => {
-                if let RunStatus::Running {
-                    id: current,
-                    scenario,
-                    ..
-                } = &self.run
-                {
-                    if *current == id {
-                        self.run = RunStatus::Finished {
-                            id,
-                            scenario: scenario.clone(),
-                            sim_end_s,
-                            results,
-                            stopped: false,
-                        };
-                        self.talk.position_s = self.talk.position_s.min(sim_end_s);
-                    }
-                }
-            }
+            } => self.finish_run(id, sim_end_s, results, false),
             Action::RunFailed { id, message } => {
                 if matches!(self.run, RunStatus::Running { id: current, .. } if current == id) {
                     self.run = RunStatus::Failed { id, message };
@@ -475,22 +484,8 @@ impl AppState {
                 }
             }
             Action::RunStopped { id, results } => {
-                if let RunStatus::Stopped {
-                    id: current,
-                    scenario,
-                    ..
-                } = &self.run
-                {
-                    if *current == id {
-                        self.run = RunStatus::Finished {
-                            id,
-                            scenario: scenario.clone(),
-                            sim_end_s: results.end_time,
-                            results,
-                            stopped: true,
-                        };
-                    }
-                }
+                let end = results.end_time;
+                self.finish_run(id, end, results, true)
             }
             Action::PinRun => match &self.run {
                 RunStatus::Finished {
