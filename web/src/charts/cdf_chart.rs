@@ -78,16 +78,7 @@ pub fn cdf_chart(props: &CdfChartProps) -> Html {
         let dashed = (i > 0).then_some("chart-pinned");
         html! { <path class={classes!("chart-line", color_class(i), dashed)} d={d} /> }
     });
-    let items: Vec<LegendItem> = props
-        .runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| LegendItem {
-            label: r.label.to_string(),
-            color: i,
-            dashed: i > 0,
-        })
-        .collect();
+    let items = LegendItem::for_runs(props.runs.iter().map(|r| r.label.as_str()));
 
     let summary = {
         let mut s = format!("{}: cumulative distribution.", props.title);

@@ -80,16 +80,7 @@ pub fn histogram(props: &HistogramProps) -> Html {
         );
         html! { <path {class} d={d} /> }
     });
-    let items: Vec<LegendItem> = props
-        .runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| LegendItem {
-            label: r.label.to_string(),
-            color: i,
-            dashed: i > 0,
-        })
-        .collect();
+    let items = LegendItem::for_runs(props.runs.iter().map(|r| r.label.as_str()));
     let summary = {
         let mut s = format!(
             "{}: histogram of {} bins from {} to {}.",

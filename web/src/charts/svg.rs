@@ -136,6 +136,20 @@ pub struct LegendItem {
     pub dashed: bool,
 }
 
+impl LegendItem {
+    /// One entry per run, in order: the first solid, the pinned ones after it dashed.
+    pub fn for_runs<'a>(labels: impl Iterator<Item = &'a str>) -> Vec<LegendItem> {
+        labels
+            .enumerate()
+            .map(|(i, label)| LegendItem {
+                label: label.to_string(),
+                color: i,
+                dashed: i > 0,
+            })
+            .collect()
+    }
+}
+
 /// The legend along the top of the chart; entries flow left to right.
 pub fn legend(items: &[LegendItem], plot: &Plot) -> Html {
     let mut x = plot.x0;
