@@ -1,0 +1,461 @@
+//! The app's single state and its reducer: every change the UI makes is an [`Action`].
+//!
+//! Pure logic (no browser calls), so it is tested natively with `cargo test -p opal-web`.
+
+use crate::json_path::{set_json_path, PathError};
+use engine::scenario::{Format, ImportReport};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::Reducible;
+
+mod run;
+mod scenario_doc;
+mod talk;
+mod view;
+
+pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
+pub use scenario_doc::{ParseError, Scenario};
+use talk::step_speed;
+pub use talk::{TalkState, TALK_SPEEDS};
+pub use view::{Level, Notice, Theme, View};
+
+/// Most notices kept on screen; older ones drop off first.
+pub const MAX_NOTICES: usize = 5;
+/// Everything the app knows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppState {
+    /// The scenario being edited.
+    pub scenario: Scenario,
+    /// The current or last run.
+    pub run: RunStatus,
+    /// A run kept for comparison.
+    pub pinned: Option<PinnedRun>,
+    /// What the main area shows.
+    pub view: View,
+    /// The view to return to when talk mode ends.
+    pub view_before_talk: View,
+    /// Messages on screen, oldest first.
+    pub notices: Vec<Notice>,
+    /// Talk-mode playback.
+    pub talk: TalkState,
+    /// Colour theme.
+    pub theme: Theme,
+    /// Whether the keyboard-shortcut help is open.
+    pub help_open: bool,
+    /// The last share link made, shown so it can be copied by hand.
+    pub share_link: Option<String>,
+    // ---- editor: data files ----
+    /// Trace and sessions files picked in this tab, by file name (what a stage's
+    /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
+    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    /// What the last import of an original Opal config did with its keys, and the file's
+    /// name; shown until dismissed.
+    pub import_report: Option<Rc<(String, ImportReport)>>,
+    // ---- end editor ----
+    last_run_id: u64,
+    last_notice_id: u64,
+}
+
+/// Every change the UI can make.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The JSON text was edited directly.
+    EditScenario(String),
+    /// A form field set the value at a field path.
+    SetField { path: String, value: Value },
+    /// A whole scenario arrived from a file or a link; `source` names it for the notice.
+    LoadScenario { text: String, source: String },
+    /// A share link's scenario: open it and, when it loads and validates, run it.
+    OpenLink(String),
+    /// Start running the current scenario.
+    Run,
+    /// A slice of run `id` finished.
+    RunProgress { id: u64, progress: Progress },
+    /// Run `id` reached its end.
+    RunFinished {
+        id: u64,
+        sim_end_s: f64,
+        results: EngineResults,
+    },
+    /// Run `id`, stopped by the user, reached these results.
+    RunStopped { id: u64, results: EngineResults },
+    /// Run `id` failed.
+    RunFailed { id: u64, message: String },
+    /// Stop the current run.
+    Stop,
+    /// Keep the finished run for comparison.
+    PinRun,
+    /// Drop the pinned run.
+    Unpin,
+    /// Show a view.
+    ShowView(View),
+    /// Enter or leave talk mode.
+    ToggleTalk,
+    /// Tell the user something.
+    Notify { level: Level, message: String },
+    /// Remove a notice.
+    Dismiss(u64),
+    /// Start or pause playback.
+    TalkPlayPause,
+    /// Next faster playback speed.
+    TalkFaster,
+    /// Next slower playback speed.
+    TalkSlower,
+    /// Jump to a simulated time.
+    TalkSeek(f64),
+    /// Wall-clock time passed during playback; playback stops at `end_s`.
+    TalkTick { wall_dt_s: f64, end_s: f64 },
+    /// Open or close the shortcut help.
+    ToggleHelp,
+    /// Close whatever overlay is open (Esc).
+    CloseOverlays,
+    /// Next colour theme.
+    CycleTheme,
+    /// Show (or hide) a freshly made share link.
+    ShowShareLink(Option<String>),
+    // ---- editor: data files ----
+    /// Keep the text of a picked data file under its name (replacing one of the same name).
+    SetDataFile { name: String, text: Rc<str> },
+    /// Forget a picked data file.
+    RemoveDataFile(String),
+    /// Replace the scenario with the built-in preset `id`, and its data files.
+    LoadPreset(String),
+    /// A file given to Import: our scenario format, or an original Opal config to convert.
+    ImportFile { text: String, source: String },
+    /// Close the import report.
+    DismissImportReport,
+    // ---- end editor ----
+}
+
+impl AppState {
+    /// A fresh app editing `scenario_text`.
+    pub fn new(scenario_text: &str) -> Self {
+        Self {
+            scenario: Scenario::new(scenario_text),
+            run: RunStatus::Idle,
+            pinned: None,
+            view: View::Editor,
+            view_before_talk: View::Editor,
+            notices: Vec::new(),
+            talk: TalkState::default(),
+            theme: Theme::System,
+            help_open: false,
+            share_link: None,
+            data_files: Rc::default(),
+            import_report: None,
+            last_run_id: 0,
+            last_notice_id: 0,
+        }
+    }
+
+    /// Results of run `id` arrived: kept only while `id` is still the run they belong to
+    /// (running, or stopped by the user when `stopped`), so a late slice of an older run
+    /// never overwrites a newer one.
+    fn finish_run(&mut self, id: u64, sim_end_s: f64, results: EngineResults, stopped: bool) {
+        let scenario = match &self.run {
+            RunStatus::Running {
+                id: current,
+                scenario,
+                ..
+            } if !stopped && *current == id => scenario.clone(),
+            RunStatus::Stopped {
+                id: current,
+                scenario,
+                ..
+            } if stopped && *current == id => scenario.clone(),
+            _ => return,
+        };
+        self.run = RunStatus::Finished {
+            id,
+            scenario,
+            sim_end_s,
+            results,
+            stopped,
+        };
+        self.talk.position_s = self.talk.position_s.min(sim_end_s);
+    }
+
+    /// Applies one action.
+    pub fn apply(&mut self, action: Action) {
+        match action {
+            Action::EditScenario(text) => self.scenario = Scenario::new(text),
+            Action::SetField { path, value } => self.set_field(&path, value),
+            Action::LoadScenario { text, source } => self.load(text, &source),
+            Action::OpenLink(text) => {
+                let opened: Rc<str> = Rc::from(text.as_str());
+                self.load(text, "the link");
+                if self.scenario.text == opened && self.scenario.is_runnable() {
+                    self.start_run();
+                }
+            }
+            Action::Run => self.start_run(),
+            Action::RunProgress { id, progress } => {
+                if let RunStatus::Running {
+                    id: current,
+                    progress: p,
+                    ..
+                } = &mut self.run
+                {
+                    if *current == id {
+                        *p = progress;
+                    }
+                }
+            }
+            Action::RunFinished {
+                id,
+                sim_end_s,
+                results,
+            } => self.finish_run(id, sim_end_s, results, false),
+            Action::RunFailed { id, message } => {
+                if matches!(self.run, RunStatus::Running { id: current, .. } if current == id) {
+                    self.run = RunStatus::Failed { id, message };
+                }
+            }
+            Action::Stop => {
+                if let RunStatus::Running {
+                    id,
+                    scenario,
+                    progress,
+                } = &self.run
+                {
+                    self.run = RunStatus::Stopped {
+                        id: *id,
+                        scenario: scenario.clone(),
+                        progress: *progress,
+                    };
+                }
+            }
+            Action::RunStopped { id, results } => {
+                let end = results.end_time;
+                self.finish_run(id, end, results, true)
+            }
+            Action::PinRun => match &self.run {
+                RunStatus::Finished {
+                    id,
+                    scenario,
+                    results,
+                    ..
+                } => {
+                    self.pinned = Some(PinnedRun {
+                        id: *id,
+                        scenario: scenario.clone(),
+                        results: results.clone(),
+                    })
+                }
+                _ => self.notify(
+                    Level::Warning,
+                    "Only a finished run can be kept for comparison.",
+                ),
+            },
+            Action::Unpin => {
+                self.pinned = None;
+                if self.view == View::Compare {
+                    self.view = View::Results;
+                }
+            }
+            Action::ShowView(view) => self.show(view),
+            Action::ToggleTalk => {
+                if self.view == View::Talk {
+                    self.view = self.view_before_talk;
+                    self.talk.playing = false;
+                } else {
+                    self.show(View::Talk);
+                }
+            }
+            Action::Notify { level, message } => self.notify(level, message),
+            Action::Dismiss(id) => self.notices.retain(|n| n.id != id),
+            Action::TalkPlayPause => self.talk.playing = !self.talk.playing,
+            Action::TalkFaster => self.talk.speed = step_speed(self.talk.speed, 1),
+            Action::TalkSlower => self.talk.speed = step_speed(self.talk.speed, -1),
+            Action::TalkSeek(t) => {
+                if t.is_finite() {
+                    self.talk.position_s = t.max(0.0);
+                }
+            }
+            Action::TalkTick { wall_dt_s, end_s } => {
+                if self.talk.playing && wall_dt_s.is_finite() && wall_dt_s > 0.0 {
+                    let next = self.talk.position_s + wall_dt_s * self.talk.speed;
+                    if next >= end_s {
+                        self.talk.position_s = end_s.max(0.0);
+                        self.talk.playing = false;
+                    } else {
+                        self.talk.position_s = next;
+                    }
+                }
+            }
+            Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::CloseOverlays => {
+                self.help_open = false;
+                self.share_link = None;
+            }
+            Action::CycleTheme => self.theme = self.theme.next(),
+            Action::ShowShareLink(link) => self.share_link = link,
+            Action::SetDataFile { name, text } => {
+                Rc::make_mut(&mut self.data_files).insert(name, text);
+            }
+            Action::RemoveDataFile(name) => {
+                Rc::make_mut(&mut self.data_files).remove(&name);
+            }
+            Action::LoadPreset(id) => self.load_preset(&id),
+            Action::ImportFile { text, source } => self.import(text, &source),
+            Action::DismissImportReport => self.import_report = None,
+        }
+    }
+
+    fn show(&mut self, view: View) {
+        if view == View::Talk && self.view != View::Talk {
+            self.view_before_talk = self.view;
+        }
+        if view != View::Talk {
+            self.talk.playing = false;
+        }
+        self.view = view;
+    }
+
+    fn set_field(&mut self, path: &str, value: Value) {
+        let Some(doc) = &self.scenario.document else {
+            self.notify(
+                Level::Warning,
+                "The JSON has an error; fix it there before using the form.",
+            );
+            return;
+        };
+        let mut doc = (**doc).clone();
+        match set_json_path(&mut doc, path, value) {
+            Ok(()) => self.scenario = Scenario::new(pretty(&doc)),
+            Err(e) => self.notify(Level::Error, field_error(path, &e)),
+        }
+    }
+
+    fn load(&mut self, text: String, source: &str) {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(_)) => {
+                self.scenario = Scenario::new(text);
+                self.notify(Level::Info, format!("Opened the scenario from {source}."));
+            }
+            Ok(_) => self.notify(
+                Level::Error,
+                format!("{source} is JSON but not a scenario (not an object); your scenario is unchanged."),
+            ),
+            Err(e) => self.notify(
+                Level::Error,
+                format!("{source} is not valid JSON ({e}); your scenario is unchanged."),
+            ),
+        }
+    }
+
+    // ---- editor: presets and import ----
+    fn load_preset(&mut self, id: &str) {
+        let Some(preset) = engine::scenario::preset(id) else {
+            self.notify(Level::Error, format!("There is no preset called {id}."));
+            return;
+        };
+        let files = Rc::make_mut(&mut self.data_files);
+        for (name, text) in preset.files {
+            files.insert((*name).to_string(), Rc::from(*text));
+        }
+        if preset.is_opal() {
+            self.import(
+                preset.json.to_string(),
+                &format!("preset \"{}\"", preset.title),
+            );
+        } else {
+            self.scenario = Scenario::new(preset.json);
+            self.import_report = None;
+            self.notify(Level::Info, format!("Loaded preset \"{}\".", preset.title));
+        }
+    }
+
+    fn import(&mut self, text: String, source: &str) {
+        if engine::scenario::detect_format(&text) != Format::Opal {
+            return self.load(text, source);
+        }
+        match engine::scenario::import_opal(&text) {
+            Ok((scenario, report)) => {
+                self.scenario = Scenario::new(scenario.to_json_pretty() + "\n");
+                self.notify(
+                    Level::Info,
+                    format!(
+                        "Converted {source} from the original Opal format: {} keys mapped, {} ignored (see the report).",
+                        report.mapped.len(),
+                        report.ignored.len()
+                    ),
+                );
+                self.import_report = Some(Rc::new((source.to_string(), report)));
+            }
+            Err(problems) => {
+                let list: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
+                self.notify(
+                    Level::Error,
+                    format!(
+                        "{source} looks like an original Opal config but could not be converted: {}; your scenario is unchanged.",
+                        list.join("; ")
+                    ),
+                );
+            }
+        }
+    }
+    // ---- end editor ----
+
+    fn start_run(&mut self) {
+        if self.run.is_running() {
+            return;
+        }
+        if !self.scenario.is_runnable() {
+            let n = self.scenario.problems.len();
+            let s = if n == 1 { "" } else { "s" };
+            self.notify(
+                Level::Error,
+                format!("Fix {n} problem{s} in the scenario before running."),
+            );
+            return;
+        }
+        self.last_run_id += 1;
+        self.run = RunStatus::Running {
+            id: self.last_run_id,
+            scenario: self.scenario.text.clone(),
+            progress: Progress::default(),
+        };
+        self.talk.position_s = 0.0;
+    }
+
+    fn notify(&mut self, level: Level, message: impl Into<String>) {
+        let message = message.into();
+        // The same message twice (e.g. a key held down) shows once, as the newest.
+        self.notices.retain(|n| n.message != message);
+        self.last_notice_id += 1;
+        self.notices.push(Notice {
+            id: self.last_notice_id,
+            level,
+            message,
+        });
+        if self.notices.len() > MAX_NOTICES {
+            self.notices.remove(0);
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.apply(action);
+        Rc::new(next)
+    }
+}
+
+/// The scenario as the editor shows it after a form edit: pretty, ending in a newline.
+fn pretty(doc: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(doc).unwrap_or_else(|_| doc.to_string());
+    text.push('\n');
+    text
+}
+
+fn field_error(path: &str, e: &PathError) -> String {
+    format!("Could not set {path}: {e}.")
+}
+
+#[cfg(test)]
+mod tests;

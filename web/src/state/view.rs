@@ -1,0 +1,69 @@
+//! What the page shows: views, notices, theme.
+
+/// What the main area shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// Forms and JSON, with results beside them.
+    #[default]
+    Editor,
+    /// Results, full width.
+    Results,
+    /// The pinned run against the current one.
+    Compare,
+    /// Large type and playback of simulated time, for presenting.
+    Talk,
+}
+
+/// How loud a notice is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Something happened as asked.
+    Info,
+    /// Something was not as expected but nothing was lost.
+    Warning,
+    /// Something the user asked for failed.
+    Error,
+}
+
+/// A dismissable message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Stable id, for dismissing.
+    pub id: u64,
+    /// How loud.
+    pub level: Level,
+    /// What to tell the user.
+    pub message: String,
+}
+
+/// Colour theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Theme {
+    /// Follow the system's `prefers-color-scheme`.
+    #[default]
+    System,
+    /// Always light.
+    Light,
+    /// Always dark.
+    Dark,
+}
+
+impl Theme {
+    /// The next theme of the toggle: system → light → dark → system.
+    pub fn next(self) -> Self {
+        match self {
+            Self::System => Self::Light,
+            Self::Light => Self::Dark,
+            Self::Dark => Self::System,
+        }
+    }
+
+    /// Its name, for the button label and the CSS class.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::Light => "light",
+            Self::Dark => "dark",
+        }
+    }
+}
