@@ -15,10 +15,10 @@ mod platform_common;
 use engine::stats::StageSummary;
 use platform_common::run;
 
-fn demo(policy: &str) -> StageSummary {
+fn demo(policy: &str, seed: u64) -> StageSummary {
     let json = format!(
         r#"{{
-        "simulation": {{ "num_workers": 4, "seed": 5 }},
+        "simulation": {{ "num_workers": 4, "seed": {seed} }},
         "model": {{ "name": "granite-3.3-8b-instruct", "max_model_len": 4096 }},
         "worker": {{ "num_gpu_blocks_override": 640 }},
         "router": {{ "policy": {policy}, "kv_event_interval": 1.0 }},
@@ -37,9 +37,17 @@ fn demo(policy: &str) -> StageSummary {
 
 #[test]
 fn prefix_aware_routing_beats_round_robin_on_ttft_and_cache_hits() {
-    let rr = demo(r#"{ "policy": "round_robin" }"#);
-    let mp = demo(r#"{ "policy": "max_prefix" }"#);
-    let pl = demo(r#"{ "policy": "prefix_load" }"#);
+    // Not one lucky seed: the margins hold for every seed tried.
+    for seed in [5, 11, 2026] {
+        compare(seed);
+    }
+}
+
+fn compare(seed: u64) {
+    let rr = demo(r#"{ "policy": "round_robin" }"#, seed);
+    let mp = demo(r#"{ "policy": "max_prefix" }"#, seed);
+    let pl = demo(r#"{ "policy": "prefix_load" }"#, seed);
+    println!("seed {seed}");
     println!("policy        mean TTFT ms  p90 TTFT ms  GPU hit rate  mean E2E ms  preemptions");
     for (name, s) in [
         ("round_robin", &rr),
@@ -59,14 +67,14 @@ fn prefix_aware_routing_beats_round_robin_on_ttft_and_cache_hits() {
         // A clear margin: at most half round robin's mean TTFT …
         assert!(
             s.ttft.mean_ms < 0.5 * rr.ttft.mean_ms,
-            "{name}: mean TTFT {} ms vs round robin {} ms",
+            "seed {seed}, {name}: mean TTFT {} ms vs round robin {} ms",
             s.ttft.mean_ms,
             rr.ttft.mean_ms
         );
         // … and at least 15 points more of the prompt served from the GPU cache.
         assert!(
             s.prefix_hit_rate.gpu_cache > rr.prefix_hit_rate.gpu_cache + 0.15,
-            "{name}: GPU hit rate {} vs round robin {}",
+            "seed {seed}, {name}: GPU hit rate {} vs round robin {}",
             s.prefix_hit_rate.gpu_cache,
             rr.prefix_hit_rate.gpu_cache
         );
