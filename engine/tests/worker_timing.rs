@@ -140,3 +140,30 @@ fn timing_config_validates_efficiencies() {
     );
     assert!(serde_json::from_str::<TimingConfig>(r#"{"model": "magic"}"#).is_err());
 }
+
+#[test]
+fn roofline_single_decode_of_each_dense_model_reads_its_weights_and_kv() {
+    // One decode at context 1023: 1024 tokens of KV move (1023 read + 1 written), and every
+    // weight is read once. Compute is ~1% of the memory time in each case, so
+    // t = (weights + 1024 · kv_bytes_per_token) / (0.8 · bandwidth).
+    //
+    // Llama-3.1-8B on an H100 (3.35 TB/s): weights 8,030,261,248 · 2 B = 16,060,522,496 B;
+    // KV 2 · 32 layers · 8 heads · 128 · 2 B = 131,072 B/token → 134,217,728 B.
+    close(
+        roofline("Llama-3.1-8B", "H100-SXM", 1, 0.0).step_time([decode(1023)]),
+        (16_060_522_496.0 + 134_217_728.0) / (0.8 * 3.35e12),
+    );
+    // Qwen2.5-7B on an A100 80GB (2.039 TB/s): weights 7,615,616,512 · 2 = 15,231,233,024 B;
+    // KV 2 · 28 · 4 · 128 · 2 = 57,344 B/token → 58,720,256 B.
+    close(
+        roofline("Qwen2.5-7B", "A100-80GB", 1, 0.0).step_time([decode(1023)]),
+        (15_231_233_024.0 + 58_720_256.0) / (0.8 * 2.039e12),
+    );
+    // Llama-3.1-70B on two H200s (tp = 2 doubles bandwidth to 9.6 TB/s): weights
+    // 70,553,706,496 · 2 = 141,107,412,992 B; KV 2 · 80 · 8 · 128 · 2 = 327,680 B/token
+    // → 335,544,320 B.
+    close(
+        roofline("Llama-3.1-70B", "H200", 2, 0.0).step_time([decode(1023)]),
+        (141_107_412_992.0 + 335_544_320.0) / (0.8 * 2.0 * 4.8e12),
+    );
+}
