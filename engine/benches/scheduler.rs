@@ -17,10 +17,12 @@ use std::time::Instant;
 const MEASURED_STEPS: u64 = 5_000;
 
 fn request(id: u64) -> Request {
-    // 512 tokens of one of 8 shared system prompts, then 512 unique tokens; 128 out.
+    // 512 tokens of one of 8 shared system prompts, then a 512-token document of its own
+    // (a shareable source, so every full block enters the prefix-cache index and the
+    // index grows with the pool, which is what the large-pool row must show); 128 out.
     let prompt = PromptContent::new()
         .with(Source::SystemPrompt((id % 8) as u32), 512)
-        .with(Source::Unique(id), 512);
+        .with(Source::Document(id as u32), 512);
     Request::new(id, prompt, 128, 0.0)
 }
 
