@@ -228,6 +228,18 @@ mod tests {
     }
 
     #[test]
+    fn the_default_scenario_link_is_under_a_thousand_characters() {
+        // The page opens on this document; its link must stay short enough to paste into a
+        // slide or a chat (leaving room for the site's address).
+        let fragment = encode(engine::scenario::Scenario::default_document()).unwrap();
+        assert!(
+            fragment.len() < 900,
+            "fragment is {} characters",
+            fragment.len()
+        );
+    }
+
+    #[test]
     fn whitespace_does_not_change_the_link() {
         // The link carries the document, not its formatting.
         assert_eq!(
