@@ -44,30 +44,34 @@ fn popularity(c: &FormCtx, path: &str, label: &'static str, hint: &'static str) 
     }
 }
 
+/// A switch's callback that adds the optional `key` to the stage at `stage` (with
+/// `on_value`) or removes it.
+fn toggle_key(c: &FormCtx, stage: &str, key: &'static str, on_value: Value) -> Callback<bool> {
+    let c = c.clone();
+    let stage = stage.to_string();
+    Callback::from(move |on: bool| {
+        let mut doc = c.get(&stage).unwrap_or(Value::Null);
+        if let Some(obj) = doc.as_object_mut() {
+            if on {
+                obj.insert(key.into(), on_value.clone());
+            } else {
+                obj.remove(key);
+            }
+        }
+        c.set(&stage, doc);
+    })
+}
+
 /// Rate, lengths and shared prefix of the synthetic-rate types.
 fn synthetic(c: &FormCtx, p: &str, ty: &str) -> Html {
     let sp = format!("{p}.shared_prefix");
     let has_prefix = c.get(&sp).is_some_and(|v| v.is_object());
-    let on_prefix = {
-        let c = c.clone();
-        let p = p.to_string();
-        Callback::from(move |on: bool| {
-            let mut stage = c.get(&p).unwrap_or(Value::Null);
-            if let Some(obj) = stage.as_object_mut() {
-                if on {
-                    obj.insert(
-                        "shared_prefix".into(),
-                        serde_json::json!({
-                            "groups": 8, "length": 1024, "popularity": { "type": "uniform" }
-                        }),
-                    );
-                } else {
-                    obj.remove("shared_prefix");
-                }
-            }
-            c.set(&p, stage);
-        })
-    };
+    let on_prefix = toggle_key(
+        c,
+        p,
+        "shared_prefix",
+        serde_json::json!({ "groups": 8, "length": 1024, "popularity": { "type": "uniform" } }),
+    );
     html! {
         <>
             { c.number(&format!("{p}.request_rate"), "Request rate").unit("req/s").step(0.5)
@@ -139,21 +143,7 @@ fn stop_conditions(c: &FormCtx, p: &str, ty: &str) -> Html {
                     on_value: Value| {
         let path = format!("{p}.{key}");
         let set = c.get(&path).is_some_and(|v| !v.is_null());
-        let on_toggle = {
-            let c = c.clone();
-            let p = p.to_string();
-            Callback::from(move |on: bool| {
-                let mut stage = c.get(&p).unwrap_or(Value::Null);
-                if let Some(obj) = stage.as_object_mut() {
-                    if on {
-                        obj.insert(key.into(), on_value.clone());
-                    } else {
-                        obj.remove(key);
-                    }
-                }
-                c.set(&p, stage);
-            })
-        };
+        let on_toggle = toggle_key(c, p, key, on_value);
         let mut field = c.number(&path, label).hint(hint);
         if let Some(u) = unit {
             field = field.unit(u);
