@@ -22,9 +22,8 @@ pub fn list() -> Result<(), Failure> {
 
 /// Prints preset `id`'s document, or writes it to `output` with its data files beside it.
 pub fn show(id: &str, output: Option<&Path>) -> Result<(), Failure> {
-    let all = presets();
-    let Some(preset) = all.iter().find(|p| p.id == id) else {
-        let ids: Vec<&str> = all.iter().map(|p| p.id).collect();
+    let Some(preset) = engine::scenario::preset(id) else {
+        let ids: Vec<&str> = presets().iter().map(|p| p.id).collect();
         return Err(Failure::Usage(UsageError {
             message: format!("no preset \"{id}\" (there are: {})", ids.join(", ")),
             help: "Run `opal presets` for the list.\n",
@@ -41,7 +40,7 @@ pub fn show(id: &str, output: Option<&Path>) -> Result<(), Failure> {
             }
             print(preset.json)
         }
-        Some(path) => write_with_data(preset, path),
+        Some(path) => write_with_data(&preset, path),
     }
 }
 

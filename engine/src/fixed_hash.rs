@@ -62,9 +62,6 @@ impl<const PREMIXED: bool> Hasher for FixedHasher<PREMIXED> {
 /// A lookup-only hash map with the mixing hasher.
 pub type FixedHashMap<K, V> = HashMap<K, V, FixedState>;
 
-/// A lookup-only hash set with the mixing hasher.
-pub type FixedHashSet<K> = HashSet<K, FixedState>;
-
 /// A lookup-only map keyed by block hash.
 pub type BlockHashMap<V> = HashMap<u64, V, PreMixedState>;
 

@@ -23,7 +23,7 @@ impl SimRng {
         let lo = splitmix64(h);
         let hi = splitmix64(lo ^ 0x9e37_79b9_7f4a_7c15);
         Self {
-            inner: Pcg64Mcg::seed_from_u64(lo).clone_with(hi),
+            inner: with_second_word(Pcg64Mcg::seed_from_u64(lo), hi),
         }
     }
 
@@ -65,19 +65,12 @@ impl SimRng {
     }
 }
 
-trait CloneWith {
-    fn clone_with(self, extra: u64) -> Self;
-}
-
-impl CloneWith for Pcg64Mcg {
-    /// Mixes a second word into the state so 128 bits of seed are used.
-    fn clone_with(self, extra: u64) -> Self {
-        let mut bytes = [0u8; 16];
-        let mut s = self;
-        bytes[..8].copy_from_slice(&s.next_u64().to_le_bytes());
-        bytes[8..].copy_from_slice(&extra.to_le_bytes());
-        Pcg64Mcg::from_seed(bytes)
-    }
+/// Mixes a second word into a generator's state, so 128 bits of seed are used.
+fn with_second_word(mut rng: Pcg64Mcg, extra: u64) -> Pcg64Mcg {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+    bytes[8..].copy_from_slice(&extra.to_le_bytes());
+    Pcg64Mcg::from_seed(bytes)
 }
 
 /// SplitMix64 finaliser: a fixed, well-mixed 64-bit permutation.

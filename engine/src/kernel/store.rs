@@ -302,15 +302,7 @@ impl<T: 'static> StoreGet<T> {
             return None;
         }
         self.settled = true;
-        let mut q = self.store.queues.borrow_mut();
-        let item = q.cells[self.cell as usize].take();
-        q.free_cells.push(self.cell);
-        if item.is_none() {
-            if let Some(pos) = q.get_queue.iter().position(|(g, _)| *g == self.id) {
-                q.get_queue.remove(pos);
-            }
-        }
-        item
+        self.store.cancel_get(self.id, self.cell)
     }
 
     /// Withdraws the get; an item it already received returns to the front of the store.

@@ -194,13 +194,15 @@ impl BlockPool {
         if !self.enable_caching || self.blocks[id as usize].hash.is_some() {
             return;
         }
-        if self.cached.contains_key(&hash) {
-            return;
+        match self.cached.entry(hash) {
+            std::collections::hash_map::Entry::Occupied(_) => return,
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(id);
+            }
         }
         let block = &mut self.blocks[id as usize];
         block.hash = Some(hash);
         block.indexed = true;
-        self.cached.insert(hash, id);
         if self.record_events {
             self.events.push(KvEvent {
                 medium: KvMedium::Gpu,

@@ -81,7 +81,8 @@ impl PromptContent {
     pub fn push(&mut self, source: Source, len: u32) -> &mut Self {
         if len > 0 {
             self.segments.push(Segment { source, len });
-            self.len += len;
+            // Saturating: an absurd total is then rejected as too long, never wrapped.
+            self.len = self.len.saturating_add(len);
         }
         self
     }
@@ -110,7 +111,7 @@ impl PromptContent {
             if matches!(s.source, Source::Unique(_)) {
                 break;
             }
-            len += s.len;
+            len = s.len.saturating_add(len);
         }
         len
     }

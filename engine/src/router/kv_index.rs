@@ -260,11 +260,21 @@ impl KvIndex {
 
     /// Longest contiguous cached prefix of `content` for each of `workers` (same order).
     pub fn prefix_matches(&self, workers: &[u32], content: &PromptContent) -> Vec<PrefixMatch> {
-        let gpu: Vec<BlockHash> = content.block_hashes(self.layout.block_size).collect();
-        let chunks: Vec<BlockHash> = if self.tiers.is_empty() {
+        // Past the prompt's first unique token no other prompt's blocks can match, so the
+        // walk stops there instead of hashing the rest.
+        let shareable = content.shareable_len();
+        let hashes = |size: u32| -> Vec<BlockHash> {
+            let size = size.max(1);
+            content
+                .block_hashes(size)
+                .take((shareable / size) as usize)
+                .collect()
+        };
+        let gpu = hashes(self.layout.block_size);
+        let chunks = if self.tiers.is_empty() {
             Vec::new()
         } else {
-            content.block_hashes(self.layout.chunk_size).collect()
+            hashes(self.layout.chunk_size)
         };
         self.prefix_matches_hashed(workers, &gpu, &chunks)
     }

@@ -30,11 +30,6 @@ impl ScenarioData {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.files.get(name).map(String::as_str)
     }
-
-    /// The file names, in sorted order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.files.keys().map(String::as_str)
-    }
 }
 
 impl<N: Into<String>, T: Into<String>> FromIterator<(N, T)> for ScenarioData {

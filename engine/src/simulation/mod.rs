@@ -100,18 +100,37 @@ impl Simulation {
             .map_err(|e| problem("hardware", e.to_string()))?
         };
 
-        let problems = scenario.check_data(files);
-        if !problems.is_empty() {
-            return Err(problems);
-        }
         let seed = scenario.simulation.seed;
         let mut stages = Vec::new();
+        let mut problems = Vec::new();
         let mut expected = Some(0u64);
         for (i, config) in scenario.workload.stages.iter().enumerate() {
-            let data = config.data_file().and_then(|name| files.get(name));
-            let generator = config.build(seed, i, data)?;
-            stages.push(Stage::new(i as u32, config, generator));
-            expected = expected.zip(config.total_requests).map(|(a, b)| a + b);
+            let data = match config.data_file() {
+                Some(name) => match files.get(name) {
+                    Some(text) => Some(text),
+                    // The scenario's own check words it; the file is parsed once, below.
+                    None => {
+                        problems.extend(
+                            scenario
+                                .check_data(files)
+                                .into_iter()
+                                .filter(|p| p.path.starts_with(&format!("workload.stages[{i}]."))),
+                        );
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            match config.build(seed, i, data) {
+                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
+                Err(mut p) => problems.append(&mut p),
+            }
+            expected = expected
+                .zip(config.total_requests)
+                .and_then(|(a, b)| a.checked_add(b));
+        }
+        if !problems.is_empty() {
+            return Err(problems);
         }
 
         let env = Environment::new();
@@ -231,8 +250,9 @@ impl Simulation {
         let rec = self.ctx.recorder.borrow();
         let now = self.ctx.env.now();
         let truncated = self.orchestrator.is_alive();
-        let end_time = if truncated {
-            self.bound.min(now.max(0.0)).max(now)
+        // A run cut off by `simulation_time` was observed up to the bound itself.
+        let end_time = if truncated && self.is_finished() {
+            self.bound
         } else {
             now
         };

@@ -66,6 +66,12 @@ impl SchedulerConfig {
         if !(self.gpu_memory_utilization > 0.0 && self.gpu_memory_utilization <= 1.0) {
             problems.push(join(path, "gpu_memory_utilization"), "must be in (0, 1]");
         }
+        if self.num_gpu_blocks_override > super::MAX_GPU_BLOCKS {
+            problems.push(
+                join(path, "num_gpu_blocks_override"),
+                format!("must be at most {}", super::MAX_GPU_BLOCKS),
+            );
+        }
         problems.non_negative(path, "step_overhead", self.step_overhead);
         self.timing.validate(&join(path, "timing"), problems);
     }

@@ -3,6 +3,10 @@
 use crate::hardware::Hardware;
 use crate::model::Model;
 
+/// Most KV blocks one worker may have: 2^24 blocks (268 M tokens at 16 per block) is far
+/// beyond any real GPU, and bounds the memory a simulated worker takes (a block record each).
+pub const MAX_GPU_BLOCKS: u32 = 1 << 24;
+
 /// Why a model cannot be served on the configured hardware.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MemoryError {
@@ -21,6 +25,11 @@ pub enum MemoryError {
         blocks_per_sequence: u64,
         /// The model's maximum length, tokens.
         max_model_len: u32,
+    },
+    /// The memory gives more KV blocks than a simulated worker supports.
+    TooManyBlocks {
+        /// KV blocks the memory would give.
+        num_gpu_blocks: u64,
     },
 }
 
@@ -44,6 +53,10 @@ impl std::fmt::Display for MemoryError {
             } => write!(
                 f,
                 "the KV cache holds {num_gpu_blocks} blocks but one sequence of max_model_len {max_model_len} tokens needs {blocks_per_sequence}; lower max_model_len or add memory"
+            ),
+            MemoryError::TooManyBlocks { num_gpu_blocks } => write!(
+                f,
+                "the memory gives {num_gpu_blocks} KV blocks per worker, more than the {MAX_GPU_BLOCKS} the simulator supports; use less memory or a larger block_size"
             ),
         }
     }
@@ -75,5 +88,10 @@ pub fn num_gpu_blocks(
             max_model_len: model.max_model_len(),
         });
     }
-    Ok(blocks.min(u32::MAX as u64) as u32)
+    if blocks > MAX_GPU_BLOCKS as u64 {
+        return Err(MemoryError::TooManyBlocks {
+            num_gpu_blocks: blocks,
+        });
+    }
+    Ok(blocks as u32)
 }

@@ -14,7 +14,7 @@ pub(crate) mod process;
 mod scheduler;
 
 pub use config::SchedulerConfig;
-pub use memory::{num_gpu_blocks, MemoryError};
+pub use memory::{num_gpu_blocks, MemoryError, MAX_GPU_BLOCKS};
 pub use offload::{NoOffload, OffloadLookup, TierHit};
 pub use output::{FetchStart, ScheduledSeq, SchedulerOutput, StepOutcome};
 pub use scheduler::Scheduler;

@@ -140,7 +140,7 @@ impl Worker {
         let st = self.state.borrow();
         let s = &st.scheduler;
         (
-            (s.num_waiting() + s.num_kvc_pending() as usize) as u32,
+            s.num_waiting() as u32,
             s.num_running() as u32,
             s.block_pool().num_used(),
         )
@@ -370,12 +370,14 @@ impl Worker {
     fn start_fetch(self: &Rc<Self>, fetch: FetchStart) {
         let plan = {
             let st = self.state.borrow();
-            let tiers = self.ctx.tiers.borrow();
+            let mut tiers = self.ctx.tiers.borrow_mut();
             let Some(req) = st.scheduler.request(fetch.request) else {
                 return;
             };
             let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
             let hit = tiers.lookup(self.id, &hashes);
+            // A fetch is a use: the chunks it reads become the tiers' most recent.
+            tiers.touch(self.id, &hashes, &hit);
             let kv_bytes = self.ctx.model.kv_bytes_per_token as f64;
             // Each tier supplies its chunks of the prefix, up to what the scheduler fetches.
             let mut left = fetch.tokens;

@@ -129,6 +129,10 @@ impl Default for SyntheticConfig {
     }
 }
 
+/// Most prefix groups or documents a stage may draw from: Zipf popularity keeps a table
+/// of this many probabilities, which must stay small enough for a browser tab.
+pub const MAX_POPULATION: u32 = 1_000_000;
+
 /// Shared-prefix groups: every request starts with one group's system prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -422,8 +426,11 @@ impl StageConfig {
                 c.output_length.validate(path, "output_length", problems);
                 if let Some(sp) = &c.shared_prefix {
                     let p = join(path, "shared_prefix");
-                    if sp.groups == 0 {
-                        problems.push(join(&p, "groups"), "must be >= 1");
+                    if sp.groups == 0 || sp.groups > MAX_POPULATION {
+                        problems.push(
+                            join(&p, "groups"),
+                            format!("must be between 1 and {MAX_POPULATION}"),
+                        );
                     }
                     if sp.length == 0 {
                         problems.push(join(&p, "length"), "must be >= 1");
@@ -434,8 +441,11 @@ impl StageConfig {
             GeneratorConfig::RagWorkload(c) => {
                 problems.positive(path, "request_rate", c.request_rate);
                 problems.in_range(path, "jitter", c.jitter, 0.0, 1.0);
-                if c.num_documents == 0 {
-                    problems.push(join(path, "num_documents"), "must be >= 1");
+                if c.num_documents == 0 || c.num_documents > MAX_POPULATION {
+                    problems.push(
+                        join(path, "num_documents"),
+                        format!("must be between 1 and {MAX_POPULATION}"),
+                    );
                 }
                 if c.document_size == 0 {
                     problems.push(join(path, "document_size"), "must be >= 1");

@@ -174,6 +174,9 @@ async fn generate_sessions(
     let s = Rc::new(s);
     let cap = gen.max_concurrent_sessions();
     let mut sessions: Vec<Process<Result<u64, SimError>>> = Vec::new();
+    // The sessions still running, for the cap (pruned as they end, so the check stays
+    // proportional to the cap, not to every session ever started).
+    let mut live: Vec<Process<Result<u64, SimError>>> = Vec::new();
     loop {
         let id = s.ctx.recorder.borrow_mut().next_session();
         let Some(start) = gen.next_session(id) else {
@@ -183,16 +186,17 @@ async fn generate_sessions(
             break;
         }
         if let Some(cap) = cap {
-            while sessions.iter().filter(|p| p.is_alive()).count() >= cap {
-                let alive: Vec<_> = sessions
-                    .iter()
-                    .filter(|p| p.is_alive())
-                    .map(|p| p.as_event())
-                    .collect();
-                s.env().any_of(alive).await?;
+            live.retain(|p| p.is_alive());
+            while live.len() >= cap {
+                s.env().any_of(live.iter().map(|p| p.as_event())).await?;
+                live.retain(|p| p.is_alive());
             }
         }
-        sessions.push(s.env().process(replay_session(Rc::clone(&s), start.cursor)));
+        let session = s.env().process(replay_session(Rc::clone(&s), start.cursor));
+        if cap.is_some() {
+            live.push(session.clone());
+        }
+        sessions.push(session);
     }
     s.env()
         .all_of(sessions.iter().map(|p| p.as_event()))

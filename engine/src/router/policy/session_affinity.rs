@@ -20,16 +20,6 @@ impl SessionAffinity {
     pub fn new() -> Self {
         Self::default()
     }
-
-    /// The worker `session` is bound to, if any.
-    pub fn worker_of(&self, session: u64) -> Option<u32> {
-        self.sessions.get(&session).copied()
-    }
-
-    /// Forgets a finished session (keeps the table small in long runs).
-    pub fn end_session(&mut self, session: u64) {
-        self.sessions.remove(&session);
-    }
 }
 
 impl RoutingPolicy for SessionAffinity {

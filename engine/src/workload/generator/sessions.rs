@@ -149,16 +149,6 @@ impl SessionCursor {
         self.session
     }
 
-    /// Number of turns in the session.
-    pub fn total_turns(&self) -> usize {
-        self.turns.len()
-    }
-
-    /// Turns not yet handed out.
-    pub fn turns_left(&self) -> usize {
-        self.turns.len() - self.next
-    }
-
     /// The next turn's request. Call it for turn 0 when the session starts, and for turn
     /// *i + 1* only once turn *i* completed (its reply is then part of the history). The loop
     /// ends the session when a turn fails: the user never saw a reply to continue from.
