@@ -162,10 +162,10 @@ fn copy_link(link: String, dispatch: Callback<Action>) {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(initial_state);
-    let on_action = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |a: Action| dispatcher.dispatch(a))
-    };
+    // One callback for the app's lifetime, so children's props compare equal across renders.
+    let on_action = use_callback(state.dispatcher(), |a: Action, dispatcher| {
+        dispatcher.dispatch(a)
+    });
 
     // The key handler is registered once; it reads the latest state through this cell.
     let latest = use_mut_ref(|| state.clone());

@@ -47,7 +47,8 @@ struct Driver {
     last_report: f64,
 }
 
-fn now_ms() -> f64 {
+/// The page's monotonic clock, ms (wall time: only for pacing slices and playback).
+pub(crate) fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or_else(js_sys::Date::now, |p| p.now())
@@ -140,11 +141,14 @@ fn slice(driver: Rc<RefCell<Driver>>) {
         drop(guard);
         queue_task(move || {
             let d = driver.borrow();
-            if d.cancelled.get() {
-                return;
-            }
+            let stopped = d.cancelled.get();
             let results = EngineResults::new(d.sim.results());
             drop(d);
+            if stopped {
+                // Stop landed between the last slice and this task: still report.
+                dispatch.emit(Action::RunStopped { id, results });
+                return;
+            }
             dispatch.emit(Action::RunFinished {
                 id,
                 sim_end_s: results.end_time,

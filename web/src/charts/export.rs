@@ -4,7 +4,7 @@
 //! and every element gets its computed colours and fonts inlined before serialising.
 
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, BlobPropertyBag, Element, HtmlAnchorElement, HtmlCanvasElement, Url};
+use web_sys::{Element, HtmlAnchorElement, HtmlCanvasElement};
 use yew::prelude::*;
 
 /// Computed style properties copied onto the exported SVG's elements.
@@ -49,14 +49,7 @@ pub fn download_svg(svg: &Element, file_name: &str) -> Result<(), JsValue> {
     }
     clone.set_attribute("xmlns", "http://www.w3.org/2000/svg")?;
     let text = web_sys::XmlSerializer::new()?.serialize_to_string(&clone)?;
-    let options = BlobPropertyBag::new();
-    options.set_type("image/svg+xml");
-    let parts = js_sys::Array::of1(&JsValue::from_str(&text));
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
-    let url = Url::create_object_url_with_blob(&blob)?;
-    let clicked = click_download(&url, file_name);
-    Url::revoke_object_url(&url)?;
-    clicked
+    crate::files::download_text(file_name, "image/svg+xml", &text).map_err(JsValue::from)
 }
 
 /// Downloads the canvas's current pixels as a PNG named `file_name`.

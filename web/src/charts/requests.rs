@@ -15,7 +15,7 @@ pub const SEGMENT_PHASE: [usize; 5] = [0, 1, 0, 2, 3];
 /// `arrival → kv_fetch_start → kv_fetch_end → prefill_start → decode_start → finish`
 /// (seconds of simulated time). A segment a request skipped has equal boundaries; a boundary
 /// not reached is NaN.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct RequestPhases {
     /// The request's id as the engine names it.
     pub request_id: Rc<[u64]>,
@@ -33,6 +33,21 @@ pub struct RequestPhases {
     pub decode_start: Rc<[f64]>,
     /// When the last token was out.
     pub finish: Rc<[f64]>,
+}
+
+/// Equality is identity of the columns: the phases of a run are derived once and shared,
+/// and comparing contents would be O(n) per render and never equal when a request is
+/// unfinished (its NaN boundaries are unequal to themselves).
+impl PartialEq for RequestPhases {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.request_id, &other.request_id)
+            && Rc::ptr_eq(&self.worker, &other.worker)
+            && self
+                .boundaries()
+                .iter()
+                .zip(other.boundaries())
+                .all(|(a, b)| std::ptr::eq(*a, b))
+    }
 }
 
 impl RequestPhases {

@@ -125,7 +125,8 @@ impl Scene {
         let full = hi - lo;
         // Zoom in to a microsecond at most; out to the whole run.
         let span = (self.t1 - self.t0).clamp(1e-6_f64.min(full), full);
-        let t0 = self.t0.clamp(lo, hi - span);
+        // Not `clamp`: at full span `hi - span` can round just below `lo`.
+        let t0 = self.t0.min(hi - span).max(lo);
         (self.t0, self.t1) = (t0, t0 + span);
         let max_y = (self.content_height() - (self.height - AXIS_H)).max(0.0);
         self.y_off = self.y_off.clamp(0.0, max_y);
@@ -575,5 +576,30 @@ pub fn timeline(props: &TimelineProps) -> Html {
                 <ExportButton target={canvas} file_name={props.title.clone()} kind={ExportKind::Png} />
             </figcaption>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zooming_out_at_full_view_keeps_the_whole_run_in_view() {
+        // With these extents `hi - (hi - lo)` rounds just below `lo`, which made
+        // `f64::clamp(lo, hi - span)` panic (its lower bound above its upper bound).
+        for (lo, hi) in [(0.2, 20.7), (1.0 / 3.0, 100.1)] {
+            let mut s = Scene {
+                full: (lo, hi),
+                t0: lo,
+                t1: hi,
+                ..Scene::default()
+            };
+            s.clamp_view();
+            assert!(
+                s.t0 >= lo && s.t1 - s.t0 <= hi - lo,
+                "({lo}, {hi}) -> {:?}",
+                (s.t0, s.t1)
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::charts::format::{format_value, Unit};
 use crate::playback::Playback;
+use crate::run_driver::now_ms;
 use crate::state::{EngineResults, TalkState};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -62,12 +63,6 @@ struct Stage {
 }
 
 type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
-}
 
 /// The talk-mode stage.
 #[function_component(TalkView)]
