@@ -120,6 +120,9 @@ test('a trace stage asks for its file, and shows it loaded once picked', async (
   await status.getByText('✓ mooncake_small.jsonl loaded (50 records)').waitFor();
   assert.ok(!(await editor(page).inputValue()).includes('"hash_ids"'), 'the trace stays out of the scenario');
   await page.getByTestId('stage-0').screenshot({ path: `${artifacts}/editor-trace-loaded.png` });
+  // Forgetting it asks for it again.
+  await page.getByRole('button', { name: 'Forget mooncake_small.jsonl' }).click();
+  await status.getByText('Pick mooncake_small.jsonl again').waitFor();
   assert.deepEqual(errors, []);
 });
 

@@ -367,7 +367,6 @@ pub fn app() -> Html {
         "app",
         format!("theme-{}", state.theme.name()),
         talk.then_some("talk"),
-        (state.view == View::Results).then_some("results-only"),
         dragging.then_some("dragging"),
     );
     let close_overlays = on_action.reform(|()| Action::CloseOverlays);

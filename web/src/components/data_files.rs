@@ -108,12 +108,20 @@ pub fn data_file_field(props: &DataFileFieldProps) -> Html {
             input.set_value("");
         })
     };
+    let forget = {
+        let (on_action, name) = (c.on_action.clone(), name.clone());
+        Callback::from(move |_| on_action.emit(Action::RemoveDataFile(name.clone())))
+    };
     let status = match (name.is_empty(), loaded) {
         (true, _) => {
             html! { <span class="data-status missing">{ "No file chosen: pick one or drop it on this stage." }</span> }
         }
         (false, Some(text)) => html! {
-            <span class="data-status loaded">{ format!("✓ {name} loaded ({} records)", record_count(text)) }</span>
+            <>
+                <span class="data-status loaded">{ format!("✓ {name} loaded ({} records)", record_count(text)) }</span>
+                <button type="button" class="link-button" onclick={forget} disabled={c.disabled}
+                    aria-label={format!("Forget {name}")}>{ "Forget" }</button>
+            </>
         },
         (false, None) => html! {
             <span class="data-status missing">{ format!("Pick {name} again: data files stay in the tab that loaded them, not in the scenario or its link.") }</span>

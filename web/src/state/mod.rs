@@ -33,8 +33,6 @@ pub struct AppState {
     pub pinned: Option<PinnedRun>,
     /// What the main area shows.
     pub view: View,
-    /// The view to return to when talk mode ends.
-    pub view_before_talk: View,
     /// Messages on screen, oldest first.
     pub notices: Vec<Notice>,
     /// Talk-mode playback.
@@ -64,8 +62,6 @@ pub enum Action {
     EditScenario(String),
     /// A form field set the value at a field path.
     SetField { path: String, value: Value },
-    /// A whole scenario arrived from a file or a link; `source` names it for the notice.
-    LoadScenario { text: String, source: String },
     /// A share link's scenario: open it and, when it loads and validates, run it.
     OpenLink(String),
     /// Start running the current scenario.
@@ -88,8 +84,6 @@ pub enum Action {
     PinRun,
     /// Drop the pinned run.
     Unpin,
-    /// Show a view.
-    ShowView(View),
     /// Enter or leave talk mode.
     ToggleTalk,
     /// Tell the user something.
@@ -136,7 +130,6 @@ impl AppState {
             run: RunStatus::Idle,
             pinned: None,
             view: View::Editor,
-            view_before_talk: View::Editor,
             notices: Vec::new(),
             talk: TalkState::default(),
             theme: Theme::System,
@@ -181,7 +174,6 @@ impl AppState {
         match action {
             Action::EditScenario(text) => self.scenario = Scenario::new(text),
             Action::SetField { path, value } => self.set_field(&path, value),
-            Action::LoadScenario { text, source } => self.load(text, &source),
             Action::OpenLink(text) => {
                 let opened: Rc<str> = Rc::from(text.as_str());
                 self.load(text, "the link");
@@ -248,20 +240,13 @@ impl AppState {
                     "Only a finished run can be kept for comparison.",
                 ),
             },
-            Action::Unpin => {
-                self.pinned = None;
-                if self.view == View::Compare {
-                    self.view = View::Results;
-                }
-            }
-            Action::ShowView(view) => self.show(view),
+            Action::Unpin => self.pinned = None,
             Action::ToggleTalk => {
-                if self.view == View::Talk {
-                    self.view = self.view_before_talk;
-                    self.talk.playing = false;
-                } else {
-                    self.show(View::Talk);
-                }
+                self.view = match self.view {
+                    View::Talk => View::Editor,
+                    View::Editor => View::Talk,
+                };
+                self.talk.playing = false;
             }
             Action::Notify { level, message } => self.notify(level, message),
             Action::Dismiss(id) => self.notices.retain(|n| n.id != id),
@@ -301,16 +286,6 @@ impl AppState {
             Action::ImportFile { text, source } => self.import(text, &source),
             Action::DismissImportReport => self.import_report = None,
         }
-    }
-
-    fn show(&mut self, view: View) {
-        if view == View::Talk && self.view != View::Talk {
-            self.view_before_talk = self.view;
-        }
-        if view != View::Talk {
-            self.talk.playing = false;
-        }
-        self.view = view;
     }
 
     fn set_field(&mut self, path: &str, value: Value) {

@@ -100,7 +100,7 @@ fn a_bad_field_path_is_reported_not_applied() {
 #[test]
 fn loading_broken_json_keeps_the_scenario() {
     let mut s = state();
-    s.apply(Action::LoadScenario {
+    s.apply(Action::ImportFile {
         text: "{ nope".into(),
         source: "bad.json".into(),
     });
@@ -108,12 +108,12 @@ fn loading_broken_json_keeps_the_scenario() {
     assert!(s.notices[0]
         .message
         .starts_with("bad.json is not valid JSON"));
-    s.apply(Action::LoadScenario {
+    s.apply(Action::ImportFile {
         text: "[1, 2]".into(),
         source: "list.json".into(),
     });
     assert_eq!(&*s.scenario.text, VALID);
-    s.apply(Action::LoadScenario {
+    s.apply(Action::ImportFile {
         text: "{\"simulation\":{\"seed\":1}}".into(),
         source: "good.json".into(),
     });
@@ -254,7 +254,6 @@ fn a_finished_run_can_be_pinned_and_survives_the_next_run() {
     s.apply(Action::Run);
     let first = finish(&mut s, 10.0);
     s.apply(Action::PinRun);
-    s.apply(Action::ShowView(View::Compare));
     s.apply(Action::Run);
     finish(&mut s, 12.0);
     let pinned = s.pinned.clone().unwrap();
@@ -266,7 +265,6 @@ fn a_finished_run_can_be_pinned_and_survives_the_next_run() {
     assert_eq!(pinned.results.requests.len(), 2);
     s.apply(Action::Unpin);
     assert!(s.pinned.is_none());
-    assert_eq!(s.view, View::Results, "nothing left to compare");
 }
 
 #[test]
@@ -293,15 +291,14 @@ fn notices_are_deduplicated_capped_and_dismissable() {
 }
 
 #[test]
-fn talk_mode_returns_to_the_previous_view_and_pauses() {
+fn talk_mode_returns_to_the_editor_and_pauses() {
     let mut s = state();
-    s.apply(Action::ShowView(View::Results));
     s.apply(Action::ToggleTalk);
     assert_eq!(s.view, View::Talk);
     s.apply(Action::TalkPlayPause);
     assert!(s.talk.playing);
     s.apply(Action::ToggleTalk);
-    assert_eq!(s.view, View::Results);
+    assert_eq!(s.view, View::Editor);
     assert!(!s.talk.playing);
 }
 

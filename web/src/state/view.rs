@@ -6,10 +6,6 @@ pub enum View {
     /// Forms and JSON, with results beside them.
     #[default]
     Editor,
-    /// Results, full width.
-    Results,
-    /// The pinned run against the current one.
-    Compare,
     /// Large type and playback of simulated time, for presenting.
     Talk,
 }
