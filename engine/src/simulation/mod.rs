@@ -30,7 +30,6 @@ use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
 use crate::scenario::{Scenario, ScenarioData};
 use crate::validate::Problem;
-use crate::worker::num_gpu_blocks;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
 use serde::Serialize;
@@ -88,17 +87,9 @@ impl Simulation {
             .resolve()
             .map_err(|m| problem("hardware", m))?;
         let worker = &scenario.worker;
-        let blocks = if worker.num_gpu_blocks_override > 0 {
-            worker.num_gpu_blocks_override
-        } else {
-            num_gpu_blocks(
-                &model,
-                &hardware,
-                worker.block_size,
-                worker.gpu_memory_utilization,
-            )
-            .map_err(|e| problem("hardware", e.to_string()))?
-        };
+        let blocks = worker
+            .gpu_blocks(&model, &hardware)
+            .map_err(|e| problem("hardware", e.to_string()))?;
 
         let seed = scenario.simulation.seed;
         let mut stages = Vec::new();

@@ -1,5 +1,7 @@
 //! The scheduler limits of the `worker` section (vLLM's engine arguments).
 
+use crate::hardware::Hardware;
+use crate::model::Model;
 use crate::timing::TimingConfig;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
@@ -51,6 +53,15 @@ impl Default for SchedulerConfig {
 }
 
 impl SchedulerConfig {
+    /// KV blocks per worker: `num_gpu_blocks_override` when set, else what fits in memory.
+    pub fn gpu_blocks(&self, model: &Model, hw: &Hardware) -> Result<u32, super::MemoryError> {
+        if self.num_gpu_blocks_override > 0 {
+            Ok(self.num_gpu_blocks_override)
+        } else {
+            super::num_gpu_blocks(model, hw, self.block_size, self.gpu_memory_utilization)
+        }
+    }
+
     /// Reports every problem in this section under `path`.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         for (field, v) in [

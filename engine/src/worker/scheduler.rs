@@ -93,12 +93,7 @@ impl Scheduler {
         if let Some(p) = problems.as_slice().first() {
             return Err(p.to_string());
         }
-        let blocks = if cfg.num_gpu_blocks_override > 0 {
-            cfg.num_gpu_blocks_override
-        } else {
-            super::num_gpu_blocks(model, hw, cfg.block_size, cfg.gpu_memory_utilization)
-                .map_err(|e| e.to_string())?
-        };
+        let blocks = cfg.gpu_blocks(model, hw).map_err(|e| e.to_string())?;
         let timing = TimingModel::new(&cfg.timing, model, hw, cfg.step_overhead);
         Ok(Self::with_blocks(worker, cfg, model, timing, blocks))
     }
