@@ -2,7 +2,8 @@
 # Installs what building, serving and testing the app need, skipping whatever is already there.
 #
 #   scripts/setup.sh serve   # wasm target, trunk, wasm-bindgen CLI
-#   scripts/setup.sh test    # the above, plus Chromium, Playwright's driver library and SimPy
+#   scripts/setup.sh test    # the above, plus Chromium, shellcheck, Playwright's driver library
+#                            # and SimPy (pinned in tests/simpy/requirements.txt)
 #
 # Every step that downloads has a time limit, so a machine without network fails fast
 # with a message instead of hanging. Safe to run again: a second run installs nothing.
@@ -15,9 +16,20 @@ WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version =
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[setup] %s\033[0m\n' "$*" >&2; exit 1; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else die "need root for: $*"; fi; }
+# A prefix, not a function: `timeout` runs programs and cannot run a shell function.
+ROOT=()
+if [ "$(id -u)" != 0 ]; then ROOT=(sudo); fi
 
 export CARGO_NET_RETRY=2 CARGO_HTTP_TIMEOUT=60
+
+toolchain() {
+  command -v rustup >/dev/null || die "install rustup (https://rustup.rs): the toolchain is pinned in rust-toolchain.toml"
+  # Installs the channel rust-toolchain.toml pins (with clippy and rustfmt) when it is missing.
+  if rustup toolchain list | grep -q "^$(toolchain_channel)-"; then return; fi
+  say "installing the Rust toolchain pinned in rust-toolchain.toml ($(toolchain_channel))"
+  timeout 600 rustup toolchain install || die "could not install the pinned Rust toolchain"
+}
+toolchain_channel() { sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml; }
 
 wasm_target() {
   if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then return; fi
@@ -26,7 +38,8 @@ wasm_target() {
   # No rustup download: Debian's toolchain can build std for wasm32 from source.
   say "rustup could not download the target; falling back to Debian's rust-web toolchain"
   command -v apt-get >/dev/null || die "cannot add the wasm32 target: run 'rustup target add wasm32-unknown-unknown' with network access"
-  timeout 600 as_root apt-get install -y -o Acquire::http::Timeout=30 rustc-web cargo-web rust-web-src rust-web-llvm lld-22 \
+  apt_update
+  timeout 600 "${ROOT[@]}" apt-get install -y -o Acquire::http::Timeout=30 rustc-web cargo-web rust-web-src rust-web-llvm lld-22 \
     || die "could not install Debian's rust-web toolchain"
   rustup toolchain link debian /usr
   echo debian > .wasm-toolchain
@@ -42,13 +55,25 @@ cargo_tool() { # name version binary
     || die "could not install $name $version from crates.io"
 }
 
-chromium() {
-  if [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then return; fi
-  command -v apt-get >/dev/null || die "install Chromium and set CHROMIUM=/path/to/chromium"
-  say "installing Debian's Chromium"
-  timeout 300 as_root apt-get update -o Acquire::http::Timeout=30 >/dev/null || die "apt-get update failed"
-  timeout 900 as_root apt-get install -y -o Acquire::http::Timeout=30 chromium chromium-driver >/dev/null \
-    || die "could not install chromium"
+APT_UPDATED=
+apt_update() {
+  [ -n "$APT_UPDATED" ] && return
+  say "apt-get update"
+  timeout 300 "${ROOT[@]}" apt-get update -o Acquire::http::Timeout=30 >/dev/null || die "apt-get update failed"
+  APT_UPDATED=1
+}
+
+# Debian packages the tests need: Chromium (browser tests) and shellcheck (lints).
+debian_packages() {
+  local missing=()
+  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+  command -v shellcheck >/dev/null || missing+=(shellcheck)
+  [ ${#missing[@]} = 0 ] && return
+  command -v apt-get >/dev/null || die "install ${missing[*]} (for Chromium elsewhere, set CHROMIUM=/path/to/chromium)"
+  apt_update
+  say "installing Debian's ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive timeout 900 "${ROOT[@]}" apt-get install -y -o Acquire::http::Timeout=30 "${missing[@]}" >/dev/null \
+    || die "could not install ${missing[*]}"
 }
 
 node_modules() {
@@ -60,14 +85,17 @@ node_modules() {
 }
 
 simpy() {
-  if python3 -c 'import simpy' 2>/dev/null; then return; fi
-  say "installing SimPy (for the kernel conformance tests)"
-  timeout 300 python3 -m pip install --quiet --timeout 30 --retries 1 simpy || die "pip install simpy failed"
+  local want
+  want=$(sed -n 's/^simpy==//p' tests/simpy/requirements.txt)
+  if [ "$(python3 -c 'import simpy; print(simpy.__version__)' 2>/dev/null)" = "$want" ]; then return; fi
+  say "installing SimPy $want (for the kernel conformance tests)"
+  timeout 300 python3 -m pip install --quiet --timeout 30 --retries 1 -r tests/simpy/requirements.txt \
+    || die "pip install -r tests/simpy/requirements.txt failed"
 }
 
 case "${1:-test}" in
-  serve) wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen ;;
-  test) wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
-        chromium; node_modules; simpy ;;
+  serve) toolchain; wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen ;;
+  test) toolchain; wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+        debian_packages; node_modules; simpy ;;
   *) die "usage: scripts/setup.sh serve|test" ;;
 esac

@@ -8,6 +8,7 @@ scripts/setup.sh test
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "format and lints"
+shellcheck scripts/*.sh .ci/run
 cargo fmt --all --check
 cargo clippy --workspace --exclude opal-web --all-targets --quiet -- -D warnings
 
@@ -23,8 +24,9 @@ step "wasm build"
   cargo clippy -p opal-web --target wasm32-unknown-unknown --quiet -- -D warnings
   trunk build --release
 )
-ls -l dist/*.wasm | awk '{ print "shipped wasm: " $5 " bytes" }'
-printf 'gzipped: %s bytes\n' "$(gzip -9c dist/*.wasm | wc -c)"
+for wasm in dist/*.wasm; do
+  printf 'shipped wasm: %s bytes, gzipped: %s bytes\n' "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+done
 
 step "browser tests"
 node --test --test-reporter=spec tests/browser/
