@@ -1,9 +1,11 @@
 //! GPU catalogue and the hardware section of a scenario (GPU type, tensor parallelism).
 
+use crate::timing::Calibration;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 
-/// One GPU's datasheet figures (dense bf16 peak, HBM bandwidth, memory).
+/// One GPU's datasheet figures (dense peaks, HBM bandwidth, memory) and the fitted
+/// efficiencies of vLLM's kernels on it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuSpec {
@@ -11,37 +13,88 @@ pub struct GpuSpec {
     pub name: String,
     /// Dense bf16 peak, TFLOP/s (10¹² FLOP/s).
     pub peak_tflops: f64,
+    /// Dense FP8 peak, TFLOP/s; 0 when the GPU has no FP8 matrix units (then FP8 weights
+    /// compute in bf16, as vLLM's weight-only FP8 kernels do). Default 0.
+    #[serde(default)]
+    pub fp8_tflops: f64,
     /// HBM bandwidth, TB/s (10¹² bytes/s).
     pub hbm_tbps: f64,
     /// HBM capacity, GB (the spec's memory formula counts a GB as 2³⁰ bytes).
     pub memory_gb: f64,
+    /// Kernel efficiencies and serving overheads for the calibrated timing model.
+    /// Default: the H100's.
+    #[serde(default)]
+    pub calibration: Calibration,
 }
 
 impl GpuSpec {
-    fn new(name: &str, peak_tflops: f64, hbm_tbps: f64, memory_gb: f64) -> Self {
+    fn new(
+        name: &str,
+        peak_tflops: f64,
+        fp8_tflops: f64,
+        hbm_tbps: f64,
+        memory_gb: f64,
+        calibration: Calibration,
+    ) -> Self {
         Self {
             name: name.to_string(),
             peak_tflops,
+            fp8_tflops,
             hbm_tbps,
             memory_gb,
+            calibration,
         }
     }
 
     /// Checks that every figure is a positive number.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         problems.positive(path, "peak_tflops", self.peak_tflops);
+        problems.non_negative(path, "fp8_tflops", self.fp8_tflops);
         problems.positive(path, "hbm_tbps", self.hbm_tbps);
         problems.positive(path, "memory_gb", self.memory_gb);
+        self.calibration
+            .validate(&join(path, "calibration"), problems);
+    }
+}
+
+/// The H100 SXM's calibration. Kernel figures: fitted on the per-layer H100 profiles of
+/// vLLM 0.14's kernels (AIConfigurator's database) and Vidur's H100 operator profiles;
+/// engine figures: fitted on the training runs of vLLM v0.15.1 on H100 (inference-sim's
+/// measurements). `cargo run --release -p opal-fidelity --bin fit` reproduces them.
+pub fn h100_calibration() -> Calibration {
+    Calibration {
+        source: "H100 SXM: kernel profiles (AIConfigurator, Vidur) and vLLM v0.15.1 runs".into(),
+        gemm_compute_efficiency: 0.74,
+        gemm_memory_efficiency: 0.90,
+        gemm_knee: 2.37,
+        gemm_fixed_us: 4.56,
+        moe_compute_efficiency: 0.45,
+        moe_memory_efficiency: 0.70,
+        prefill_attention_efficiency: 0.41,
+        decode_attention_efficiency: 0.95,
+        attention_fixed_us: 11.8,
+        attention_per_seq_ns: 55.0,
+        elementwise_fixed_us: 10.0,
+        elementwise_efficiency: 0.5,
+        allreduce_latency_us: 4.28,
+        allreduce_latency_per_gpu_us: 0.40,
+        allreduce_bus_gbps: 244.0,
+        step_overhead_us: 500.0,
+        step_overhead_per_seq_us: 10.0,
+        step_overhead_per_gpu_us: 0.0,
+        request_overhead_ms: 8.0,
+        request_overhead_per_token_us: 0.0,
+        token_output_ms: 2.0,
     }
 }
 
 /// The built-in GPUs, in display order.
 pub fn catalogue() -> Vec<GpuSpec> {
     vec![
-        GpuSpec::new("H100-SXM", 989.5, 3.35, 80.0),
-        GpuSpec::new("H200", 989.0, 4.8, 141.0),
-        GpuSpec::new("A100-80GB", 312.0, 2.039, 80.0),
-        GpuSpec::new("L40S", 362.0, 0.864, 48.0),
+        GpuSpec::new("H100-SXM", 989.5, 1979.0, 3.35, 80.0, h100_calibration()),
+        GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, h100_calibration()),
+        GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, h100_calibration()),
+        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, h100_calibration()),
     ]
 }
 
@@ -196,7 +249,7 @@ mod tests {
     fn problems_name_their_fields() {
         let cfg = HardwareConfig {
             gpu: "custom".into(),
-            custom: Some(GpuSpec::new("x", 0.0, 1.0, 1.0)),
+            custom: Some(GpuSpec::new("x", 0.0, 0.0, 1.0, 1.0, h100_calibration())),
             tp: 0,
             ..Default::default()
         };

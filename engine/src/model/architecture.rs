@@ -29,6 +29,28 @@ pub struct Architecture {
     pub experts_per_token: u32,
     /// Mixture-of-experts: inner dimension of one expert; 0 means `intermediate_size`. Default 0.
     pub expert_intermediate_size: u32,
+    /// Mixture-of-experts: inner width of the shared experts every token also passes through
+    /// (DeepSeek: `n_shared_experts · moe_intermediate_size`); 0 means none. Default 0.
+    pub shared_expert_intermediate_size: u32,
+    /// Mixture-of-experts: leading layers that keep a dense MLP (DeepSeek's
+    /// `first_k_dense_replace`). Default 0.
+    pub first_dense_layers: u32,
+    /// Mixture-of-experts: every `moe_layer_step`-th layer after the dense ones has experts,
+    /// the others a dense MLP (Llama 4's `interleave_moe_layer_step`). Default 1.
+    pub moe_layer_step: u32,
+    /// Multi-head latent attention (DeepSeek): rank of the compressed key/value, which is what
+    /// the KV cache holds; 0 means ordinary attention. Default 0.
+    pub kv_lora_rank: u32,
+    /// Multi-head latent attention: rank of the compressed query; 0 means a full query
+    /// projection. Default 0.
+    pub q_lora_rank: u32,
+    /// Multi-head latent attention: rotary part of each query/key head (cached next to the
+    /// compressed KV). Default 0.
+    pub qk_rope_head_dim: u32,
+    /// Multi-head latent attention: non-rotary part of each query/key head. Default 0.
+    pub qk_nope_head_dim: u32,
+    /// Multi-head latent attention: dimension of each value head. Default 0.
+    pub v_head_dim: u32,
     /// Q/K/V projections carry biases (Qwen2). Default false.
     pub qkv_bias: bool,
     /// Per-head RMS norm on queries and keys (Qwen3). Default false.
@@ -60,7 +82,27 @@ impl Architecture {
         self.num_experts > 0
     }
 
-    fn expert_ffn(&self) -> u64 {
+    /// True for multi-head latent attention (DeepSeek-style compressed KV).
+    pub fn is_mla(&self) -> bool {
+        self.kv_lora_rank > 0
+    }
+
+    /// True when layer `layer` (from 0) has routed experts rather than a dense MLP.
+    pub fn is_moe_layer(&self, layer: u32) -> bool {
+        self.is_moe()
+            && layer >= self.first_dense_layers
+            && (layer - self.first_dense_layers + 1) % self.moe_layer_step.max(1) == 0
+    }
+
+    /// Layers with routed experts.
+    pub fn num_moe_layers(&self) -> u32 {
+        (0..self.num_layers)
+            .filter(|&l| self.is_moe_layer(l))
+            .count() as u32
+    }
+
+    /// Inner dimension of one routed expert.
+    pub fn expert_ffn(&self) -> u64 {
         if self.expert_intermediate_size > 0 {
             self.expert_intermediate_size as u64
         } else {
@@ -68,8 +110,12 @@ impl Architecture {
         }
     }
 
-    /// Attention parameters of one layer: Q, K, V, O projections (+ biases, + q/k norms).
+    /// Attention parameters of one layer: Q, K, V, O projections (+ biases, + q/k norms), or
+    /// MLA's down- and up-projections.
     fn attention_params(&self) -> u64 {
+        if self.is_mla() {
+            return self.mla_params();
+        }
         let (h, hd) = (self.hidden_size as u64, self.head_dim() as u64);
         let q = self.num_heads as u64 * hd;
         let kv = self.num_kv_heads as u64 * hd;
@@ -83,12 +129,35 @@ impl Architecture {
         n
     }
 
-    /// MLP parameters of one layer with `experts` experts present (dense: all of it).
-    fn mlp_params(&self, experts: u64) -> u64 {
+    /// MLA projections of one layer: query (through its compressed rank when it has one), the
+    /// joint KV down-projection with the rotary key, the KV up-projection, the output, and the
+    /// norms of the compressed ranks.
+    fn mla_params(&self) -> u64 {
         let h = self.hidden_size as u64;
-        if self.is_moe() {
-            // SwiGLU experts plus the router (gate) matrix.
-            experts * 3 * h * self.expert_ffn() + h * self.num_experts as u64
+        let heads = self.num_heads as u64;
+        let (rope, nope, v) = (
+            self.qk_rope_head_dim as u64,
+            self.qk_nope_head_dim as u64,
+            self.v_head_dim as u64,
+        );
+        let (kv_rank, q_rank) = (self.kv_lora_rank as u64, self.q_lora_rank as u64);
+        let q_out = heads * (nope + rope);
+        let q = if q_rank > 0 {
+            h * q_rank + q_rank + q_rank * q_out
+        } else {
+            h * q_out
+        };
+        q + h * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v) + heads * v * h
+    }
+
+    /// MLP parameters of layer `layer` with `experts` routed experts counted (the router
+    /// matrix and shared experts always count).
+    fn mlp_params(&self, layer: u32, experts: u64) -> u64 {
+        let h = self.hidden_size as u64;
+        if self.is_moe_layer(layer) {
+            experts * 3 * h * self.expert_ffn()
+                + h * self.num_experts as u64
+                + 3 * h * self.shared_expert_intermediate_size as u64
         } else {
             3 * h * self.intermediate_size as u64
         }
@@ -96,15 +165,25 @@ impl Architecture {
 
     fn params_with_experts(&self, experts: u64) -> u64 {
         let h = self.hidden_size as u64;
-        let embeddings = self.vocab_size as u64 * h;
-        let lm_head = if self.tie_word_embeddings {
+        // Two RMS norms per layer.
+        let layers: u64 = (0..self.num_layers)
+            .map(|l| self.attention_params() + self.mlp_params(l, experts) + 2 * h)
+            .sum();
+        layers + h + self.embedding_params() + self.lm_head_params()
+    }
+
+    /// Parameters of the input embedding table.
+    pub fn embedding_params(&self) -> u64 {
+        self.vocab_size as u64 * self.hidden_size as u64
+    }
+
+    /// Parameters of the LM head (0 when it shares the embedding's matrix).
+    pub fn lm_head_params(&self) -> u64 {
+        if self.tie_word_embeddings {
             0
         } else {
-            embeddings
-        };
-        // Two RMS norms per layer, one final norm.
-        let layer = self.attention_params() + self.mlp_params(experts) + 2 * h;
-        self.num_layers as u64 * layer + h + embeddings + lm_head
+            self.embedding_params()
+        }
     }
 
     /// Total parameters.
@@ -122,26 +201,42 @@ impl Architecture {
         self.params() * self.bytes_per_param as u64
     }
 
-    /// Bytes of the routed-expert weights of all layers (0 for a dense model).
-    pub fn expert_weight_bytes(&self) -> u64 {
-        if !self.is_moe() {
-            return 0;
-        }
+    /// Parameters of the routed experts of all layers (0 for a dense model).
+    pub fn expert_params(&self) -> u64 {
         let per_expert = 3 * self.hidden_size as u64 * self.expert_ffn();
-        self.num_layers as u64 * self.num_experts as u64 * per_expert * self.bytes_per_param as u64
+        self.num_moe_layers() as u64 * self.num_experts as u64 * per_expert
     }
 
-    /// KV cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · bytes.
+    /// Bytes of the routed-expert weights of all layers (0 for a dense model).
+    pub fn expert_weight_bytes(&self) -> u64 {
+        self.expert_params() * self.bytes_per_param as u64
+    }
+
+    /// KV cache elements per token and layer: K and V of every KV head, or MLA's compressed
+    /// KV plus its rotary key.
+    pub fn kv_elements_per_token_per_layer(&self) -> u64 {
+        if self.is_mla() {
+            self.kv_lora_rank as u64 + self.qk_rope_head_dim as u64
+        } else {
+            2 * self.num_kv_heads as u64 * self.head_dim() as u64
+        }
+    }
+
+    /// KV cache bytes per token at the checkpoint's dtype: layers · elements per layer · bytes.
     pub fn kv_bytes_per_token(&self) -> u64 {
-        2 * self.num_layers as u64
-            * self.num_kv_heads as u64
-            * self.head_dim() as u64
+        self.num_layers as u64
+            * self.kv_elements_per_token_per_layer()
             * self.bytes_per_param as u64
     }
 
-    /// Width of the attention (query) projection: heads · head_dim.
+    /// Width of the attention (query) projection: heads · head_dim (MLA: heads · the
+    /// query/key head's full width).
     pub fn attention_dim(&self) -> u64 {
-        self.num_heads as u64 * self.head_dim() as u64
+        if self.is_mla() {
+            self.num_heads as u64 * (self.qk_nope_head_dim + self.qk_rope_head_dim) as u64
+        } else {
+            self.num_heads as u64 * self.head_dim() as u64
+        }
     }
 
     /// Reports every problem with this shape under `path`.
@@ -176,6 +271,18 @@ impl Architecture {
             ),
             ("vocab_size", self.vocab_size, 1 << 22),
             ("num_experts", self.num_experts, 1 << 12),
+            (
+                "shared_expert_intermediate_size",
+                self.shared_expert_intermediate_size,
+                1 << 20,
+            ),
+            ("first_dense_layers", self.first_dense_layers, 1 << 10),
+            ("moe_layer_step", self.moe_layer_step, 1 << 10),
+            ("kv_lora_rank", self.kv_lora_rank, 1 << 16),
+            ("q_lora_rank", self.q_lora_rank, 1 << 16),
+            ("qk_rope_head_dim", self.qk_rope_head_dim, 1 << 12),
+            ("qk_nope_head_dim", self.qk_nope_head_dim, 1 << 12),
+            ("v_head_dim", self.v_head_dim, 1 << 12),
             ("max_model_len", self.max_model_len, super::MAX_MODEL_LEN),
             ("bytes_per_param", self.bytes_per_param, 8),
         ];
@@ -186,6 +293,12 @@ impl Architecture {
                     format!("must be at most {max} (beyond any real model)"),
                 );
             }
+        }
+        if self.is_mla() && (self.qk_rope_head_dim == 0 || self.v_head_dim == 0) {
+            problems.push(
+                join(path, "kv_lora_rank"),
+                "latent attention also needs qk_rope_head_dim and v_head_dim",
+            );
         }
         if self.num_kv_heads > 0 && self.num_heads % self.num_kv_heads != 0 {
             problems.push(
@@ -208,6 +321,15 @@ impl Architecture {
             }
             if self.expert_ffn() == 0 {
                 problems.push(join(path, "expert_intermediate_size"), "must be >= 1");
+            }
+            if self.moe_layer_step == 0 {
+                problems.push(join(path, "moe_layer_step"), "must be >= 1");
+            }
+            if self.num_moe_layers() == 0 {
+                problems.push(
+                    join(path, "first_dense_layers"),
+                    "leaves no layer with experts; lower it or set num_experts to 0",
+                );
             }
         } else if self.intermediate_size == 0 {
             problems.push(join(path, "intermediate_size"), "must be >= 1");

@@ -26,6 +26,14 @@ fn dense(
         num_experts: 0,
         experts_per_token: 0,
         expert_intermediate_size: 0,
+        shared_expert_intermediate_size: 0,
+        first_dense_layers: 0,
+        moe_layer_step: 1,
+        kv_lora_rank: 0,
+        q_lora_rank: 0,
+        qk_rope_head_dim: 0,
+        qk_nope_head_dim: 0,
+        v_head_dim: 0,
         qkv_bias: false,
         qk_norm: false,
         max_model_len,
@@ -45,6 +53,21 @@ pub fn catalogue() -> Vec<(&'static str, Architecture)> {
         (
             "Llama-3.1-8B",
             dense(32, 4096, 32, 8, 14336, 128_256, false, 131_072),
+        ),
+        (
+            "Llama-2-7B",
+            Architecture {
+                num_kv_heads: 32,
+                ..dense(32, 4096, 32, 32, 11008, 32_000, false, 4096)
+            },
+        ),
+        (
+            "Llama-2-70B",
+            dense(80, 8192, 64, 8, 28672, 32_000, false, 4096),
+        ),
+        (
+            "CodeLlama-34B",
+            dense(48, 8192, 64, 8, 22016, 32_000, false, 16_384),
         ),
         (
             "Llama-3.1-70B",
@@ -79,8 +102,32 @@ pub fn catalogue() -> Vec<(&'static str, Architecture)> {
     ]
 }
 
-/// The catalogue model called `name` (case-insensitive).
+/// Hugging Face ids accepted for catalogue models (the shape does not depend on the
+/// instruct or base variant).
+const HF_IDS: [(&str, &str); 12] = [
+    (
+        "ibm-granite/granite-3.3-8b-instruct",
+        "granite-3.3-8b-instruct",
+    ),
+    ("meta-llama/Llama-2-7b-hf", "Llama-2-7B"),
+    ("meta-llama/Llama-2-70b-hf", "Llama-2-70B"),
+    ("codellama/CodeLlama-34b-Instruct-hf", "CodeLlama-34B"),
+    ("meta-llama/Llama-3.1-8B", "Llama-3.1-8B"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "Llama-3.1-8B"),
+    ("meta-llama/Llama-3.1-70B", "Llama-3.1-70B"),
+    ("meta-llama/Llama-3.1-70B-Instruct", "Llama-3.1-70B"),
+    ("Qwen/Qwen2.5-7B-Instruct", "Qwen2.5-7B"),
+    ("mistralai/Mixtral-8x7B-v0.1", "Mixtral-8x7B"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "Mixtral-8x7B"),
+    ("Qwen/Qwen3-30B-A3B", "Qwen3-30B-A3B"),
+];
+
+/// The catalogue model called `name`, or whose Hugging Face id is `name` (case-insensitive).
 pub fn lookup(name: &str) -> Option<Architecture> {
+    let name = HF_IDS
+        .iter()
+        .find(|(id, _)| id.eq_ignore_ascii_case(name))
+        .map_or(name, |(_, n)| n);
     catalogue()
         .into_iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))

@@ -15,6 +15,7 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
     let obj = value
         .as_object()
         .ok_or("config.json must be a JSON object")?;
+    let root = obj;
     // Multimodal configs nest the language model under `text_config`.
     let obj = match obj.get("text_config").and_then(Value::as_object) {
         Some(text) if !obj.contains_key("num_hidden_layers") => text,
@@ -26,7 +27,26 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
     let num_heads = required(obj, "num_attention_heads")?;
     let num_experts = match optional(obj, "num_local_experts")? {
         Some(n) => n,
-        None => optional(obj, "num_experts")?.unwrap_or(0),
+        None => match optional(obj, "n_routed_experts")? {
+            Some(n) => n,
+            None => optional(obj, "num_experts")?.unwrap_or(0),
+        },
+    };
+    let llama4 = model_type.starts_with("llama4");
+    // Llama 4 calls the expert width `intermediate_size` and the dense MLP's
+    // `intermediate_size_mlp`, and adds one shared expert of the expert width.
+    let (dense_ffn_key, expert_ffn_key) = if llama4 {
+        ("intermediate_size_mlp", "intermediate_size")
+    } else {
+        ("intermediate_size", "moe_intermediate_size")
+    };
+    let expert_ffn = optional(obj, expert_ffn_key)?.unwrap_or(0);
+    let shared = if llama4 && num_experts > 0 {
+        expert_ffn
+    } else if let Some(n) = optional(obj, "n_shared_experts")? {
+        n.saturating_mul(expert_ffn)
+    } else {
+        optional(obj, "shared_expert_intermediate_size")?.unwrap_or(0)
     };
     let arch = Architecture {
         num_layers,
@@ -35,9 +55,9 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
         num_kv_heads: optional(obj, "num_key_value_heads")?.unwrap_or(num_heads),
         head_dim: optional(obj, "head_dim")?.unwrap_or(0),
         intermediate_size: if num_experts > 0 {
-            optional(obj, "intermediate_size")?.unwrap_or(0)
+            optional(obj, dense_ffn_key)?.unwrap_or(0)
         } else {
-            required(obj, "intermediate_size")?
+            required(obj, dense_ffn_key)?
         },
         vocab_size: required(obj, "vocab_size")?,
         tie_word_embeddings: flag(obj, "tie_word_embeddings")?.unwrap_or(false),
@@ -47,11 +67,25 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
         } else {
             0
         },
-        expert_intermediate_size: optional(obj, "moe_intermediate_size")?.unwrap_or(0),
+        expert_intermediate_size: expert_ffn,
+        shared_expert_intermediate_size: shared,
+        first_dense_layers: optional(obj, "first_k_dense_replace")?.unwrap_or(0),
+        moe_layer_step: optional(obj, "interleave_moe_layer_step")?
+            .or(optional(obj, "decoder_sparse_step")?)
+            .unwrap_or(1),
+        kv_lora_rank: optional(obj, "kv_lora_rank")?.unwrap_or(0),
+        q_lora_rank: optional(obj, "q_lora_rank")?.unwrap_or(0),
+        qk_rope_head_dim: optional(obj, "qk_rope_head_dim")?.unwrap_or(0),
+        qk_nope_head_dim: optional(obj, "qk_nope_head_dim")?.unwrap_or(0),
+        v_head_dim: optional(obj, "v_head_dim")?.unwrap_or(0),
         qkv_bias: flag(obj, "attention_bias")?.unwrap_or(model_type == "qwen2"),
-        qk_norm: model_type.starts_with("qwen3"),
+        qk_norm: model_type.starts_with("qwen3") || flag(obj, "use_qk_norm")?.unwrap_or(false),
         max_model_len: optional(obj, "max_position_embeddings")?.unwrap_or(4096),
-        bytes_per_param: dtype_bytes(obj)?,
+        bytes_per_param: if fp8_checkpoint(root) {
+            1
+        } else {
+            dtype_bytes(obj)?
+        },
     };
     let mut problems = crate::validate::Problems::new();
     arch.validate("", &mut problems);
@@ -85,6 +119,27 @@ fn flag(obj: &Map<String, Value>, field: &str) -> Result<Option<bool>, String> {
         Some(v) => Err(format!(
             "config.json field `{field}` must be true or false, got {v}"
         )),
+    }
+}
+
+/// True when the checkpoint's linear weights are stored as FP8 (`quant_method: fp8`, or a
+/// compressed-tensors float format of 8 bits).
+fn fp8_checkpoint(root: &Map<String, Value>) -> bool {
+    let Some(q) = root.get("quantization_config").and_then(Value::as_object) else {
+        return false;
+    };
+    match q.get("quant_method").and_then(Value::as_str) {
+        Some("fp8") => true,
+        Some("compressed-tensors") => q
+            .get("config_groups")
+            .and_then(Value::as_object)
+            .is_some_and(|groups| {
+                groups.values().any(|g| {
+                    let w = &g["weights"];
+                    w["type"] == "float" && w["num_bits"] == 8
+                })
+            }),
+        _ => false,
     }
 }
 

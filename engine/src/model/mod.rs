@@ -2,9 +2,11 @@
 
 mod architecture;
 pub mod catalogue;
+mod dtype;
 pub mod hf;
 
 pub use architecture::Architecture;
+pub use dtype::{Dtype, Dtypes};
 
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
@@ -25,6 +27,15 @@ pub struct ModelConfig {
     pub hf_config: Option<serde_json::Value>,
     /// Overrides the model's maximum sequence length, tokens; 0 keeps the model's own. Default 0.
     pub max_model_len: u32,
+    /// Format of the linear layers' weights (vLLM `--quantization`): `auto` (the
+    /// checkpoint's), `bfloat16`, `float16`, `float32`, `fp8`, `int8` or `int4`. Default `auto`.
+    pub weight_dtype: Dtype,
+    /// Format the GEMMs compute in (vLLM `--dtype`; `fp8` means W8A8 on the FP8 matrix units):
+    /// `auto` is `fp8` with FP8 weights, else 16-bit. Default `auto`.
+    pub activation_dtype: Dtype,
+    /// Format of the KV cache (vLLM `--kv-cache-dtype`): `auto` follows the activations
+    /// (16-bit), or `fp8`. Default `auto`.
+    pub kv_cache_dtype: Dtype,
 }
 
 impl Default for ModelConfig {
@@ -34,6 +45,9 @@ impl Default for ModelConfig {
             custom: None,
             hf_config: None,
             max_model_len: 0,
+            weight_dtype: Dtype::Auto,
+            activation_dtype: Dtype::Auto,
+            kv_cache_dtype: Dtype::Auto,
         }
     }
 }
@@ -41,6 +55,17 @@ impl Default for ModelConfig {
 impl ModelConfig {
     /// Reports every problem in this section under `path`.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
+        for (field, dtype) in [
+            ("activation_dtype", self.activation_dtype),
+            ("kv_cache_dtype", self.kv_cache_dtype),
+        ] {
+            if matches!(dtype, Dtype::Int8 | Dtype::Int4) {
+                problems.push(
+                    join(path, field),
+                    "integer formats are for weights only; use auto, bfloat16, float16, float32 or fp8",
+                );
+            }
+        }
         if self.max_model_len > MAX_MODEL_LEN {
             problems.push(
                 join(path, "max_model_len"),
@@ -84,7 +109,13 @@ impl ModelConfig {
         if self.max_model_len > 0 {
             arch.max_model_len = self.max_model_len;
         }
-        Ok(Model::new(self.name.clone(), arch))
+        let dtypes = Dtypes::resolve(
+            self.weight_dtype,
+            self.activation_dtype,
+            self.kv_cache_dtype,
+            arch.bytes_per_param,
+        );
+        Ok(Model::with_dtypes(self.name.clone(), arch, dtypes))
     }
 }
 
@@ -111,17 +142,34 @@ pub struct Model {
     pub weight_bytes: u64,
     /// KV cache bytes per token.
     pub kv_bytes_per_token: u64,
+    /// Formats of weights, activations and KV cache.
+    pub dtypes: Dtypes,
 }
 
 impl Model {
-    /// Derives the sizes of `arch`.
+    /// Derives the sizes of `arch` at its checkpoint's format.
     pub fn new(name: impl Into<String>, arch: Architecture) -> Self {
+        let dtypes = Dtypes::resolve(Dtype::Auto, Dtype::Auto, Dtype::Auto, arch.bytes_per_param);
+        Self::with_dtypes(name, arch, dtypes)
+    }
+
+    /// Derives the sizes of `arch` deployed with `dtypes`: linear layers at the weight format,
+    /// embeddings and LM head at the activations' 16 (or 32) bits, KV at the cache format.
+    pub fn with_dtypes(name: impl Into<String>, arch: Architecture, dtypes: Dtypes) -> Self {
+        let params = arch.params();
+        let vocab = arch.embedding_params() + arch.lm_head_params();
+        let weight_bytes = ((params - vocab) as f64 * dtypes.weight.bytes()
+            + vocab as f64 * dtypes.hidden_bytes()) as u64;
+        let kv_bytes_per_token = (arch.num_layers as u64 * arch.kv_elements_per_token_per_layer())
+            as f64
+            * dtypes.kv_cache.bytes();
         Self {
             name: name.into(),
-            params: arch.params(),
+            params,
             active_params: arch.active_params(),
-            weight_bytes: arch.weight_bytes(),
-            kv_bytes_per_token: arch.kv_bytes_per_token(),
+            weight_bytes,
+            kv_bytes_per_token: kv_bytes_per_token as u64,
+            dtypes,
             arch,
         }
     }

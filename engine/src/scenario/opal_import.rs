@@ -554,6 +554,7 @@ impl Importer {
             peak_tflops: tflops.unwrap_or(base.peak_tflops),
             hbm_tbps: bandwidth.unwrap_or(base.hbm_tbps),
             memory_gb: memory.unwrap_or(base.memory_gb),
+            ..base.clone()
         };
         let figures = [
             ("memory_gb", memory, "hardware.custom.memory_gb"),

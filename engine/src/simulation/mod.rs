@@ -207,6 +207,11 @@ impl Simulation {
         Ok(())
     }
 
+    /// KV blocks each worker's GPU holds (derived from memory, or the override).
+    pub fn gpu_blocks(&self) -> u32 {
+        self.ctx.num_gpu_blocks
+    }
+
     /// Where the run is now.
     pub fn progress(&self) -> Progress {
         let rec = self.ctx.recorder.borrow();

@@ -5,9 +5,11 @@
 //! a constant step time for teaching and tests.
 
 mod analytical;
+mod calibrated;
 mod roofline;
 
 pub use analytical::OpalAnalytical;
+pub use calibrated::{Calibrated, Calibration, StepBreakdown};
 pub use roofline::Roofline;
 
 use crate::hardware::Hardware;
@@ -19,8 +21,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimingKind {
-    /// `max(compute time, memory time)` over the whole batch, plus overhead.
+    /// Kernel by kernel from the model's shapes, with per-GPU fitted efficiencies and the
+    /// serving engine's overheads (see [`Calibrated`]).
     #[default]
+    Calibrated,
+    /// `max(compute time, memory time)` over the whole batch, plus overhead.
     Roofline,
     /// The original Opal formula: `max(longest prefill, decode batch)`.
     OpalAnalytical,
@@ -32,7 +37,7 @@ pub enum TimingKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimingConfig {
-    /// `roofline`, `opal-analytical` or `constant`. Default `roofline`.
+    /// `calibrated`, `roofline`, `opal-analytical` or `constant`. Default `calibrated`.
     pub model: TimingKind,
     /// Roofline: fraction of peak FLOP/s achieved (model FLOPs utilisation), in (0, 1].
     /// Default 0.5: well-tuned prefill kernels reach 40–60 % MFU on H100-class GPUs.
@@ -52,7 +57,7 @@ pub struct TimingConfig {
 impl Default for TimingConfig {
     fn default() -> Self {
         Self {
-            model: TimingKind::Roofline,
+            model: TimingKind::Calibrated,
             compute_efficiency: 0.5,
             memory_efficiency: 0.8,
             constant_step_time: 0.01,
@@ -90,9 +95,23 @@ pub struct SeqWork {
     pub decode: bool,
 }
 
+/// What the serving engine's front end adds around the GPU, per request (all zero for the
+/// models that price only the GPU).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrontendDelays {
+    /// From arrival at the server to arrival at the scheduler, seconds.
+    pub request: f64,
+    /// Added per prompt token (tokenisation), seconds.
+    pub per_prompt_token: f64,
+    /// From a token's step end to the client, seconds.
+    pub token_output: f64,
+}
+
 /// A worker's step-time model, ready to price batches.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TimingModel {
+    /// See [`Calibrated`].
+    Calibrated(Box<Calibrated>),
     /// See [`Roofline`].
     Roofline(Roofline),
     /// See [`OpalAnalytical`].
@@ -105,6 +124,9 @@ impl TimingModel {
     /// Builds the configured model for `model` on `hw`; `step_overhead` (s) is added to every step.
     pub fn new(cfg: &TimingConfig, model: &Model, hw: &Hardware, step_overhead: f64) -> Self {
         match cfg.model {
+            TimingKind::Calibrated => {
+                TimingModel::Calibrated(Box::new(Calibrated::new(model, hw, None, step_overhead)))
+            }
             TimingKind::Roofline => {
                 TimingModel::Roofline(Roofline::new(cfg, model, hw, step_overhead))
             }
@@ -116,9 +138,25 @@ impl TimingModel {
         }
     }
 
+    /// The front end's per-request delays (calibrated model only).
+    pub fn frontend(&self) -> FrontendDelays {
+        match self {
+            TimingModel::Calibrated(c) => {
+                let cal = c.calibration();
+                FrontendDelays {
+                    request: cal.request_overhead_ms * 1e-3,
+                    per_prompt_token: cal.request_overhead_per_token_us * 1e-6,
+                    token_output: cal.token_output_ms * 1e-3,
+                }
+            }
+            _ => FrontendDelays::default(),
+        }
+    }
+
     /// Duration of one step over `batch`, seconds (0 for an empty batch).
     pub fn step_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
         match self {
+            TimingModel::Calibrated(c) => c.step_time(batch),
             TimingModel::Roofline(r) => r.step_time(batch),
             TimingModel::OpalAnalytical(a) => a.step_time(batch),
             TimingModel::Constant(t) => {

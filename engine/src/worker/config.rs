@@ -30,6 +30,10 @@ pub struct SchedulerConfig {
     pub max_kvc_ready_requests: u32,
     /// Fixed time added to every step (scheduling, sampling, launch), seconds. Default 0.
     pub step_overhead: f64,
+    /// vLLM's async scheduling (default since v0.14): the engine decides the next batch
+    /// while the current one runs, so a request that arrives during a step joins the batch
+    /// after the next one (unless nothing else runs). Default true.
+    pub async_scheduling: bool,
     /// Step-time model. Default roofline with η_c = 0.5, η_m = 0.8.
     pub timing: TimingConfig,
 }
@@ -47,6 +51,7 @@ impl Default for SchedulerConfig {
             enable_prefix_caching: true,
             max_kvc_ready_requests: 16,
             step_overhead: 0.0,
+            async_scheduling: true,
             timing: TimingConfig::default(),
         }
     }

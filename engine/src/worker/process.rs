@@ -1,8 +1,10 @@
 //! A worker's concurrent loops (SPEC §3), shaped as the seed describes Opal's vLLM worker.
 //!
-//! - **intake**: drains the worker's local store into the scheduler's waiting queue and
-//!   wakes the scheduler loop, only if it is idle; with nothing to drain it sleeps on
-//!   `timeout(∞)` until [`Worker::queue_work`] interrupts it.
+//! - **intake**: the serving engine's front end. It drains the worker's local store in
+//!   order, holds each request for the front end's delay (HTTP, tokenisation, hand-off to
+//!   the engine; zero unless the timing model is calibrated), then puts it in the
+//!   scheduler's waiting queue and wakes the scheduler loop, only if it is idle; with
+//!   nothing to drain it sleeps on `timeout(∞)` until [`Worker::queue_work`] interrupts it.
 //! - **scheduler loop**: steps while there is runnable work (each step inline, so it is
 //!   atomic with respect to interrupts, like Opal's `yield from _scheduler_step()`), and
 //!   otherwise sleeps on `timeout(∞)` until the intake or a finished KV fetch wakes it.
@@ -43,6 +45,8 @@ pub(crate) struct Worker {
 
 struct State {
     scheduler: Scheduler,
+    /// When the front end hands over the last request it took (it works in arrival order).
+    frontend_free_at: f64,
     intake_idle: bool,
     scheduler_idle: bool,
     stopped: bool,
@@ -101,6 +105,7 @@ impl Worker {
             kv_events,
             state: RefCell::new(State {
                 scheduler,
+                frontend_free_at: 0.0,
                 intake_idle: false,
                 scheduler_idle: false,
                 stopped: false,
@@ -194,6 +199,10 @@ impl Worker {
             }
             if !self.local_queue.is_empty() {
                 let req = self.local_queue.get().await?;
+                let delay = self.frontend_delay(&req);
+                if delay > 0.0 {
+                    env.timeout(delay).await?;
+                }
                 self.admit(req);
                 continue;
             }
@@ -204,6 +213,22 @@ impl Worker {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// How long the front end holds `req` from now: its delay from the moment it reached the
+    /// server, after the requests before it.
+    fn frontend_delay(&self, req: &Request) -> f64 {
+        let now = self.ctx.env.now();
+        let mut st = self.state.borrow_mut();
+        let f = st.scheduler.timing().frontend();
+        if f.request == 0.0 && f.per_prompt_token == 0.0 {
+            return 0.0;
+        }
+        let arrived = req.times.router_in.unwrap_or(now);
+        let ready = (arrived + f.request + f.per_prompt_token * req.prompt_len() as f64)
+            .max(st.frontend_free_at);
+        st.frontend_free_at = ready;
+        (ready - now).max(0.0)
     }
 
     /// Moves one request into the scheduler, or straight back to the router if it can
@@ -267,11 +292,34 @@ impl Worker {
         let now = env.now();
         let outcome = self.state.borrow_mut().scheduler.finish_step(now);
         self.record_step(start, now, &outcome);
-        for req in outcome.finished {
+        for req in &outcome.finished {
             self.store_prompt(&req.prompt);
-            self.results.try_put(req).ok();
         }
+        self.hand_back(outcome.finished);
         Ok(true)
+    }
+
+    /// Returns finished requests to the router once the client has seen their last token
+    /// (the front end's output delay after the step).
+    fn hand_back(&self, finished: Vec<Request>) {
+        if finished.is_empty() {
+            return;
+        }
+        let delay = self.state.borrow().scheduler.token_output_delay();
+        if delay == 0.0 {
+            for req in finished {
+                self.results.try_put(req).ok();
+            }
+            return;
+        }
+        let (env, results) = (self.ctx.env.clone(), self.results.clone());
+        self.ctx.env.process(async move {
+            env.timeout(delay).await?;
+            for req in finished {
+                results.try_put(req).ok();
+            }
+            Ok::<_, SimError>(())
+        });
     }
 
     /// Busy time, tokens per stage, and inter-token gaps (run-length grouped: the requests

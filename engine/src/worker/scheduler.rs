@@ -41,6 +41,8 @@ struct Seq {
     tier_hit: Option<super::TierHit>,
     /// Prefix length an ongoing fetch will bring in.
     fetch_to: u32,
+    /// Async scheduling: the first step count at which this request may be admitted.
+    admissible_after: u64,
 }
 
 impl Seq {
@@ -77,6 +79,8 @@ pub struct Scheduler {
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
     steps: u64,
+    /// From a step's end to the client seeing its tokens (the front end's streaming).
+    token_output_delay: f64,
 }
 
 impl Scheduler {
@@ -113,6 +117,7 @@ impl Scheduler {
             max_model_len: model.max_model_len(),
             kv_bytes_per_token: model.kv_bytes_per_token,
             pool: BlockPool::new(num_gpu_blocks, cfg.enable_prefix_caching),
+            token_output_delay: timing.frontend().token_output,
             timing,
             seqs: Vec::new(),
             free_slots: Vec::new(),
@@ -145,6 +150,13 @@ impl Scheduler {
             looked_up: false,
             tier_hit: None,
             fetch_to: 0,
+            // With async scheduling the batch after the step in flight was decided when that
+            // step started, so a request arriving now can join only the one after it.
+            admissible_after: if self.cfg.async_scheduling && !self.in_flight.is_empty() {
+                self.steps + 2
+            } else {
+                0
+            },
         };
         let id = seq.req.id;
         debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
@@ -218,6 +230,22 @@ impl Scheduler {
         if out.preempted.is_empty() || out.scheduled.is_empty() {
             self.schedule_waiting(now, &mut budget, offload, &mut out);
         }
+        if out.scheduled.is_empty()
+            && self
+                .waiting
+                .iter()
+                .any(|&s| self.seq(s).admissible_after > self.steps)
+        {
+            // Async scheduling with nothing else to run: the engine's batch queue is
+            // empty, so late arrivals run now rather than a step later.
+            for &s in &self.waiting {
+                self.seqs[s as usize]
+                    .as_mut()
+                    .expect("live slot")
+                    .admissible_after = 0;
+            }
+            self.schedule_waiting(now, &mut budget, offload, &mut out);
+        }
         out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
         out
     }
@@ -281,6 +309,11 @@ impl Scheduler {
         }
         while let Some(&slot) = self.waiting.front() {
             if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+                return;
+            }
+            if self.seq(slot).admissible_after > self.steps {
+                // Arrived while the batch queue was full (async scheduling); everyone
+                // behind it arrived later still.
                 return;
             }
             match self.consider(slot, now, budget, offload, out) {
@@ -520,7 +553,9 @@ impl Scheduler {
     }
 
     /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
-    /// prefix caching of newly full prompt blocks, completions.
+    /// prefix caching of newly full prompt blocks, completions. First tokens and completions
+    /// are stamped when the client sees them (the front end's output delay later); gaps
+    /// between tokens are the steps'.
     pub fn finish_step(&mut self, now: f64) -> StepOutcome {
         let mut outcome = StepOutcome::default();
         let mut in_flight = std::mem::take(&mut self.in_flight);
@@ -540,7 +575,7 @@ impl Scheduler {
             outcome.tokens_emitted += 1;
             match req.last_token_at {
                 None => {
-                    req.times.first_token = Some(now);
+                    req.times.first_token = Some(now + self.token_output_delay);
                     outcome.first_tokens.push(req.id);
                 }
                 Some(last) => outcome.token_gaps.push((req.id, now - last)),
@@ -548,7 +583,7 @@ impl Scheduler {
             req.last_token_at = Some(now);
             if req.tokens_emitted >= req.output_len {
                 req.state = RequestState::Completed;
-                req.times.completed = Some(now);
+                req.times.completed = Some(now + self.token_output_delay);
                 finished.push(slot);
             }
         }
@@ -602,6 +637,11 @@ impl Scheduler {
         seq.req.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
+    }
+
+    /// From a step's end to the client seeing its tokens, seconds.
+    pub fn token_output_delay(&self) -> f64 {
+        self.token_output_delay
     }
 
     /// Duration of the step `out` describes, from the configured timing model, seconds.

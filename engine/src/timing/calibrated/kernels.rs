@@ -1,0 +1,142 @@
+//! The time of each kind of GPU kernel a transformer step runs, on one GPU, from its shape.
+//!
+//! Every kernel is bound either by the matrix units or by HBM traffic; the fitted
+//! efficiencies say how close vLLM's kernels come to each bound, and fixed costs cover what
+//! does not scale (launch, synchronisation, tail effects).
+
+use super::Calibration;
+
+/// One GPU's peaks and the fitted efficiencies of its kernels, in SI units.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Kernels {
+    /// Peak FLOP/s of the GEMMs' format (bf16, or FP8 for W8A8).
+    gemm_flops: f64,
+    /// Peak bf16 FLOP/s (attention runs in 16 bits).
+    attention_flops: f64,
+    /// HBM bytes/s.
+    bandwidth: f64,
+    cal: Calibration,
+}
+
+/// A GEMM `[m × k] · [k × n]`: its FLOPs and the bytes it must move.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Gemm {
+    /// Inner dimension (input features).
+    pub k: f64,
+    /// Output features (on this GPU).
+    pub n: f64,
+}
+
+impl Kernels {
+    /// Kernels of a GPU with the given peaks (per GPU, SI units).
+    pub fn new(gemm_flops: f64, attention_flops: f64, bandwidth: f64, cal: &Calibration) -> Self {
+        Self {
+            gemm_flops,
+            attention_flops,
+            bandwidth,
+            cal: cal.clone(),
+        }
+    }
+
+    /// The calibration in force.
+    pub fn calibration(&self) -> &Calibration {
+        &self.cal
+    }
+
+    /// Seconds of `m` rows through GEMMs whose weights take `weight_bytes` per element and
+    /// whose activations take `act_bytes`, for several GEMMs fused or launched back to back:
+    /// the `p`-norm of compute and memory time (a roofline with a smooth knee).
+    fn matmul(&self, flops: f64, bytes: f64, compute_eff: f64, memory_eff: f64) -> f64 {
+        let tc = flops / (self.gemm_flops * compute_eff);
+        let tm = bytes / (self.bandwidth * memory_eff);
+        let p = self.cal.gemm_knee;
+        let (hi, lo) = if tc > tm { (tc, tm) } else { (tm, tc) };
+        // hi·(1 + (lo/hi)^p)^(1/p), written so it cannot overflow.
+        if lo == 0.0 {
+            hi
+        } else {
+            hi * libm::pow(1.0 + libm::pow(lo / hi, p), 1.0 / p)
+        }
+    }
+
+    /// Seconds of one GEMM over `m` rows.
+    pub fn gemm(&self, m: f64, g: Gemm, weight_bytes: f64, act_bytes: f64) -> f64 {
+        if m == 0.0 {
+            return 0.0;
+        }
+        let flops = 2.0 * m * g.k * g.n;
+        let bytes = g.k * g.n * weight_bytes + m * (g.k + g.n) * act_bytes;
+        self.matmul(
+            flops,
+            bytes,
+            self.cal.gemm_compute_efficiency,
+            self.cal.gemm_memory_efficiency,
+        ) + self.cal.gemm_fixed_us * 1e-6
+    }
+
+    /// Seconds of a fused mixture-of-experts layer: `m` tokens each routed to `top_k` of
+    /// `experts` experts whose up (gate and up fused, `[h × 2f]`) and down (`[f × h]`)
+    /// projections are given; the expected number of experts touched follows from uniform
+    /// routing, and each touched expert's weights are read once.
+    pub fn fused_moe(
+        &self,
+        m: f64,
+        experts: f64,
+        top_k: f64,
+        up: Gemm,
+        down: Gemm,
+        weight_bytes: f64,
+        act_bytes: f64,
+    ) -> f64 {
+        if m == 0.0 {
+            return 0.0;
+        }
+        let touched = experts * (1.0 - libm::pow(1.0 - top_k / experts, m));
+        let rows = m * top_k;
+        let flops = 2.0 * rows * (up.k * up.n + down.k * down.n);
+        let bytes = touched * (up.k * up.n + down.k * down.n) * weight_bytes
+            + rows * (up.k + up.n + down.k + down.n) * act_bytes;
+        self.matmul(
+            flops,
+            bytes,
+            self.cal.moe_compute_efficiency,
+            self.cal.moe_memory_efficiency,
+        ) + 2.0 * self.cal.gemm_fixed_us * 1e-6
+    }
+
+    /// Seconds of one layer's attention over the whole batch (one varlen kernel, as vLLM
+    /// v1 runs prefill chunks and decodes together): `prefill_flops` for the chunks'
+    /// query-key pairs, `kv_bytes` read from the cache, `seqs` sequences.
+    pub fn attention(
+        &self,
+        prefill_flops: f64,
+        decode_bytes: f64,
+        prefill_bytes: f64,
+        seqs: f64,
+    ) -> f64 {
+        let c = &self.cal;
+        let prefill = (prefill_flops / (self.attention_flops * c.prefill_attention_efficiency))
+            .max(prefill_bytes / self.bandwidth);
+        let decode = decode_bytes / (self.bandwidth * c.decode_attention_efficiency);
+        prefill + decode + c.attention_fixed_us * 1e-6 + seqs * c.attention_per_seq_ns * 1e-9
+    }
+
+    /// Seconds of a layer's norms, rotary embedding, activation and residual adds, which
+    /// move `bytes` through HBM.
+    pub fn elementwise(&self, bytes: f64) -> f64 {
+        bytes / (self.bandwidth * self.cal.elementwise_efficiency)
+            + self.cal.elementwise_fixed_us * 1e-6
+    }
+
+    /// Seconds of one all-reduce of `bytes` over `gpus` GPUs (0 for one GPU): a latency
+    /// plus the ring's `2(n−1)/n` of the message at the bus bandwidth.
+    pub fn allreduce(&self, bytes: f64, gpus: u32) -> f64 {
+        if gpus <= 1 {
+            return 0.0;
+        }
+        let n = gpus as f64;
+        let c = &self.cal;
+        (c.allreduce_latency_us + c.allreduce_latency_per_gpu_us * (n - 2.0)) * 1e-6
+            + bytes * 2.0 * (n - 1.0) / n / (c.allreduce_bus_gbps * 1e9)
+    }
+}

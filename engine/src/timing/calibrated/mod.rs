@@ -1,0 +1,242 @@
+//! The calibrated step time (the default): a transformer step priced kernel by kernel from
+//! the model's shapes, with efficiencies and overheads fitted per GPU on measured kernel
+//! profiles and real vLLM runs (see `fidelity/`).
+//!
+//! One step of vLLM v1 runs, per layer: the attention projections, one varlen attention
+//! kernel over every sequence's new tokens (prefill chunks and decodes together), the dense
+//! MLP or the fused mixture-of-experts kernel, the norms / rotary / activation kernels, and
+//! with tensor parallelism two all-reduces; then the LM head for one row per sequence.
+//! Around the GPU, the engine spends CPU time per step (scheduling, input preparation,
+//! sampling) that grows with the batch and with the number of GPUs it drives.
+
+mod calibration;
+mod kernels;
+
+pub use calibration::Calibration;
+use kernels::{Gemm, Kernels};
+
+use super::SeqWork;
+use crate::hardware::Hardware;
+use crate::model::{Dtype, Model};
+use serde::Serialize;
+
+/// Where one step's time goes, seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct StepBreakdown {
+    /// Dense GEMMs of all layers (projections, dense MLPs, shared experts, LM head).
+    pub gemm: f64,
+    /// Fused mixture-of-experts kernels.
+    pub moe: f64,
+    /// Attention kernels.
+    pub attention: f64,
+    /// Norms, rotary embedding, activations, residual adds.
+    pub elementwise: f64,
+    /// Tensor-parallel all-reduces.
+    pub allreduce: f64,
+    /// CPU time of the serving engine.
+    pub cpu: f64,
+}
+
+impl StepBreakdown {
+    /// The whole step.
+    pub fn total(&self) -> f64 {
+        self.gemm + self.moe + self.attention + self.elementwise + self.allreduce + self.cpu
+    }
+}
+
+/// A step-time model for one model on one GPU type and tensor-parallel degree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibrated {
+    kernels: Kernels,
+    tp: u32,
+    dense_layers: f64,
+    moe_layers: f64,
+    /// Attention projections of one layer, on one GPU.
+    attention_gemms: Vec<Gemm>,
+    /// Dense MLP of one layer (gate and up fused, down), on one GPU.
+    mlp_gemms: [Gemm; 2],
+    /// Router, shared experts (empty when none), on one GPU.
+    moe_gemms: Vec<Gemm>,
+    /// One routed expert's up and down projections, on one GPU.
+    expert: [Gemm; 2],
+    experts: f64,
+    top_k: f64,
+    lm_head: Gemm,
+    weight_bytes: f64,
+    hidden_bytes: f64,
+    /// Attention FLOPs per query-key pair per layer on one GPU (QKᵀ and AV).
+    flops_per_pair: f64,
+    /// KV cache bytes per token per layer on one GPU.
+    kv_bytes: f64,
+    /// Bytes of one token through the elementwise kernels of a dense / MoE layer.
+    elementwise_dense: f64,
+    elementwise_moe: f64,
+    /// Bytes of one token's hidden state (what an all-reduce moves).
+    hidden_state: f64,
+    /// Step CPU time independent of the batch, seconds.
+    cpu_fixed: f64,
+    cpu_per_seq: f64,
+}
+
+impl Calibrated {
+    /// Prices steps of `model` on `hw` with the GPU's calibration, or `calibration` when
+    /// given; `step_overhead` (the worker's fixed extra per step, seconds) is added.
+    pub fn new(
+        model: &Model,
+        hw: &Hardware,
+        calibration: Option<&Calibration>,
+        step_overhead: f64,
+    ) -> Self {
+        let cal = calibration.unwrap_or(&hw.gpu.calibration).clone();
+        let a = &model.arch;
+        let tp = hw.tp.max(1) as f64;
+        let fp8 = model.dtypes.activation == Dtype::Fp8 && hw.gpu.fp8_tflops > 0.0;
+        let bf16_flops = hw.gpu.peak_tflops * 1e12;
+        let gemm_flops = if fp8 {
+            hw.gpu.fp8_tflops * 1e12
+        } else {
+            bf16_flops
+        };
+        let kernels = Kernels::new(gemm_flops, bf16_flops, hw.gpu.hbm_tbps * 1e12, &cal);
+        let h = a.hidden_size as f64;
+        let heads = a.num_heads as f64 / tp;
+        // KV heads are sharded over the GPUs, or replicated when there are fewer than GPUs;
+        // MLA's compressed KV is replicated on every GPU.
+        let kv_share = if a.is_mla() {
+            1.0
+        } else {
+            (a.num_kv_heads as f64 / tp).max(1.0) / a.num_kv_heads as f64
+        };
+        let g = |k: f64, n: f64| Gemm { k, n };
+        let (attention_gemms, qk_dim) = if a.is_mla() {
+            let (rope, nope, v) = (
+                a.qk_rope_head_dim as f64,
+                a.qk_nope_head_dim as f64,
+                a.v_head_dim as f64,
+            );
+            let (q_rank, kv_rank) = (a.q_lora_rank as f64, a.kv_lora_rank as f64);
+            let mut gemms = if q_rank > 0.0 {
+                vec![g(h, q_rank), g(q_rank, heads * (nope + rope))]
+            } else {
+                vec![g(h, heads * (nope + rope))]
+            };
+            gemms.extend([
+                g(h, kv_rank + rope),
+                g(kv_rank, heads * (nope + v)),
+                g(heads * v, h),
+            ]);
+            (gemms, nope + rope)
+        } else {
+            let hd = a.head_dim() as f64;
+            let kv_heads = a.num_kv_heads as f64 * kv_share;
+            (
+                vec![g(h, (heads + 2.0 * kv_heads) * hd), g(heads * hd, h)],
+                hd,
+            )
+        };
+        let ffn = a.intermediate_size as f64 / tp;
+        let expert_ffn = a.expert_ffn() as f64 / tp;
+        let shared = a.shared_expert_intermediate_size as f64 / tp;
+        let mut moe_gemms = vec![g(h, a.num_experts as f64)];
+        if shared > 0.0 {
+            moe_gemms.extend([g(h, 2.0 * shared), g(shared, h)]);
+        }
+        let hidden_bytes = model.dtypes.hidden_bytes();
+        let rope_width = qk_dim * (heads + a.num_kv_heads as f64 * kv_share);
+        // Two fused residual-add + RMS norms (read and write x and the residual), rotary on
+        // queries and keys, SiLU-and-multiply over the MLP's inner width.
+        let norms = 8.0 * h + 2.0 * rope_width;
+        let moe_layers = a.num_moe_layers() as f64;
+        Self {
+            kernels,
+            tp: hw.tp,
+            dense_layers: a.num_layers as f64 - moe_layers,
+            moe_layers,
+            attention_gemms,
+            mlp_gemms: [g(h, 2.0 * ffn), g(ffn, h)],
+            moe_gemms,
+            expert: [g(h, 2.0 * expert_ffn), g(expert_ffn, h)],
+            experts: a.num_experts as f64,
+            top_k: a.experts_per_token as f64,
+            lm_head: g(h, a.vocab_size as f64 / tp),
+            weight_bytes: model.dtypes.weight.bytes(),
+            hidden_bytes,
+            flops_per_pair: 4.0 * heads * qk_dim,
+            kv_bytes: a.kv_elements_per_token_per_layer() as f64
+                * kv_share
+                * model.dtypes.kv_cache.bytes(),
+            elementwise_dense: (norms + 3.0 * ffn) * hidden_bytes,
+            elementwise_moe: (norms + 3.0 * shared) * hidden_bytes,
+            hidden_state: h * hidden_bytes,
+            cpu_fixed: (cal.step_overhead_us + cal.step_overhead_per_gpu_us * (tp - 1.0)) * 1e-6
+                + step_overhead,
+            cpu_per_seq: cal.step_overhead_per_seq_us * 1e-6,
+        }
+    }
+
+    /// The calibration in force (also read by the worker for per-request overheads).
+    pub fn calibration(&self) -> &Calibration {
+        self.kernels.calibration()
+    }
+
+    /// Duration of one step over `batch`, seconds (0 for an empty batch).
+    pub fn step_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
+        self.breakdown(batch).total()
+    }
+
+    /// Where one step over `batch` spends its time (all zero for an empty batch).
+    pub fn breakdown<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> StepBreakdown {
+        let (mut tokens, mut seqs) = (0u64, 0u64);
+        let (mut pairs, mut prefill_kv, mut decode_kv) = (0.0, 0u64, 0u64);
+        for w in batch {
+            tokens += w.new_tokens as u64;
+            seqs += 1;
+            let (n, c) = (w.new_tokens as f64, w.context as f64);
+            if w.decode {
+                decode_kv += w.context as u64 + 1;
+            } else {
+                // Causal: new token j of the chunk attends to c + j positions.
+                pairs += n * c + n * (n + 1.0) / 2.0;
+                prefill_kv += (w.context + w.new_tokens) as u64;
+            }
+        }
+        if tokens == 0 {
+            return StepBreakdown::default();
+        }
+        let k = &self.kernels;
+        let (m, wb, ab) = (tokens as f64, self.weight_bytes, self.hidden_bytes);
+        let layers = self.dense_layers + self.moe_layers;
+        let projections: f64 = self
+            .attention_gemms
+            .iter()
+            .map(|&g| k.gemm(m, g, wb, ab))
+            .sum();
+        let mlp: f64 = self.mlp_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
+        let moe_dense: f64 = self.moe_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
+        let experts = if self.moe_layers > 0.0 {
+            let [up, down] = self.expert;
+            k.fused_moe(m, self.experts, self.top_k, up, down, wb, ab)
+        } else {
+            0.0
+        };
+        let attention = k.attention(
+            pairs * self.flops_per_pair,
+            decode_kv as f64 * self.kv_bytes,
+            prefill_kv as f64 * self.kv_bytes,
+            seqs as f64,
+        );
+        let elementwise = self.dense_layers * k.elementwise(m * self.elementwise_dense)
+            + self.moe_layers * k.elementwise(m * self.elementwise_moe);
+        StepBreakdown {
+            gemm: layers * projections
+                + self.dense_layers * mlp
+                + self.moe_layers * moe_dense
+                + k.gemm(seqs as f64, self.lm_head, ab, ab),
+            moe: self.moe_layers * experts,
+            attention: layers * attention,
+            elementwise,
+            allreduce: layers * 2.0 * k.allreduce(m * self.hidden_state, self.tp),
+            cpu: self.cpu_fixed + self.cpu_per_seq * seqs as f64,
+        }
+    }
+}

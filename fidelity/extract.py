@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Derives the fidelity suite's compact data from the project's shared measurements.
+
+    python3 fidelity/extract.py ../shared/fidelity   # rewrites fidelity/data/
+
+Reads the 16 real vLLM v0.15.1 runs on H100 in `vllm_h100_runs/` (source: github
+inference-sim/training; see fidelity/README.md) and writes, per run, the request stream the
+client sent (arrival, prompt length, error flag) and the latencies it measured, summarised.
+Standard library only.
+"""
+import csv, glob, gzip, json, math, os, sys
+
+def percentile(xs, q):
+    """numpy's default (linear) percentile, as `vllm bench serve` and inference-perf use."""
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    pos = (len(xs) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+def summary(xs):
+    return {"mean": sum(xs) / len(xs), "p50": percentile(xs, 50), "p90": percentile(xs, 90),
+            "p99": percentile(xs, 99)}
+
+def short_name(experiment):
+    # "20260217-231439-llama-2-7b-tp1-general" -> "llama-2-7b-tp1-general"
+    return experiment.split("-", 2)[2].replace("-hf-", "-")
+
+def main(shared, out):
+    root = os.path.join(shared, "vllm_h100_runs")
+    rows = {r["experiment"]: r for r in csv.DictReader(open(os.path.join(root, "ground_truth_summary_16exp.csv")))}
+    runs = []
+    for path in sorted(glob.glob(os.path.join(root, "replay_data_c4f0340", "*.json.gz"))):
+        if path.endswith("_ground_truth.json.gz"):
+            continue
+        replay = json.load(gzip.open(path))
+        truth = json.load(gzip.open(path.replace(".json.gz", "_ground_truth.json.gz")))
+        exp = replay["experiment"]
+        row = rows[exp]
+        profile = json.loads(open(os.path.join(root, "default_args", exp, "profile.yaml")).read())
+        resolved = open(os.path.join(root, "default_args", exp, "results", "config.yaml")).read()
+        prefix = resolved.split("shared_prefix:")[1]
+        field = lambda name: int(prefix.split(name + ":")[1].split()[0])
+        reqs = replay["requests"]
+        assert len(reqs) == len(truth)
+        # The server generated output_len tokens for every request (ignore_eos); the replay's
+        # output_tokens are the client's re-count of the text, which is not what ran.
+        output_len = field("output_len")
+        ok = [(r, t) for r, t in zip(reqs, truth) if not r["has_error"] and not t["has_error"]]
+        ttft = [t["ttft_s"] * 1e3 for _, t in ok]
+        e2e = [t["e2e_s"] * 1e3 for _, t in ok]
+        # ITL: the mean gap between a request's tokens, (E2E − TTFT) / (output_len − 1), pooled
+        # over requests: the same definition the simulator reports, on the server's count.
+        itl = sum(t["e2e_s"] - t["ttft_s"] for _, t in ok) * 1e3 / (len(ok) * (output_len - 1))
+        name = short_name(exp)
+        # Requests that timed out report no prompt length; they sent their pool prompt, whose
+        # length the other requests of the same pool slot tell.
+        pool = field("num_groups") * field("num_prompts_per_group")
+        lengths = {}
+        for i, r in enumerate(reqs):
+            if r["input_tokens"] > 0:
+                lengths.setdefault(i % pool, r["input_tokens"])
+        for i, r in enumerate(reqs):
+            if r["input_tokens"] == 0:
+                r["input_tokens"] = lengths[i % pool]
+        with open(os.path.join(out, "requests", name + ".csv"), "w") as f:
+            f.write("arrival_ms,input_tokens,error\n")
+            for r in reqs:
+                f.write("%.3f,%d,%d\n" % (r["arrival_time_us"] / 1e3, r["input_tokens"], int(r["has_error"])))
+        cfg = replay["config"]
+        runs.append({
+            "name": name,
+            "experiment": exp,
+            "split": replay["split"],
+            "excluded_overload": row["excluded_overload"] == "True",
+            "model": replay["model_id"],
+            "gpu": "H100-SXM",
+            "tp": cfg["tensor_parallelism"],
+            "max_num_seqs": cfg["max_num_seqs"],
+            "max_num_batched_tokens": cfg["max_num_batched_tokens"],
+            "max_model_len": 4096,
+            "block_size": cfg["block_size"],
+            "kv_blocks_total_gpu": cfg["kv_blocks_total_gpu"],
+            "cpu_offload_gib": 8,
+            "stages": [{"rate": s["rate"], "duration_s": s["duration"]} for s in profile["load"]["stages"]],
+            "prompt_pool": {"groups": field("num_groups"), "prompts_per_group": field("num_prompts_per_group"),
+                            "system_prompt_len": field("system_prompt_len")},
+            "output_len": output_len,
+            "requests": len(reqs),
+            "errors": len(reqs) - len(ok),
+            "measured": {"ttft_ms": summary(ttft), "e2e_ms": summary(e2e), "itl_ms": {"mean": itl}},
+        })
+    with open(os.path.join(out, "runs.json"), "w") as f:
+        json.dump(runs, f, indent=1)
+        f.write("\n")
+    print("wrote %d runs to %s" % (len(runs), out))
+
+if __name__ == "__main__":
+    shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fidelity")
+    main(shared, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
