@@ -10,6 +10,83 @@ Standard library only.
 """
 import csv, glob, gzip, json, math, os, sys
 
+try:
+    import yaml  # only for the layer profiles (PyYAML)
+except ImportError:
+    yaml = None
+
+# Fields of a Hugging Face config.json the simulator reads.
+CONFIG_KEYS = ["architectures", "model_type", "num_hidden_layers", "hidden_size", "num_attention_heads",
+               "num_key_value_heads", "head_dim", "intermediate_size", "intermediate_size_mlp", "vocab_size",
+               "tie_word_embeddings", "num_local_experts", "num_experts", "n_routed_experts",
+               "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+               "shared_expert_intermediate_size", "first_k_dense_replace", "interleave_moe_layer_step",
+               "decoder_sparse_step", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+               "v_head_dim", "attention_bias", "use_qk_norm", "max_position_embeddings", "torch_dtype",
+               "quantization_config"]
+
+def compact_config(path):
+    """The fields the simulator reads, with a language model's `text_config` flattened."""
+    c = json.load(open(path))
+    text = c.get("text_config") if "num_hidden_layers" not in c else None
+    out = {k: v for k, v in (text or c).items() if k in CONFIG_KEYS}
+    for k in ("torch_dtype", "quantization_config", "model_type"):
+        if k in c and k not in out:
+            out[k] = c[k]
+    if "quantization_config" in out:
+        q = out["quantization_config"]
+        out["quantization_config"] = {k: q[k] for k in ("quant_method", "config_groups") if k in q}
+        for g in out["quantization_config"].get("config_groups", {}).values():
+            for k in list(g):
+                if k != "weights":
+                    del g[k]
+            g["weights"] = {k: g["weights"][k] for k in ("type", "num_bits")}
+    return out
+
+def layer_profiles(shared, out):
+    """AIConfigurator's per-layer H100 tables (vLLM 0.14 kernels), with each model's shape."""
+    if yaml is None:
+        print("PyYAML missing: layer profiles not rewritten")
+        return
+    profiles = []
+    for path in sorted(glob.glob(os.path.join(shared, "layer_profiles", "aiconfigurator_h100", "*.yaml"))):
+        d = yaml.safe_load(open(path))
+        base = os.path.basename(path).rsplit("_tp", 1)[0]
+        d["config"] = compact_config(os.path.join(shared, "model_configs", base, "config.json"))
+        d["name"] = base
+        profiles.append(d)
+    with open(os.path.join(out, "kernels", "aiconfigurator_h100.json"), "w") as f:
+        json.dump(profiles, f, separators=(",", ":"))
+        f.write("\n")
+
+VIDUR_ELEMENTWISE = ["input_layernorm", "post_attention_layernorm", "attn_rope", "mlp_act", "add"]
+
+def vidur_profiles(shared, out):
+    """Vidur's per-operator timings (ms), medians, at power-of-two token counts."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(shared, "kernel_profiles_vidur", "compute__*__mlp.csv.gz"))):
+        gpu = os.path.basename(path).split("__")[1]
+        model = os.path.basename(path).split("__", 2)[2].rsplit("__", 1)[0].replace("__", "/")
+        for r in csv.DictReader(gzip.open(path, "rt")):
+            t = int(r["num_tokens"])
+            if t & (t - 1):
+                continue
+            ops = sorted({c.split(".")[1] for c in r if c.startswith("time_stats.")})
+            rows.append({"gpu": gpu, "model": model, "tp": int(r["num_tensor_parallel_workers"]), "tokens": t,
+                         "hidden": int(r["n_embd"]), "heads": int(r["n_head"]), "kv_heads": int(r["n_kv_head"]),
+                         "ffn": int(r["n_expanded_embd"]), "vocab": int(r["vocab_size"]),
+                         "ms": {o: float(r["time_stats.%s.median" % o]) for o in ops}})
+    with open(os.path.join(out, "kernels", "vidur.json"), "w") as f:
+        json.dump(rows, f, separators=(",", ":"))
+        f.write("\n")
+
+def model_configs(shared, out):
+    for path in sorted(glob.glob(os.path.join(shared, "model_configs", "*", "config.json"))):
+        name = os.path.basename(os.path.dirname(path))
+        with open(os.path.join(out, "models", name + ".json"), "w") as f:
+            json.dump(compact_config(path), f, indent=1, sort_keys=True)
+            f.write("\n")
+
 def percentile(xs, q):
     """numpy's default (linear) percentile, as `vllm bench serve` and inference-perf use."""
     xs = sorted(xs)
@@ -99,4 +176,10 @@ def main(shared, out):
 
 if __name__ == "__main__":
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fidelity")
-    main(shared, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    for d in ("requests", "kernels", "models"):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
+    main(shared, out)
+    layer_profiles(shared, out)
+    vidur_profiles(shared, out)
+    model_configs(shared, out)

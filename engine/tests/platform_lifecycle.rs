@@ -9,12 +9,19 @@ use engine::stats::FailReason;
 use platform_common::{assert_close, run, trace};
 
 /// One worker, 0.1 s steps, the trace in `t.jsonl`.
+/// One worker with 0.1 s steps and vLLM's synchronous scheduling (each batch decided at
+/// the previous step's end), so every timestamp below is a multiple of 0.1 s.
 fn one_worker(extra_model: &str) -> String {
+    one_worker_scheduling(extra_model, false)
+}
+
+fn one_worker_scheduling(extra_model: &str, async_scheduling: bool) -> String {
     format!(
         r#"{{
         "simulation": {{ "num_workers": 1 }},
         "model": {{ "name": "granite-3.3-8b-instruct" {extra_model} }},
-        "worker": {{ "timing": {{ "model": "constant", "constant_step_time": 0.1 }} }},
+        "worker": {{ "async_scheduling": {async_scheduling},
+                     "timing": {{ "model": "constant", "constant_step_time": 0.1 }} }},
         "workload": {{ "stages": [ {{ "type": "Trace", "trace_file": "t.jsonl" }} ] }}
     }}"#
     )
@@ -97,6 +104,20 @@ fn a_request_arriving_mid_step_joins_the_next_batch() {
     assert_close(r.stages[0].ttft.mean_ms, 125.0, "mean TTFT");
     assert_close(r.stages[0].queueing.mean_ms, 25.0, "mean queueing");
     assert_eq!(r.stages[0].peak_concurrent_requests, 2);
+}
+
+#[test]
+fn with_async_scheduling_a_mid_step_arrival_waits_for_the_batch_already_decided() {
+    // As above, but the batch of [0.3, 0.4] was decided when [0.2, 0.3] started, before
+    // request 1 arrived at 0.25: it is prefilled in [0.4, 0.5] (first token 0.5, TTFT 0.25)
+    // and decodes at 0.6, 0.7, 0.8, 0.9. Request 0 is unaffected.
+    let t = trace(&[(0.0, 100, 5, &[]), (250.0, 100, 5, &[])]);
+    let r = run(&one_worker_scheduling("", true), &[("t.jsonl", &t)]);
+    let (a, b) = (&r.requests[0], &r.requests[1]);
+    assert_close(a.completion, 0.5, "request 0 completion");
+    assert_close(b.first_scheduled, 0.4, "request 1 scheduled a step later");
+    assert_close(b.first_token, 0.5, "request 1 first token");
+    assert_close(b.completion, 0.9, "request 1 completion");
 }
 
 #[test]

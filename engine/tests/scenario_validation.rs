@@ -21,35 +21,46 @@ fn a_partial_document_is_valid() {
 #[test]
 fn weights_that_do_not_fit_are_reported_with_the_numbers() {
     // Llama-3.1-70B: 70_553_706_496 params · 2 bytes = 141_107_412_992 B = 131.4 GB (2³⁰);
-    // one H100: 80 GB · 0.9 = 72.0 GB usable.
+    // one H100: 80 GB · 0.9 = 72.0 GB, less what vLLM keeps besides weights and KV: the
+    // H100's 0.94 GB plus the activations of an 8192-token profiling step,
+    // 8192 · (4·8192 + 3·28672) · 2 B + 256 seqs · 128_256 · 4 B (logits) = 2_077_491_200 B:
+    // 2.9 GB in all, 69.1 GB usable.
     let p = problems(r#"{"model": {"name": "Llama-3.1-70B"}}"#);
     assert_eq!(paths(&p), ["hardware"]);
     assert_eq!(
         p[0].message,
-        "Llama-3.1-70B needs 131.4 GB of weights but the H100-SXM at tp=1 has 72.0 GB usable \
-         (80 GB × 1 GPU(s) × gpu_memory_utilization 0.9); raise tp, pick a larger GPU or a \
-         smaller model"
+        "Llama-3.1-70B needs 131.4 GB of weights but the H100-SXM at tp=1 has 69.1 GB usable \
+         (80 GB × 1 GPU(s) × gpu_memory_utilization 0.9 less 2.9 GB per GPU the serving engine \
+         keeps for activations and workspaces); raise tp, pick a larger GPU or a smaller model"
     );
+    // The spec's plain formula (any timing model but the calibrated one) keeps nothing back.
+    let p = problems(
+        r#"{"model": {"name": "Llama-3.1-70B"}, "worker": {"timing": {"model": "roofline"}}}"#,
+    );
+    assert!(p[0].message.contains("has 72.0 GB usable (80 GB × 1 GPU(s) × gpu_memory_utilization 0.9);"), "{}", p[0].message);
 }
 
 #[test]
 fn a_cache_too_small_for_one_max_length_sequence_names_the_length_that_fits() {
     // tp=2: 2 · 80 · 0.9 GB = 154_618_822_656 B; minus weights 141_107_412_992 leaves
-    // 13_511_409_664 B. A 16-token block is 16 · 327_680 B (2·80 layers·8 kv heads·128·2 B)
-    // = 5_242_880 B → 2577 blocks = 41_232 tokens, but 131_072 tokens need 8192 blocks.
+    // 6_755_704_832 B per GPU. vLLM keeps (0.94 + 0.45 with TP) GB = 1_492_501_135 B and an
+    // 8192-token step's activations, 8192 · (4·8192 + 3·14336) · 2 + 256 · 64_128 · 4 =
+    // 1_307_181_056 B: 3_956_022_641 B left. A 16-token block holds 16 · 163_840 B per GPU
+    // (half of 2·80 layers·8 kv heads·128·2 B) = 2_621_440 B → 1509 blocks = 24_144 tokens,
+    // but 131_072 tokens need 8192 blocks.
     let p = problems(r#"{"model": {"name": "Llama-3.1-70B"}, "hardware": {"tp": 2}}"#);
     assert_eq!(paths(&p), ["model.max_model_len"]);
     assert!(
         p[0].message.starts_with(
             "one sequence of 131072 tokens needs 8192 KV blocks but the H100-SXM at tp=2 has \
-             room for 2577 next to the weights; set model.max_model_len to at most 41232"
+             room for 1509 next to the weights; set model.max_model_len to at most 24144"
         ),
         "{}",
         p[0].message
     );
     // Taking the advice fixes it.
     assert!(Scenario::parse(
-        r#"{"model": {"name": "Llama-3.1-70B", "max_model_len": 41232}, "hardware": {"tp": 2}}"#
+        r#"{"model": {"name": "Llama-3.1-70B", "max_model_len": 24144}, "hardware": {"tp": 2}}"#
     )
     .is_ok());
     // And so do four GPUs.

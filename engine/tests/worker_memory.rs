@@ -19,8 +19,17 @@ fn granite_on_one_h100_holds_23257_blocks() {
     // (80·2³⁰·0.9 − 16_341_729_280) / (16 · 163_840)
     // = (77_309_411_328 − 16_341_729_280) / 2_621_440 = 23_257.3 → 23_257.
     let m = Model::from_catalogue("granite-3.3-8b-instruct").unwrap();
-    assert_eq!(num_gpu_blocks(&m, &hw(1), 16, 0.9), Ok(23_257));
-    let s = Scheduler::new(0, &SchedulerConfig::default(), &m, &hw(1)).unwrap();
+    assert_eq!(num_gpu_blocks(&m, &hw(1), 16, 0.9, 0.0), Ok(23_257));
+    // The spec's plain formula is what a worker gets with any timing model but the
+    // calibrated one (which keeps vLLM's reserve back; see fidelity/tests/memory.rs).
+    let roofline = SchedulerConfig {
+        timing: engine::timing::TimingConfig {
+            model: engine::timing::TimingKind::Roofline,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = Scheduler::new(0, &roofline, &m, &hw(1)).unwrap();
     assert_eq!(s.block_pool().num_blocks(), 23_257);
 }
 
@@ -28,7 +37,7 @@ fn granite_on_one_h100_holds_23257_blocks() {
 fn llama_70b_needs_tensor_parallelism_and_a_shorter_max_len() {
     let m = Model::from_catalogue("Llama-3.1-70B").unwrap();
     // 141.1 GB of weights > 72 GB usable on one H100.
-    let err = num_gpu_blocks(&m, &hw(1), 16, 0.9).unwrap_err();
+    let err = num_gpu_blocks(&m, &hw(1), 16, 0.9, 0.0).unwrap_err();
     assert!(matches!(err, MemoryError::ModelDoesNotFit { .. }));
     assert!(err
         .to_string()
@@ -36,7 +45,7 @@ fn llama_70b_needs_tensor_parallelism_and_a_shorter_max_len() {
     // tp = 2: (154_618_822_656 − 141_107_412_992) / (16 · 327_680) = 2577 blocks, but one
     // 131072-token sequence needs 8192.
     assert_eq!(
-        num_gpu_blocks(&m, &hw(2), 16, 0.9),
+        num_gpu_blocks(&m, &hw(2), 16, 0.9, 0.0),
         Err(MemoryError::NoSequenceFits {
             num_gpu_blocks: 2577,
             blocks_per_sequence: 8192,
@@ -50,7 +59,7 @@ fn llama_70b_needs_tensor_parallelism_and_a_shorter_max_len() {
     }
     .resolve()
     .unwrap();
-    assert_eq!(num_gpu_blocks(&short, &hw(2), 16, 0.9), Ok(2577));
+    assert_eq!(num_gpu_blocks(&short, &hw(2), 16, 0.9, 0.0), Ok(2577));
     // The scheduler reports the same problem as text, not a panic.
     let e = Scheduler::new(0, &SchedulerConfig::default(), &m, &hw(2)).unwrap_err();
     assert!(e.contains("needs 8192"), "{e}");

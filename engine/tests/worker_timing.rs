@@ -35,9 +35,17 @@ fn decode(context: u32) -> SeqWork {
     }
 }
 
+/// The roofline with its default efficiencies (η_c = 0.5, η_m = 0.8).
+fn roofline_config() -> TimingConfig {
+    TimingConfig {
+        model: TimingKind::Roofline,
+        ..Default::default()
+    }
+}
+
 fn roofline(model: &str, gpu: &str, tp: u32, overhead: f64) -> TimingModel {
     let m = Model::from_catalogue(model).unwrap();
-    TimingModel::new(&TimingConfig::default(), &m, &hw(gpu, tp), overhead)
+    TimingModel::new(&roofline_config(), &m, &hw(gpu, tp), overhead)
 }
 
 #[test]
@@ -83,7 +91,7 @@ fn roofline_tp2_adds_allreduce_per_layer() {
     }
     .resolve()
     .unwrap();
-    let t = TimingModel::new(&TimingConfig::default(), &m, &hw, 0.0).step_time([decode(1000)]);
+    let t = TimingModel::new(&roofline_config(), &m, &hw, 0.0).step_time([decode(1000)]);
     // Memory time halves with two GPUs' bandwidth; 40 layers · 10 µs of all-reduce.
     close(t, 16_505_733_120.0 / (0.8 * 3.35e12 * 2.0) + 40.0 * 10e-6);
 }

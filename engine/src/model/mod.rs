@@ -174,6 +174,33 @@ impl Model {
         }
     }
 
+    /// KV cache bytes per token on each of `tp` GPUs: KV heads are split between the GPUs,
+    /// or replicated when there are fewer heads than GPUs; MLA's compressed KV is replicated.
+    pub fn kv_bytes_per_token_per_gpu(&self, tp: u32) -> f64 {
+        let a = &self.arch;
+        let share = if a.is_mla() {
+            1.0
+        } else {
+            (a.num_kv_heads as f64 / tp.max(1) as f64).max(1.0) / a.num_kv_heads.max(1) as f64
+        };
+        self.kv_bytes_per_token as f64 * share
+    }
+
+    /// Peak activation memory of a step of `tokens` tokens and `seqs` sampled sequences on
+    /// one of `tp` GPUs, bytes: the hidden states and residual, the MLP's (or experts')
+    /// inner activations, and the float32 logits — what vLLM's profiling step measures.
+    pub fn activation_bytes(&self, tokens: u32, seqs: u32, tp: u32) -> f64 {
+        let a = &self.arch;
+        let tp = tp.max(1) as f64;
+        let inner = (a.intermediate_size as f64).max(
+            a.experts_per_token as f64 * a.expert_ffn() as f64
+                + a.shared_expert_intermediate_size as f64,
+        ) / tp;
+        let hidden = self.dtypes.hidden_bytes();
+        tokens as f64 * (4.0 * a.hidden_size as f64 + 3.0 * inner) * hidden
+            + seqs as f64 * a.vocab_size as f64 / tp * 4.0
+    }
+
     /// The catalogue model called `name`.
     pub fn from_catalogue(name: &str) -> Option<Self> {
         catalogue::lookup(name).map(|a| Self::new(name, a))

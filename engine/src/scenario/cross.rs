@@ -73,26 +73,38 @@ fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
     if !(util > 0.0 && util <= 1.0) || block_size == 0 {
         return; // reported by the worker section
     }
-    let blocks = num_gpu_blocks(model, hw, block_size, util);
+    let reserved = s.worker.memory_reserved(model, hw);
+    let blocks = num_gpu_blocks(model, hw, block_size, util, reserved);
     match blocks {
         Err(MemoryError::ModelDoesNotFit {
             weight_bytes,
             usable_bytes,
-        }) => p.push(
-            "hardware",
-            format!(
-                "{} needs {:.1} GB of weights but the {} at tp={} has {:.1} GB usable ({} GB × {} \
-                 GPU(s) × gpu_memory_utilization {util}); raise tp, pick a larger GPU or a \
-                 smaller model",
-                model.name,
-                weight_bytes as f64 / GIB,
-                hw.gpu.name,
-                hw.tp,
-                usable_bytes / GIB,
-                hw.gpu.memory_gb,
-                hw.tp,
-            ),
-        ),
+        }) => {
+            let reserve = if reserved > 0.0 {
+                format!(
+                    " less {:.1} GB per GPU the serving engine keeps for activations and \
+                     workspaces",
+                    reserved / GIB
+                )
+            } else {
+                String::new()
+            };
+            p.push(
+                "hardware",
+                format!(
+                    "{} needs {:.1} GB of weights but the {} at tp={} has {:.1} GB usable ({} GB \
+                     × {} GPU(s) × gpu_memory_utilization {util}{reserve}); raise tp, pick a \
+                     larger GPU or a smaller model",
+                    model.name,
+                    weight_bytes as f64 / GIB,
+                    hw.gpu.name,
+                    hw.tp,
+                    usable_bytes / GIB,
+                    hw.gpu.memory_gb,
+                    hw.tp,
+                ),
+            )
+        }
         Err(MemoryError::NoSequenceFits {
             num_gpu_blocks,
             blocks_per_sequence,

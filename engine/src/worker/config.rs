@@ -63,8 +63,29 @@ impl SchedulerConfig {
         if self.num_gpu_blocks_override > 0 {
             Ok(self.num_gpu_blocks_override)
         } else {
-            super::num_gpu_blocks(model, hw, self.block_size, self.gpu_memory_utilization)
+            super::num_gpu_blocks(
+                model,
+                hw,
+                self.block_size,
+                self.gpu_memory_utilization,
+                self.memory_reserved(model, hw),
+            )
         }
+    }
+
+    /// Bytes per GPU the serving engine keeps besides weights and KV cache: with the
+    /// calibrated timing model, the GPU's fitted reserve plus the activation peak of a
+    /// full-budget step (what vLLM's memory profiling subtracts); otherwise none, as in
+    /// the spec's plain formula.
+    pub fn memory_reserved(&self, model: &Model, hw: &Hardware) -> f64 {
+        if self.timing.model != crate::timing::TimingKind::Calibrated {
+            return 0.0;
+        }
+        let cal = &hw.gpu.calibration;
+        let gib = (1u64 << 30) as f64;
+        let collective = if hw.tp > 1 { cal.memory_reserved_tp_gb } else { 0.0 };
+        (cal.memory_reserved_gb + collective) * gib
+            + model.activation_bytes(self.max_num_batched_tokens, self.max_num_seqs, hw.tp)
     }
 
     /// Reports every problem in this section under `path`.

@@ -62,23 +62,27 @@ impl std::fmt::Display for MemoryError {
     }
 }
 
-/// `floor((memory·tp·utilization − weight_bytes) / (block_size · kv_bytes_per_token))`,
-/// checked so that at least one `max_model_len` sequence fits.
+/// Per GPU, `floor((memory·utilization − weight_bytes/tp − reserved) / (block_size ·
+/// kv_bytes_per_token_per_gpu))`, checked so that at least one `max_model_len` sequence
+/// fits. `reserved` is what the serving engine keeps per GPU besides weights and KV cache
+/// (0 for the spec's plain formula).
 pub fn num_gpu_blocks(
     model: &Model,
     hw: &Hardware,
     block_size: u32,
     gpu_memory_utilization: f64,
+    reserved: f64,
 ) -> Result<u32, MemoryError> {
+    let tp = hw.tp.max(1) as f64;
     let usable_bytes = hw.memory_bytes() * gpu_memory_utilization;
-    let free = usable_bytes - model.weight_bytes as f64;
+    let free = (usable_bytes - model.weight_bytes as f64) / tp - reserved;
     if free <= 0.0 {
         return Err(MemoryError::ModelDoesNotFit {
             weight_bytes: model.weight_bytes,
-            usable_bytes,
+            usable_bytes: usable_bytes - reserved * tp,
         });
     }
-    let block_bytes = block_size as f64 * model.kv_bytes_per_token as f64;
+    let block_bytes = block_size as f64 * model.kv_bytes_per_token_per_gpu(hw.tp);
     let blocks = (free / block_bytes).floor() as u64;
     let blocks_per_sequence = (model.max_model_len() as u64).div_ceil(block_size as u64);
     if blocks < blocks_per_sequence {

@@ -28,8 +28,11 @@ pub struct Calibration {
     pub moe_compute_efficiency: f64,
     /// Fused mixture-of-experts kernel: fraction of HBM bandwidth reading the experts.
     pub moe_memory_efficiency: f64,
-    /// Prefill attention (FlashAttention): fraction of peak FLOP/s.
+    /// Prefill attention (FlashAttention): fraction of peak FLOP/s reached by long chunks.
     pub prefill_attention_efficiency: f64,
+    /// Prefill attention: the chunk length (query tokens) at which half that efficiency is
+    /// reached (short chunks leave the tiles part empty).
+    pub prefill_attention_half_tokens: f64,
     /// Decode attention: fraction of HBM bandwidth reading the KV cache.
     pub decode_attention_efficiency: f64,
     /// Attention: fixed cost per layer, µs.
@@ -62,6 +65,11 @@ pub struct Calibration {
     /// Serving engine: from a token's step end to the client seeing it (detokenise,
     /// stream), ms.
     pub token_output_ms: f64,
+    /// GPU memory the serving engine keeps besides weights, activations and KV cache (CUDA
+    /// context, library workspaces, CUDA graphs), GB (2³⁰ bytes) per GPU.
+    pub memory_reserved_gb: f64,
+    /// GPU memory added per GPU when tensor-parallel (collective buffers), GB (2³⁰ bytes).
+    pub memory_reserved_tp_gb: f64,
 }
 
 impl Default for Calibration {
@@ -97,6 +105,10 @@ impl Calibration {
         problems.positive(path, "allreduce_bus_gbps", self.allreduce_bus_gbps);
         for (field, v) in [
             ("gemm_fixed_us", self.gemm_fixed_us),
+            (
+                "prefill_attention_half_tokens",
+                self.prefill_attention_half_tokens,
+            ),
             ("attention_fixed_us", self.attention_fixed_us),
             ("attention_per_seq_ns", self.attention_per_seq_ns),
             ("elementwise_fixed_us", self.elementwise_fixed_us),
@@ -114,6 +126,8 @@ impl Calibration {
                 self.request_overhead_per_token_us,
             ),
             ("token_output_ms", self.token_output_ms),
+            ("memory_reserved_gb", self.memory_reserved_gb),
+            ("memory_reserved_tp_gb", self.memory_reserved_tp_gb),
         ] {
             // Bounded so no calibration can make a step take longer than a second.
             problems.in_range(path, field, v, 0.0, 1e5);

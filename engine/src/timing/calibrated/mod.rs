@@ -73,6 +73,8 @@ pub struct Calibrated {
     elementwise_moe: f64,
     /// Bytes of one token's hidden state (what an all-reduce moves).
     hidden_state: f64,
+    /// Prefill attention's half-efficiency chunk length, tokens.
+    prefill_half_tokens: f64,
     /// Step CPU time independent of the batch, seconds.
     cpu_fixed: f64,
     cpu_per_seq: f64,
@@ -171,6 +173,7 @@ impl Calibrated {
             cpu_fixed: (cal.step_overhead_us + cal.step_overhead_per_gpu_us * (tp - 1.0)) * 1e-6
                 + step_overhead,
             cpu_per_seq: cal.step_overhead_per_seq_us * 1e-6,
+            prefill_half_tokens: cal.prefill_attention_half_tokens,
         }
     }
 
@@ -186,57 +189,120 @@ impl Calibrated {
 
     /// Where one step over `batch` spends its time (all zero for an empty batch).
     pub fn breakdown<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> StepBreakdown {
-        let (mut tokens, mut seqs) = (0u64, 0u64);
-        let (mut pairs, mut prefill_kv, mut decode_kv) = (0.0, 0u64, 0u64);
+        let mut tokens = 0u64;
+        let mut attention = AttentionWork::default();
         for w in batch {
             tokens += w.new_tokens as u64;
-            seqs += 1;
-            let (n, c) = (w.new_tokens as f64, w.context as f64);
-            if w.decode {
-                decode_kv += w.context as u64 + 1;
-            } else {
-                // Causal: new token j of the chunk attends to c + j positions.
-                pairs += n * c + n * (n + 1.0) / 2.0;
-                prefill_kv += (w.context + w.new_tokens) as u64;
-            }
+            attention.add(w, self.prefill_half_tokens);
         }
         if tokens == 0 {
             return StepBreakdown::default();
         }
+        let m = tokens as f64;
         let k = &self.kernels;
-        let (m, wb, ab) = (tokens as f64, self.weight_bytes, self.hidden_bytes);
+        let (wb, ab) = (self.weight_bytes, self.hidden_bytes);
         let layers = self.dense_layers + self.moe_layers;
-        let projections: f64 = self
-            .attention_gemms
-            .iter()
-            .map(|&g| k.gemm(m, g, wb, ab))
-            .sum();
+        let projections: f64 = self.attention_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
         let mlp: f64 = self.mlp_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
-        let moe_dense: f64 = self.moe_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
-        let experts = if self.moe_layers > 0.0 {
-            let [up, down] = self.expert;
-            k.fused_moe(m, self.experts, self.top_k, up, down, wb, ab)
-        } else {
-            0.0
-        };
-        let attention = k.attention(
-            pairs * self.flops_per_pair,
-            decode_kv as f64 * self.kv_bytes,
-            prefill_kv as f64 * self.kv_bytes,
-            seqs as f64,
-        );
-        let elementwise = self.dense_layers * k.elementwise(m * self.elementwise_dense)
-            + self.moe_layers * k.elementwise(m * self.elementwise_moe);
+        let router_and_shared: f64 = self.moe_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
         StepBreakdown {
             gemm: layers * projections
                 + self.dense_layers * mlp
-                + self.moe_layers * moe_dense
-                + k.gemm(seqs as f64, self.lm_head, ab, ab),
-            moe: self.moe_layers * experts,
-            attention: layers * attention,
-            elementwise,
-            allreduce: layers * 2.0 * k.allreduce(m * self.hidden_state, self.tp),
-            cpu: self.cpu_fixed + self.cpu_per_seq * seqs as f64,
+                + self.moe_layers * router_and_shared
+                + self.lm_head_time(attention.seqs),
+            moe: self.moe_layers * self.experts_time(m),
+            attention: layers * self.attention_work_time(&attention),
+            elementwise: self.dense_layers * k.elementwise(m * self.elementwise_dense)
+                + self.moe_layers * k.elementwise(m * self.elementwise_moe),
+            allreduce: layers * 2.0 * self.allreduce_time(m),
+            cpu: self.cpu_fixed + self.cpu_per_seq * attention.seqs,
+        }
+    }
+
+    /// One dense layer's GEMMs (attention projections and MLP) over `tokens` rows, seconds.
+    pub fn dense_layer_gemm_time(&self, tokens: f64) -> f64 {
+        let (k, wb, ab) = (&self.kernels, self.weight_bytes, self.hidden_bytes);
+        self.attention_gemms
+            .iter()
+            .chain(&self.mlp_gemms)
+            .map(|&g| k.gemm(tokens, g, wb, ab))
+            .sum()
+    }
+
+    /// The LM head over `rows` rows (one per sequence), seconds.
+    pub fn lm_head_time(&self, rows: f64) -> f64 {
+        self.kernels
+            .gemm(rows, self.lm_head, self.hidden_bytes, self.hidden_bytes)
+    }
+
+    /// One MoE layer's fused routed experts over `tokens` tokens, seconds (0 for dense).
+    pub fn experts_time(&self, tokens: f64) -> f64 {
+        if self.moe_layers == 0.0 {
+            return 0.0;
+        }
+        let [up, down] = self.expert;
+        self.kernels.fused_moe(
+            tokens,
+            self.experts,
+            self.top_k,
+            up,
+            down,
+            self.weight_bytes,
+            self.hidden_bytes,
+        )
+    }
+
+    /// One layer's attention over `batch`, seconds.
+    pub fn attention_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
+        let mut work = AttentionWork::default();
+        for w in batch {
+            work.add(w, self.prefill_half_tokens);
+        }
+        self.attention_work_time(&work)
+    }
+
+    fn attention_work_time(&self, w: &AttentionWork) -> f64 {
+        self.kernels.attention(
+            w.pairs * self.flops_per_pair,
+            w.decode_kv * self.kv_bytes,
+            w.prefill_kv * self.kv_bytes,
+            w.seqs,
+        )
+    }
+
+    /// One tensor-parallel all-reduce of `tokens` hidden states, seconds (0 without TP).
+    pub fn allreduce_time(&self, tokens: f64) -> f64 {
+        self.kernels.allreduce(tokens * self.hidden_state, self.tp)
+    }
+
+    /// One dense layer's norms, rotary, activation and residual adds over `tokens`, seconds.
+    pub fn elementwise_time(&self, tokens: f64) -> f64 {
+        self.kernels.elementwise(tokens * self.elementwise_dense)
+    }
+}
+
+/// What one layer's attention kernel does for a batch.
+#[derive(Debug, Clone, Copy, Default)]
+struct AttentionWork {
+    /// Query-key pairs of the prefill chunks (causal), each weighted by the inverse of its
+    /// chunk's relative tile efficiency `n / (n + n½)`.
+    pairs: f64,
+    /// KV tokens read by prefill chunks and by decodes.
+    prefill_kv: f64,
+    decode_kv: f64,
+    seqs: f64,
+}
+
+impl AttentionWork {
+    fn add(&mut self, w: SeqWork, half_tokens: f64) {
+        let (n, c) = (w.new_tokens as f64, w.context as f64);
+        self.seqs += 1.0;
+        if w.decode {
+            self.decode_kv += c + 1.0;
+        } else {
+            // Causal: new token j of the chunk attends to c + j positions.
+            self.pairs += (n * c + n * (n + 1.0) / 2.0) * (n + half_tokens) / n;
+            self.prefill_kv += c + n;
         }
     }
 }

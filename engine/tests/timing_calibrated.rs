@@ -1,0 +1,135 @@
+//! The calibrated step time, priced by hand for simple calibrations: every kernel at its
+//! roofline (efficiencies 1, a sharp knee, no fixed costs), so each term is bytes / bandwidth
+//! or FLOPs / peak, summed over the kernels a vLLM step runs.
+
+use engine::hardware::{Hardware, HardwareConfig};
+use engine::model::Model;
+use engine::timing::{Calibrated, Calibration, SeqWork};
+
+/// Every kernel exactly at its roofline, nothing else.
+fn ideal() -> Calibration {
+    Calibration {
+        gemm_compute_efficiency: 1.0,
+        gemm_memory_efficiency: 1.0,
+        gemm_knee: 64.0,
+        gemm_fixed_us: 0.0,
+        moe_compute_efficiency: 1.0,
+        moe_memory_efficiency: 1.0,
+        prefill_attention_efficiency: 1.0,
+        prefill_attention_half_tokens: 0.0,
+        decode_attention_efficiency: 1.0,
+        attention_fixed_us: 0.0,
+        attention_per_seq_ns: 0.0,
+        elementwise_fixed_us: 0.0,
+        elementwise_efficiency: 1.0,
+        allreduce_latency_us: 5.0,
+        allreduce_latency_per_gpu_us: 0.0,
+        allreduce_bus_gbps: 100.0,
+        step_overhead_us: 0.0,
+        step_overhead_per_seq_us: 0.0,
+        step_overhead_per_gpu_us: 0.0,
+        ..Calibration::default()
+    }
+}
+
+fn h100(tp: u32) -> Hardware {
+    HardwareConfig {
+        tp,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap()
+}
+
+fn model(name: &str) -> Model {
+    Model::from_catalogue(name).unwrap()
+}
+
+fn decode(context: u32) -> SeqWork {
+    SeqWork {
+        new_tokens: 1,
+        context,
+        decode: true,
+    }
+}
+
+fn assert_close(got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1e-12) + 1e-12,
+        "got {got:e}, want {want:e}"
+    );
+}
+
+#[test]
+fn one_decode_of_llama_2_7b_streams_its_weights_and_kv() {
+    let t = Calibrated::new(&model("Llama-2-7B"), &h100(1), Some(&ideal()), 0.0);
+    let b = t.breakdown([decode(1000)]);
+    let bw = 3.35e12;
+    // Per layer, bf16 weights of qkv (4096×12288), o (4096×4096), gate_up (4096×22016) and
+    // down (11008×4096): 2·4096·49408 = 404_750_336 B, plus one row in and out of each GEMM:
+    // 2·(4096+12288 + 4096+4096 + 4096+22016 + 11008+4096) = 131_584 B. The LM head reads
+    // 4096×32000 bf16 weights: 262_144_000 B, plus 2·(4096 + 32000) = 72_192 B.
+    // Compute (2·4096·49408 FLOPs ≈ 0.4 µs) hides under memory time with a sharp knee.
+    let layer_gemm = (404_750_336.0 + 131_584.0) / bw;
+    let lm_head = (262_144_000.0 + 72_192.0) / bw;
+    assert_close(b.gemm, 32.0 * layer_gemm + lm_head);
+    // Attention reads the KV of 1001 positions: 2 (K, V) · 32 heads · 128 · 2 B = 16 384 B
+    // per position per layer.
+    assert_close(b.attention, 32.0 * 1001.0 * 16_384.0 / bw);
+    // Elementwise: two fused add+norms (8·4096), rotary on q and k (2·128·64), SiLU-and-mul
+    // (3·11008): 82_176 elements of 2 B per token per layer.
+    assert_close(b.elementwise, 32.0 * 82_176.0 * 2.0 / bw);
+    assert_eq!(b.allreduce, 0.0, "one GPU: no collectives");
+    assert_eq!(b.moe, 0.0);
+    // Total ≈ 4.10 ms.
+    assert!((b.total() - 4.104e-3).abs() < 1e-5, "{}", b.total());
+}
+
+#[test]
+fn tensor_parallel_splits_the_weights_and_adds_two_all_reduces_per_layer() {
+    let one = Calibrated::new(&model("Llama-2-7B"), &h100(1), Some(&ideal()), 0.0);
+    let two = Calibrated::new(&model("Llama-2-7B"), &h100(2), Some(&ideal()), 0.0);
+    let batch: Vec<SeqWork> = (0..1000).map(|_| decode(0)).collect();
+    let (b1, b2) = (one.breakdown(batch.clone()), two.breakdown(batch));
+    // 1000 tokens' hidden states, 4096 × 2 B each: 8_192_000 B per all-reduce; a ring over
+    // two GPUs moves 2·(2−1)/2 of it at 100 GB/s, after 5 µs: 86.92 µs, twice per layer.
+    assert_close(b2.allreduce, 64.0 * (5e-6 + 8_192_000.0 / 100e9));
+    // Each GPU reads half the KV heads' cache.
+    assert_close(b2.attention, b1.attention / 2.0);
+}
+
+#[test]
+fn a_single_mixtral_token_reads_only_the_two_experts_it_is_routed_to() {
+    let t = Calibrated::new(&model("Mixtral-8x7B"), &h100(1), Some(&ideal()), 0.0);
+    let b = t.breakdown([decode(0)]);
+    // Uniform top-2 routing of one token touches 8·(1 − (6/8)¹) = 2 experts: their gate_up
+    // (4096×28672) and down (14336×4096) weights, 2·3·4096·14336·2 B = 704_643_072 B, plus
+    // the two routed rows in and out of both GEMMs, 2·(4096+28672+14336+4096)·2 = 204_800 B.
+    assert_close(b.moe, 32.0 * (704_643_072.0 + 204_800.0) / 3.35e12);
+}
+
+#[test]
+fn fp8_weights_use_the_fp8_matrix_units_and_half_the_bytes() {
+    let bf16 = model("Llama-4-Scout-17B-16E");
+    let fp8 = model("Llama-4-Scout-17B-16E-FP8");
+    let hw = h100(2);
+    let a = Calibrated::new(&bf16, &hw, Some(&ideal()), 0.0).dense_layer_gemm_time(8192.0);
+    let b = Calibrated::new(&fp8, &hw, Some(&ideal()), 0.0).dense_layer_gemm_time(8192.0);
+    // 8192 rows are compute-bound: twice the peak (1979 vs 989.5 TFLOP/s) halves the time.
+    assert!((a / b - 2.0).abs() < 0.01, "{a} vs {b}");
+}
+
+#[test]
+fn the_serving_engine_adds_its_cpu_time_per_step_and_per_sequence() {
+    let cal = Calibration {
+        step_overhead_us: 300.0,
+        step_overhead_per_seq_us: 10.0,
+        step_overhead_per_gpu_us: 200.0,
+        ..ideal()
+    };
+    let t = Calibrated::new(&model("Llama-2-70B"), &h100(4), Some(&cal), 0.001);
+    let b = t.breakdown((0..50).map(|_| decode(100)));
+    // 300 µs + 3 extra GPUs · 200 µs + 50 sequences · 10 µs + the worker's own 1 ms.
+    assert_close(b.cpu, (300.0 + 600.0 + 500.0) * 1e-6 + 0.001);
+    assert_eq!(t.breakdown(std::iter::empty()).total(), 0.0, "an empty batch is free");
+}
