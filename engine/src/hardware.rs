@@ -57,34 +57,43 @@ impl GpuSpec {
     }
 }
 
-/// The H100 SXM's calibration. Kernel figures: fitted on the per-layer H100 profiles of
-/// vLLM 0.14's kernels (AIConfigurator's database) and Vidur's H100 operator profiles;
-/// engine figures: fitted on the training runs of vLLM v0.15.1 on H100 (inference-sim's
-/// measurements). `cargo run --release -p opal-fidelity --bin fit` reproduces them.
+/// The H100 SXM's calibration. Kernel figures: fitted on the H100 per-layer profiles of
+/// vLLM 0.14's kernels (AIConfigurator's database) and Vidur's H100 elementwise operators;
+/// serving-engine figures: fitted on the 10 training runs of vLLM v0.15.1 on H100 SXM
+/// (inference-sim's measurements). `cargo run --release -p opal-fidelity --bin fit`
+/// reproduces them (see fidelity/README.md).
 pub fn h100_calibration() -> Calibration {
     Calibration {
-        source: "H100 SXM: kernel profiles (AIConfigurator, Vidur) and vLLM v0.15.1 runs".into(),
-        gemm_compute_efficiency: 0.74,
-        gemm_memory_efficiency: 0.90,
-        gemm_knee: 2.37,
-        gemm_fixed_us: 4.56,
+        source: "H100 SXM, vLLM v0.15.1: kernel profiles (AIConfigurator, Vidur) and 10 real runs"
+            .into(),
+        gemm_compute_efficiency: 0.803,
+        gemm_memory_efficiency: 0.882,
+        gemm_knee: 6.69,
+        gemm_fixed_us: 3.11,
+        // No bf16 fused-MoE profile with real routing exists: the compute side is the FP8
+        // Scout profile's large-batch efficiency, the memory side fitted on the Mixtral runs.
         moe_compute_efficiency: 0.45,
-        moe_memory_efficiency: 0.70,
-        prefill_attention_efficiency: 0.60,
-        prefill_attention_half_tokens: 1330.0,
-        decode_attention_efficiency: 0.95,
+        moe_memory_efficiency: 0.832,
+        prefill_attention_efficiency: 0.601,
+        prefill_attention_half_tokens: 1316.0,
+        decode_attention_efficiency: 0.955,
         attention_fixed_us: 11.8,
-        attention_per_seq_ns: 55.0,
-        elementwise_fixed_us: 10.0,
-        elementwise_efficiency: 0.5,
+        attention_per_seq_ns: 54.4,
+        elementwise_fixed_us: 18.1,
+        elementwise_efficiency: 0.558,
         allreduce_latency_us: 4.28,
         allreduce_latency_per_gpu_us: 0.40,
         allreduce_bus_gbps: 244.0,
-        step_overhead_us: 500.0,
-        step_overhead_per_seq_us: 10.0,
-        step_overhead_per_gpu_us: 0.0,
-        request_overhead_ms: 8.0,
-        request_overhead_per_token_us: 0.0,
+        // With async scheduling (vLLM's default) the scheduler's CPU time overlaps the GPU;
+        // what remains exposed per step is small.
+        step_overhead_us: 145.0,
+        step_overhead_per_seq_us: 1.30,
+        step_overhead_per_gpu_us: 2.69,
+        request_overhead_ms: 6.18,
+        // The split of the front end's delay between input and output, and tokenisation's
+        // cost per token, shift TTFT and E2E alike and cannot be fitted apart on these runs:
+        // these two are nominal (one detokenise-and-stream hop; a fast tokenizer's ~1 µs).
+        request_overhead_per_token_us: 1.0,
         token_output_ms: 2.0,
         // vLLM's KV block counts of the four H100 runs at gpu_memory_utilization 0.9 leave
         // 1.15 GiB (tp 1) and 1.60–1.64 GiB (tp 2, 4) per GPU besides weights and KV; less
@@ -94,13 +103,44 @@ pub fn h100_calibration() -> Calibration {
     }
 }
 
+/// The A100's calibration: GEMM and elementwise figures fitted on Vidur's A100 operator
+/// profiles (Llama-3-8B, tp 1–8); attention efficiencies as on the H100 (no A100 profile);
+/// all-reduce bus bandwidth scaled from the H100's by NVLink 3 over NVLink 4 (600/900 GB/s);
+/// serving-engine figures as on the H100 (same vLLM; no A100 run to fit them on).
+pub fn a100_calibration() -> Calibration {
+    Calibration {
+        source: "A100 80GB: Vidur operator profiles; attention and serving engine as H100".into(),
+        gemm_compute_efficiency: 0.726,
+        gemm_memory_efficiency: 0.787,
+        gemm_knee: 1.71,
+        gemm_fixed_us: 4.66,
+        elementwise_fixed_us: 17.2,
+        elementwise_efficiency: 0.461,
+        allreduce_bus_gbps: 244.0 * 600.0 / 900.0,
+        ..h100_calibration()
+    }
+}
+
+/// The L40S's calibration: no kernel profile or run exists for it here, so the H100's
+/// efficiencies apply to its own peaks, and its all-reduce runs over PCIe Gen4 (no NVLink):
+/// about 25 GB/s of bus bandwidth and 10 µs of latency.
+pub fn l40s_calibration() -> Calibration {
+    Calibration {
+        source: "L40S: H100 efficiencies on the L40S datasheet; PCIe all-reduce".into(),
+        allreduce_latency_us: 10.0,
+        allreduce_bus_gbps: 25.0,
+        ..h100_calibration()
+    }
+}
+
 /// The built-in GPUs, in display order.
 pub fn catalogue() -> Vec<GpuSpec> {
     vec![
         GpuSpec::new("H100-SXM", 989.5, 1979.0, 3.35, 80.0, h100_calibration()),
+        // Same Hopper die and NVLink as the H100, more and faster HBM.
         GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, h100_calibration()),
-        GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, h100_calibration()),
-        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, h100_calibration()),
+        GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, a100_calibration()),
+        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, l40s_calibration()),
     ]
 }
 

@@ -37,7 +37,12 @@ fn weights_that_do_not_fit_are_reported_with_the_numbers() {
     let p = problems(
         r#"{"model": {"name": "Llama-3.1-70B"}, "worker": {"timing": {"model": "roofline"}}}"#,
     );
-    assert!(p[0].message.contains("has 72.0 GB usable (80 GB × 1 GPU(s) × gpu_memory_utilization 0.9);"), "{}", p[0].message);
+    assert!(
+        p[0].message
+            .contains("has 72.0 GB usable (80 GB × 1 GPU(s) × gpu_memory_utilization 0.9);"),
+        "{}",
+        p[0].message
+    );
 }
 
 #[test]

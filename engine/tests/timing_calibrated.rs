@@ -131,5 +131,9 @@ fn the_serving_engine_adds_its_cpu_time_per_step_and_per_sequence() {
     let b = t.breakdown((0..50).map(|_| decode(100)));
     // 300 µs + 3 extra GPUs · 200 µs + 50 sequences · 10 µs + the worker's own 1 ms.
     assert_close(b.cpu, (300.0 + 600.0 + 500.0) * 1e-6 + 0.001);
-    assert_eq!(t.breakdown(std::iter::empty()).total(), 0.0, "an empty batch is free");
+    assert_eq!(
+        t.breakdown(std::iter::empty()).total(),
+        0.0,
+        "an empty batch is free"
+    );
 }

@@ -19,7 +19,12 @@ fn scheduler(async_scheduling: bool) -> Scheduler {
 }
 
 fn request(id: u64, output: u32) -> Request {
-    Request::new(id, PromptContent::new().with(Source::Unique(id), 32), output, 0.0)
+    Request::new(
+        id,
+        PromptContent::new().with(Source::Unique(id), 32),
+        output,
+        0.0,
+    )
 }
 
 /// Request 1 arrives at 0 and decodes for ten steps; request 2 arrives in the middle of the

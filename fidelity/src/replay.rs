@@ -124,7 +124,7 @@ fn latency(mut xs: Vec<f64>) -> Latency {
 }
 
 /// Merges `patch` into `base`, object by object (RFC 7386 without deletions).
-pub(crate) fn merge(base: &mut Value, patch: &Value) {
+pub fn merge(base: &mut Value, patch: &Value) {
     match (base, patch) {
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {

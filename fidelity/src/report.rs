@@ -75,14 +75,15 @@ pub fn median_errors(comparisons: &[Comparison], split: Option<&str>) -> [f64; 7
     std::array::from_fn(|k| median(scored.iter().map(|c| c.errors()[k]).collect()))
 }
 
-/// The whole comparison as text: one block per run, then the medians by split.
+/// The whole comparison as text: one line per run (measured / predicted and the absolute
+/// error of each metric), then the medians by split.
 pub fn render(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<32} {:>6}  {:>21} {:>21} {:>21} {:>21} {:>19}",
+        "{:<40} {:>13}  {:>21} {:>21} {:>21} {:>21} {:>19}",
         "run (split)",
-        "blocks",
+        "KV blocks",
         "TTFT mean ms",
         "TTFT p99 ms",
         "E2E mean ms",
@@ -90,23 +91,18 @@ pub fn render(comparisons: &[Comparison]) -> String {
         "ITL mean ms"
     );
     for c in comparisons {
-        let p = c.pairs();
-        let e = c.errors();
+        let (p, e) = (c.pairs(), c.errors());
         let cell = |k: usize| format!("{:>7.1}/{:<7.1}{:>5.1}%", p[k].0, p[k].1, e[k]);
+        let run = format!("{} ({})", c.run.name, c.run.split);
+        let blocks = format!("{}/{}", c.run.kv_blocks_total_gpu, c.predicted.gpu_blocks);
         let note = if c.run.is_scored() {
             ""
         } else {
-            " (overloaded; not scored)"
+            "  overloaded: not scored"
         };
         let _ = writeln!(
             out,
-            "{:<32} {:>6}  {} {} {} {} {}{note}",
-            format!(
-                "{} ({})",
-                c.run.name,
-                &c.run.split[..c.run.split.len().min(5)]
-            ),
-            c.predicted.gpu_blocks,
+            "{run:<40} {blocks:>13}  {} {} {} {} {}{note}",
             cell(0),
             cell(2),
             cell(3),

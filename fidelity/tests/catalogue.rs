@@ -12,7 +12,8 @@ fn every_catalogue_model_matches_its_hugging_face_config() {
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
         let imported = hf::from_config_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let built_in = catalogue::lookup(&name).unwrap_or_else(|| panic!("{name} is not in the catalogue"));
+        let built_in =
+            catalogue::lookup(&name).unwrap_or_else(|| panic!("{name} is not in the catalogue"));
         assert_eq!(built_in, imported, "{name}");
         checked += 1;
     }

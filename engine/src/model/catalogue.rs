@@ -132,10 +132,7 @@ pub fn catalogue() -> Vec<(&'static str, Architecture)> {
                 ..dense(40, 5120, 40, 8, 17408, 151_936, false, 40_960)
             },
         ),
-        (
-            "Yi-34B",
-            dense(60, 7168, 56, 8, 20480, 64_000, false, 4096),
-        ),
+        ("Yi-34B", dense(60, 7168, 56, 8, 20480, 64_000, false, 4096)),
         ("Llama-4-Scout-17B-16E", llama4_scout(2)),
         ("Llama-4-Scout-17B-16E-FP8", llama4_scout(1)),
         (
@@ -190,8 +187,12 @@ pub fn catalogue() -> Vec<(&'static str, Architecture)> {
 
 /// Hugging Face ids accepted for catalogue models (the shape does not depend on the
 /// instruct or base variant).
-const HF_IDS: [(&str, &str); 36] = [
-    ("ibm-granite/granite-3.3-8b-instruct", "granite-3.3-8b-instruct"),
+const HF_IDS: [(&str, &str); 37] = [
+    ("meta-llama/Meta-Llama-3-8B", "Llama-3.1-8B"),
+    (
+        "ibm-granite/granite-3.3-8b-instruct",
+        "granite-3.3-8b-instruct",
+    ),
     ("meta-llama/Llama-2-7b-hf", "Llama-2-7B"),
     ("meta-llama/Llama-2-7b-chat-hf", "Llama-2-7B"),
     ("llama-2-7b-hf", "Llama-2-7B"),
@@ -220,9 +221,18 @@ const HF_IDS: [(&str, &str); 36] = [
     ("Qwen/Qwen3-14B", "Qwen3-14B"),
     ("01-ai/Yi-34B", "Yi-34B"),
     ("01-ai/Yi-34B-Chat", "Yi-34B"),
-    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama-4-Scout-17B-16E"),
-    ("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", "Llama-4-Scout-17B-16E-FP8"),
-    ("llama-4-scout-17b-16e-instruct-fp8-dynamic", "Llama-4-Scout-17B-16E-FP8"),
+    (
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "Llama-4-Scout-17B-16E",
+    ),
+    (
+        "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic",
+        "Llama-4-Scout-17B-16E-FP8",
+    ),
+    (
+        "llama-4-scout-17b-16e-instruct-fp8-dynamic",
+        "Llama-4-Scout-17B-16E-FP8",
+    ),
     ("deepseek-ai/DeepSeek-V2-Lite", "DeepSeek-V2-Lite"),
     ("deepseek-ai/DeepSeek-V2-Lite-Chat", "DeepSeek-V2-Lite"),
     ("zai-org/GLM-5.2-FP8", "GLM-5.2-FP8"),

@@ -83,7 +83,11 @@ impl SchedulerConfig {
         }
         let cal = &hw.gpu.calibration;
         let gib = (1u64 << 30) as f64;
-        let collective = if hw.tp > 1 { cal.memory_reserved_tp_gb } else { 0.0 };
+        let collective = if hw.tp > 1 {
+            cal.memory_reserved_tp_gb
+        } else {
+            0.0
+        };
         (cal.memory_reserved_gb + collective) * gib
             + model.activation_bytes(self.max_num_batched_tokens, self.max_num_seqs, hw.tp)
     }

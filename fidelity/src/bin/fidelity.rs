@@ -2,11 +2,15 @@
 //!
 //! ```text
 //! cargo run --release -p opal-fidelity --bin fidelity [-- --check] [--model roofline]
+//!     [--only NAME] [--patch JSON] [--profiles]
 //! ```
 //!
 //! `--check` exits 1 when the median errors over the training runs exceed the project's
 //! bounds (E2E 5 %, TTFT 12 %, ITL 5 %); `make test` runs it. `--model` replays with another
-//! timing model (`calibrated`, `roofline`, `opal-analytical`) for comparison.
+//! timing model (`calibrated`, `roofline`, `opal-analytical`) for comparison; `--only`
+//! replays the runs whose name contains NAME; `--patch` merges a scenario fragment over every
+//! replay (e.g. `'{"worker": {"async_scheduling": false}}'`). `--profiles` prints whole H100
+//! steps summed from the per-layer profiles against the simulator's.
 
 use fidelity::{builtin_runs, compare_all, median_errors, render};
 use serde_json::json;
@@ -14,19 +18,37 @@ use std::process::ExitCode;
 
 /// Largest median absolute error over the training runs `--check` accepts, by metric:
 /// TTFT mean, E2E mean, ITL mean.
-const BOUNDS: [(&str, usize, f64); 3] = [("TTFT mean", 0, 12.0), ("E2E mean", 3, 5.0), ("ITL mean", 6, 5.0)];
+const BOUNDS: [(&str, usize, f64); 3] = [
+    ("TTFT mean", 0, 12.0),
+    ("E2E mean", 3, 5.0),
+    ("ITL mean", 6, 5.0),
+];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--profiles") {
+        print_step_checks();
+        return ExitCode::SUCCESS;
+    }
     let check = args.iter().any(|a| a == "--check");
-    let model = args
-        .iter()
-        .skip_while(|a| *a != "--model")
-        .nth(1)
-        .cloned()
-        .unwrap_or_else(|| "calibrated".into());
-    let patch = json!({ "worker": { "timing": { "model": model } } });
-    let comparisons = compare_all(&builtin_runs(), &patch);
+    let flag = |name: &str| args.iter().skip_while(|a| *a != name).nth(1).cloned();
+    let model = flag("--model").unwrap_or_else(|| "calibrated".into());
+    let mut patch = json!({ "worker": { "timing": { "model": model } } });
+    if let Some(text) = flag("--patch") {
+        match serde_json::from_str(&text) {
+            Ok(extra) => fidelity::replay::merge(&mut patch, &extra),
+            Err(e) => {
+                eprintln!("--patch: not valid JSON: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let only = flag("--only").unwrap_or_default();
+    let runs: Vec<_> = builtin_runs()
+        .into_iter()
+        .filter(|r| r.name.contains(&only))
+        .collect();
+    let comparisons = compare_all(&runs, &patch);
     println!("timing model: {model}; measured/predicted, absolute error\n");
     print!("{}", render(&comparisons));
     if !check {
@@ -48,4 +70,30 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Whole steps summed from the per-layer H100 profiles against the simulator's kernels.
+fn print_step_checks() {
+    let checks = fidelity::fit::kernels::step_checks(&engine::hardware::h100_calibration());
+    println!(
+        "{:<52} {:>12} {:>12} {:>7}",
+        "step (H100)", "profile ms", "predicted", "error"
+    );
+    let mut errors = Vec::new();
+    for c in &checks {
+        let e = (c.predicted - c.profile) / c.profile * 100.0;
+        errors.push(e.abs());
+        println!(
+            "{:<52} {:>12.3} {:>12.3} {:>+6.1}%",
+            c.label,
+            c.profile * 1e3,
+            c.predicted * 1e3,
+            e
+        );
+    }
+    println!(
+        "\n{} steps: median absolute error {:.1}%",
+        checks.len(),
+        fidelity::report::median(errors)
+    );
 }

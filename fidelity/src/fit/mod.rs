@@ -123,6 +123,9 @@ pub fn group_errors(profiles: &Profiles, cal: &Calibration, group: &str) -> (f64
 pub fn fit_kernels(profiles: &Profiles, start: &Calibration) -> Calibration {
     let mut cal = start.clone();
     for (group, params) in KERNEL_GROUPS {
+        if !profiles.points.iter().any(|p| p.group == group) {
+            continue;
+        }
         let base = cal.clone();
         let mut f = |x: &[f64]| {
             let c = with_values(&base, params, x);

@@ -12,8 +12,8 @@ pub fn minimise(
 ) -> (Vec<f64>, f64) {
     let n = x0.len();
     let clamp = |x: &mut Vec<f64>| {
-        for i in 0..n {
-            x[i] = x[i].clamp(lo[i], hi[i]);
+        for ((v, l), h) in x.iter_mut().zip(lo).zip(hi) {
+            *v = v.clamp(*l, *h);
         }
     };
     let mut simplex: Vec<(Vec<f64>, f64)> = Vec::with_capacity(n + 1);
@@ -25,7 +25,11 @@ pub fn minimise(
         let mut x = start.clone();
         // A step of a tenth of the box, away from the nearer bound.
         let step = 0.1 * (hi[i] - lo[i]);
-        x[i] = if x[i] + step <= hi[i] { x[i] + step } else { x[i] - step };
+        x[i] = if x[i] + step <= hi[i] {
+            x[i] + step
+        } else {
+            x[i] - step
+        };
         let fx = f(&x);
         simplex.push((x, fx));
     }
@@ -66,8 +70,8 @@ pub fn minimise(
                 // Shrink towards the best point.
                 let best = simplex[0].0.clone();
                 for p in simplex.iter_mut().skip(1) {
-                    for i in 0..n {
-                        p.0[i] = best[i] + 0.5 * (p.0[i] - best[i]);
+                    for (x, b) in p.0.iter_mut().zip(&best) {
+                        *x = b + 0.5 * (*x - b);
                     }
                     p.1 = f(&p.0);
                     used += 1;
@@ -88,7 +92,10 @@ mod tests {
         // (x − 1)² + 10 (y + 2)², minimum 0 at (1, −2).
         let mut f = |x: &[f64]| (x[0] - 1.0).powi(2) + 10.0 * (x[1] + 2.0).powi(2);
         let (x, fx) = minimise(&mut f, &[5.0, 5.0], &[-10.0, -10.0], &[10.0, 10.0], 2000);
-        assert!((x[0] - 1.0).abs() < 1e-3 && (x[1] + 2.0).abs() < 1e-3, "{x:?}");
+        assert!(
+            (x[0] - 1.0).abs() < 1e-3 && (x[1] + 2.0).abs() < 1e-3,
+            "{x:?}"
+        );
         assert!(fx < 1e-6);
     }
 

@@ -27,6 +27,19 @@ pub(crate) struct Gemm {
     pub n: f64,
 }
 
+/// A mixture-of-experts layer's routed experts, on one GPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Experts {
+    /// Experts per layer.
+    pub count: f64,
+    /// Experts each token is routed to.
+    pub top_k: f64,
+    /// One expert's gate and up projections, fused (`[h × 2f]`).
+    pub up: Gemm,
+    /// One expert's down projection (`[f × h]`).
+    pub down: Gemm,
+}
+
 impl Kernels {
     /// Kernels of a GPU with the given peaks (per GPU, SI units).
     pub fn new(gemm_flops: f64, attention_flops: f64, bandwidth: f64, cal: &Calibration) -> Self {
@@ -74,25 +87,16 @@ impl Kernels {
         ) + self.cal.gemm_fixed_us * 1e-6
     }
 
-    /// Seconds of a fused mixture-of-experts layer: `m` tokens each routed to `top_k` of
-    /// `experts` experts whose up (gate and up fused, `[h × 2f]`) and down (`[f × h]`)
-    /// projections are given; the expected number of experts touched follows from uniform
-    /// routing, and each touched expert's weights are read once.
-    pub fn fused_moe(
-        &self,
-        m: f64,
-        experts: f64,
-        top_k: f64,
-        up: Gemm,
-        down: Gemm,
-        weight_bytes: f64,
-        act_bytes: f64,
-    ) -> f64 {
+    /// Seconds of a fused mixture-of-experts layer over `m` tokens: the expected number of
+    /// experts touched follows from uniform routing, and each touched expert's weights are
+    /// read once.
+    pub fn fused_moe(&self, m: f64, e: &Experts, weight_bytes: f64, act_bytes: f64) -> f64 {
         if m == 0.0 {
             return 0.0;
         }
-        let touched = experts * (1.0 - libm::pow(1.0 - top_k / experts, m));
-        let rows = m * top_k;
+        let (up, down) = (e.up, e.down);
+        let touched = e.count * (1.0 - libm::pow(1.0 - e.top_k / e.count, m));
+        let rows = m * e.top_k;
         let flops = 2.0 * rows * (up.k * up.n + down.k * down.n);
         let bytes = touched * (up.k * up.n + down.k * down.n) * weight_bytes
             + rows * (up.k + up.n + down.k + down.n) * act_bytes;

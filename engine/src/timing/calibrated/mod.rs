@@ -13,7 +13,7 @@ mod calibration;
 mod kernels;
 
 pub use calibration::Calibration;
-use kernels::{Gemm, Kernels};
+use kernels::{Experts, Gemm, Kernels};
 
 use super::SeqWork;
 use crate::hardware::Hardware;
@@ -57,10 +57,8 @@ pub struct Calibrated {
     mlp_gemms: [Gemm; 2],
     /// Router, shared experts (empty when none), on one GPU.
     moe_gemms: Vec<Gemm>,
-    /// One routed expert's up and down projections, on one GPU.
-    expert: [Gemm; 2],
-    experts: f64,
-    top_k: f64,
+    /// The routed experts of a MoE layer, on one GPU.
+    experts: Experts,
     lm_head: Gemm,
     weight_bytes: f64,
     hidden_bytes: f64,
@@ -157,9 +155,12 @@ impl Calibrated {
             attention_gemms,
             mlp_gemms: [g(h, 2.0 * ffn), g(ffn, h)],
             moe_gemms,
-            expert: [g(h, 2.0 * expert_ffn), g(expert_ffn, h)],
-            experts: a.num_experts as f64,
-            top_k: a.experts_per_token as f64,
+            experts: Experts {
+                count: a.num_experts as f64,
+                top_k: a.experts_per_token as f64,
+                up: g(h, 2.0 * expert_ffn),
+                down: g(expert_ffn, h),
+            },
             lm_head: g(h, a.vocab_size as f64 / tp),
             weight_bytes: model.dtypes.weight.bytes(),
             hidden_bytes,
@@ -202,7 +203,11 @@ impl Calibrated {
         let k = &self.kernels;
         let (wb, ab) = (self.weight_bytes, self.hidden_bytes);
         let layers = self.dense_layers + self.moe_layers;
-        let projections: f64 = self.attention_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
+        let projections: f64 = self
+            .attention_gemms
+            .iter()
+            .map(|&g| k.gemm(m, g, wb, ab))
+            .sum();
         let mlp: f64 = self.mlp_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
         let router_and_shared: f64 = self.moe_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
         StepBreakdown {
@@ -229,6 +234,12 @@ impl Calibrated {
             .sum()
     }
 
+    /// One GEMM `[tokens × k] · [k × n]` at this model's weight format, seconds.
+    pub fn gemm_time(&self, tokens: f64, k: f64, n: f64) -> f64 {
+        self.kernels
+            .gemm(tokens, Gemm { k, n }, self.weight_bytes, self.hidden_bytes)
+    }
+
     /// The LM head over `rows` rows (one per sequence), seconds.
     pub fn lm_head_time(&self, rows: f64) -> f64 {
         self.kernels
@@ -240,16 +251,8 @@ impl Calibrated {
         if self.moe_layers == 0.0 {
             return 0.0;
         }
-        let [up, down] = self.expert;
-        self.kernels.fused_moe(
-            tokens,
-            self.experts,
-            self.top_k,
-            up,
-            down,
-            self.weight_bytes,
-            self.hidden_bytes,
-        )
+        self.kernels
+            .fused_moe(tokens, &self.experts, self.weight_bytes, self.hidden_bytes)
     }
 
     /// One layer's attention over `batch`, seconds.
