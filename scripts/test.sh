@@ -15,6 +15,9 @@ cargo clippy --workspace --exclude opal-web --all-targets --quiet -- -D warnings
 step "engine tests"
 cargo test --workspace --exclude opal-web
 
+step "fidelity against real vLLM runs"
+cargo run --release -q -p opal-fidelity --bin fidelity -- --check
+
 step "web unit tests (native)"
 cargo test -p opal-web
 
