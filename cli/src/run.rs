@@ -45,7 +45,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         write_file(path, &results.requests_csv())?;
     }
     if !args.quiet {
-        print(&results.render_text())?;
+        print(&format!(
+            "Step times: {}.\n\n{}",
+            results.timing,
+            results.render_text()
+        ))?;
     }
     Ok(())
 }

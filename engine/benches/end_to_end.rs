@@ -118,7 +118,10 @@ fn main() {
         "  calibrated           {:>10.3} s  ({} events)",
         calibrated, rc.events
     );
-    println!("  roofline             {:>10.3} s  ({} events)", roofline, rr.events);
+    println!(
+        "  roofline             {:>10.3} s  ({} events)",
+        roofline, rr.events
+    );
     println!("  calibrated / roofline{:>10.2}x", calibrated / roofline);
 
     let (t, r) = time(&scenario(100_000, "calibrated"));

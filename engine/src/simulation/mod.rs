@@ -64,6 +64,8 @@ pub struct Simulation {
     expected_requests: Option<u64>,
     num_tiers: usize,
     events: u64,
+    /// What priced the steps (see `TimingConfig::describe`).
+    timing: String,
 }
 
 impl Simulation {
@@ -90,6 +92,7 @@ impl Simulation {
         let blocks = worker
             .gpu_blocks(&model, &hardware)
             .map_err(|e| problem("hardware", e.to_string()))?;
+        let timing = worker.timing.describe(&hardware);
 
         let seed = scenario.simulation.seed;
         let mut stages = Vec::new();
@@ -160,6 +163,7 @@ impl Simulation {
             expected_requests: expected,
             num_tiers: scenario.kv_cache.tiers.len(),
             events: 0,
+            timing,
         })
     }
 
@@ -264,6 +268,7 @@ impl Simulation {
             .collect();
         SimulationResults {
             engine_version: crate::VERSION,
+            timing: self.timing.clone(),
             end_time,
             truncated,
             events: self.events,

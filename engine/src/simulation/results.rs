@@ -11,6 +11,8 @@ use serde::Serialize;
 pub struct SimulationResults {
     /// Engine version that produced it.
     pub engine_version: &'static str,
+    /// The timing model that priced the steps, and where its figures come from.
+    pub timing: String,
     /// Simulated time the run ended, seconds.
     pub end_time: f64,
     /// True when `simulation.simulation_time` cut the workload short.

@@ -68,6 +68,22 @@ impl Default for TimingConfig {
 }
 
 impl TimingConfig {
+    /// What priced the steps on `hw`, in a line: the model and its figures (for the
+    /// calibrated model, where its calibration comes from).
+    pub fn describe(&self, hw: &Hardware) -> String {
+        match self.model {
+            TimingKind::Calibrated => format!("calibrated ({})", hw.gpu.calibration.source),
+            TimingKind::Roofline => format!(
+                "roofline (compute efficiency {}, memory efficiency {})",
+                self.compute_efficiency, self.memory_efficiency
+            ),
+            TimingKind::OpalAnalytical => {
+                format!("opal-analytical (a = {}, b = {})", self.opal_a, self.opal_b)
+            }
+            TimingKind::Constant => format!("constant ({} s per step)", self.constant_step_time),
+        }
+    }
+
     /// Reports every problem in this section under `path`.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         for (field, v) in [

@@ -171,6 +171,8 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                 { format!("{} requests, {} kernel events, {:.1} s simulated{}.",
                     r.requests.len(), r.events, r.end_time,
                     if r.truncated { " (cut short by simulation_time)" } else { "" }) }
+                <br />
+                <span data-testid="timing-model">{ format!("Step times: {}.", r.timing) }</span>
             </p>
             <div class="tabs" role="tablist" aria-label="Results">
                 { for TABS.into_iter().map(tab_button) }

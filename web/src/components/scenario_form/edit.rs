@@ -371,7 +371,7 @@ mod tests {
         );
         assert_eq!(
             value_at(&doc, "worker.timing.model"),
-            Some(json!("roofline"))
+            Some(json!("calibrated"))
         );
         assert_eq!(
             value_at(&doc, "simulation.simulation_time"),

@@ -30,6 +30,12 @@ pub fn hardware_section(props: &SectionProps) -> Html {
         })
     };
     let custom = c.str("hardware.gpu").eq_ignore_ascii_case("custom");
+    let roofline = c.str("worker.timing.model") == "roofline";
+    let calibration = if custom {
+        None
+    } else {
+        hardware::lookup(&c.str("hardware.gpu")).map(|g| g.calibration.source)
+    };
     html! {
         <FieldGroup title="Hardware" description="The GPU each worker runs on." disabled={c.disabled}>
             { c.select("hardware.gpu", "GPU", "Datasheet dense bf16 peak, HBM bandwidth and memory.", &options, Some(on_gpu)) }
@@ -37,6 +43,8 @@ pub fn hardware_section(props: &SectionProps) -> Html {
                 <div class="subfields">
                     { c.number("hardware.custom.peak_tflops", "Peak compute").unit("TFLOP/s")
                         .hint("Dense bf16 peak.").html() }
+                    { c.number("hardware.custom.fp8_tflops", "FP8 peak").unit("TFLOP/s")
+                        .hint("Dense FP8 peak; 0 when the GPU has no FP8 units.").html() }
                     { c.number("hardware.custom.hbm_tbps", "HBM bandwidth").unit("TB/s").step(0.1)
                         .hint("Datasheet memory bandwidth.").html() }
                     { c.number("hardware.custom.memory_gb", "Memory").unit("GB")
@@ -45,8 +53,13 @@ pub fn hardware_section(props: &SectionProps) -> Html {
             }
             { c.number("hardware.tp", "Tensor parallel").whole().unit("GPUs")
                 .hint("GPUs per worker; multiplies memory, FLOP/s and bandwidth.").html() }
-            { c.number("hardware.allreduce_latency_per_layer", "All-reduce latency").unit("s/layer").step(0.00001)
-                .hint("Cost per transformer layer per step when tp > 1.").html() }
+            if roofline {
+                { c.number("hardware.allreduce_latency_per_layer", "All-reduce latency").unit("s/layer").step(0.00001)
+                    .hint("Roofline: cost per transformer layer per step when tp > 1.").html() }
+            }
+            if let Some(source) = calibration {
+                <p class="field-hint" data-testid="gpu-calibration">{ format!("Calibration: {source}.") }</p>
+            }
         </FieldGroup>
     }
 }

@@ -8,6 +8,26 @@ use engine::model::{catalogue, Model};
 use serde_json::Value;
 use yew::prelude::*;
 
+/// Every number format (weights may be integer-quantised).
+const DTYPES: [(&str, &str); 7] = [
+    ("auto", "Auto (the checkpoint's)"),
+    ("bfloat16", "bfloat16"),
+    ("float16", "float16"),
+    ("float32", "float32"),
+    ("fp8", "FP8"),
+    ("int8", "int8 (weight-only)"),
+    ("int4", "int4 (weight-only)"),
+];
+
+/// Formats activations and the KV cache may take.
+const FLOAT_DTYPES: [(&str, &str); 5] = [
+    ("auto", "Auto"),
+    ("bfloat16", "bfloat16"),
+    ("float16", "float16"),
+    ("float32", "float32"),
+    ("fp8", "FP8"),
+];
+
 /// Billions, one decimal: 8_030_261_248 → "8.0B".
 fn billions(n: u64) -> String {
     format!("{:.1}B", n as f64 / 1e9)
@@ -125,6 +145,9 @@ pub fn model_section(props: &SectionProps) -> Html {
                     { c.number("model.custom.num_experts", "Experts").whole().hint("Mixture of experts per layer; 0 is dense.").html() }
                     { c.number("model.custom.experts_per_token", "Experts per token").whole().hint("Experts each token is routed to.").html() }
                     { c.number("model.custom.expert_intermediate_size", "Expert MLP size").whole().hint("0 means the MLP size.").html() }
+                    { c.number("model.custom.shared_expert_intermediate_size", "Shared experts size").whole().hint("Inner width of the experts every token passes; 0 is none.").html() }
+                    { c.number("model.custom.first_dense_layers", "Leading dense layers").whole().hint("Layers before the first with experts.").html() }
+                    { c.number("model.custom.kv_lora_rank", "Latent KV rank").whole().hint("Multi-head latent attention (DeepSeek); 0 is ordinary attention.").html() }
                     { c.number("model.custom.max_model_len", "Native max length").whole().unit("tokens").hint("Longest sequence the model accepts.").html() }
                     { c.number("model.custom.bytes_per_param", "Bytes per parameter").whole().unit("B").hint("bf16 = 2.").html() }
                     { c.toggle("model.custom.tie_word_embeddings", "Tied embeddings", "Input embedding and LM head share one matrix.") }
@@ -132,6 +155,9 @@ pub fn model_section(props: &SectionProps) -> Html {
                     { c.toggle("model.custom.qk_norm", "QK norm", "Per-head RMS norm on queries and keys (Qwen3).") }
                 </div>
             }
+            { c.select("model.weight_dtype", "Weight format", "vLLM --quantization: the linear layers' weights.", &DTYPES, None) }
+            { c.select("model.activation_dtype", "Compute format", "vLLM --dtype: fp8 runs the GEMMs on FP8 units (W8A8).", &FLOAT_DTYPES, None) }
+            { c.select("model.kv_cache_dtype", "KV cache format", "vLLM --kv-cache-dtype.", &FLOAT_DTYPES, None) }
             <div class="field hf-paste">
                 <label for="model-hf-config">{ "Hugging Face config.json" }</label>
                 <textarea id="model-hf-config" rows="3" spellcheck="false" placeholder="{ \"num_hidden_layers\": 32, … }"

@@ -4,7 +4,11 @@ use super::SectionProps;
 use crate::components::form::FieldGroup;
 use yew::prelude::*;
 
-const TIMING_MODELS: [(&str, &str); 3] = [
+const TIMING_MODELS: [(&str, &str); 4] = [
+    (
+        "calibrated",
+        "Calibrated: kernel by kernel, fitted to real vLLM runs",
+    ),
     ("roofline", "Roofline: max(compute, memory) over the batch"),
     ("opal-analytical", "Original Opal formula"),
     ("constant", "Constant step time"),
@@ -38,8 +42,14 @@ pub fn worker_section(props: &SectionProps) -> Html {
             { c.number("worker.max_kvc_ready_requests", "KV fetches in flight").whole().unit("requests")
                 .hint("Requests fetching from offload tiers, or fetched but not yet admitted.").html() }
             { c.number("worker.step_overhead", "Step overhead").unit("s").step(0.0005)
-                .hint("Fixed time added to every step (scheduling, sampling, launch).").html() }
+                .hint("Fixed time added to every step, on top of the timing model's.").html() }
+            { c.toggle("worker.async_scheduling", "Async scheduling", "vLLM's default since v0.14: a request arriving mid-step joins the batch after the next.") }
             { c.select("worker.timing.model", "Timing model", "How long one forward pass over the batch takes.", &TIMING_MODELS, None) }
+            if timing == "calibrated" {
+                <p class="field-hint" data-testid="calibration-source">
+                    { "Uses the GPU's calibration (Hardware section): its kernel efficiencies and vLLM's overheads, fitted on measured kernels and real runs." }
+                </p>
+            }
             if timing == "roofline" {
                 <div class="subfields">
                     { c.number("worker.timing.compute_efficiency", "Compute efficiency").step(0.05)
