@@ -39,16 +39,16 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-/// The rows of every stage table: label → value, one map per stage.
+/// The rows of every stage table: label → value, one map per stage (the line naming the
+/// timing model comes before the first table).
 fn tables(text: &str) -> Vec<BTreeMap<String, String>> {
     let mut out: Vec<BTreeMap<String, String>> = Vec::new();
     for line in text.lines() {
         if line.contains("Serving Benchmark Result") {
             out.push(BTreeMap::new());
-        } else if let Some((label, value)) = line.split_once(':') {
-            out.last_mut()
-                .expect("rows come after a table header")
-                .insert(label.trim().to_string(), value.trim().to_string());
+        } else if let (Some(table), Some((label, value))) = (out.last_mut(), line.split_once(':'))
+        {
+            table.insert(label.trim().to_string(), value.trim().to_string());
         }
     }
     out
@@ -65,6 +65,12 @@ fn engine_results(example: &str) -> SimulationResults {
 
 #[test]
 fn run_prints_the_engines_numbers_for_the_default_example() {
+    let o = opal(&["run", examples().join("default.json").to_str().unwrap()]);
+    assert!(
+        stdout(&o).starts_with("Step times: calibrated (H100 SXM"),
+        "the run says what priced its steps: {}",
+        stdout(&o)
+    );
     let out = opal(&["run", "default.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let tables = tables(&stdout(&out));
