@@ -66,6 +66,7 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(s.worker.block_size, 16);
     assert!(s.worker.chunked_prefill);
     assert!(!s.worker.enable_prefix_caching); // Opal's enable_gpu_apc defaults to false
+    assert_eq!(s.worker.gpu_memory_utilization, 1.0); // Opal uses all GPU memory
     assert_eq!(s.worker.timing.model, TimingKind::OpalAnalytical);
     assert_eq!(
         (s.worker.timing.opal_a, s.worker.timing.opal_b),
@@ -287,4 +288,48 @@ fn detect_format_tells_the_two_documents_apart() {
     assert_eq!(detect_format(r#"{"recipe": "soup"}"#), Format::Unknown);
     assert_eq!(detect_format("not json"), Format::Unknown);
     assert_eq!(detect_format("[]"), Format::Unknown);
+}
+
+#[test]
+fn an_imported_worker_gives_the_kv_cache_all_gpu_memory_as_opal_does() {
+    let gpu = r#""hw": {"gpu": "H100", "memory_gb": 80, "tflops": 989.5, "mem_bw_TBps": 3.35}"#;
+    let blocks = |json: &str| {
+        let (s, _) = import(json);
+        let model = s.model.resolve().unwrap();
+        let hw = s.hardware.resolve().unwrap();
+        (
+            s.worker.gpu_memory_utilization,
+            s.worker.gpu_blocks(&model, &hw).unwrap(),
+        )
+    };
+    // granite-3.3-8b weights: 2 bytes × 8 170 864 640 parameters = 16 341 729 280 bytes; a
+    // 16-token block holds 16 × 163 840 bytes of KV (2·40 layers·8 kv heads·128·2 bytes).
+    // floor((80·2³⁰ − 16 341 729 280) / 2 621 440) = floor(69 557 616 640 / 2 621 440)
+    // = floor(26 534.125) = 26 534 blocks; at our 0.9 it would be 23 257.
+    assert_eq!(
+        blocks(&format!(r#"{{"worker": {{{gpu}}}}}"#)),
+        (1.0, 26_534)
+    );
+    // An Opal file that sets it keeps its value: floor((0.5·80·2³⁰ − 16 341 729 280) / 2 621 440)
+    // = floor(26 607 943 680 / 2 621 440) = floor(10 150.125) = 10 150.
+    assert_eq!(
+        blocks(&format!(
+            r#"{{"worker": {{{gpu}, "vllm_params": {{"gpu_memory_utilization": 0.5}}}}}}"#
+        )),
+        (0.5, 10_150)
+    );
+}
+
+#[test]
+fn a_file_without_worker_settings_still_gets_opal_s_defaults() {
+    // Ours are roofline timing, 90 % of memory and the prefix cache on; Opal has its
+    // formula (with no step overhead), all memory and no prefix cache.
+    let (s, r) = import("{}");
+    assert_eq!(s.worker.timing.model, TimingKind::OpalAnalytical);
+    assert_eq!(s.worker.step_overhead, 0.0);
+    assert_eq!(s.worker.gpu_memory_utilization, 1.0);
+    assert!(!s.worker.enable_prefix_caching);
+    let note = |from: &str| r.mapping(from).unwrap().note.clone().unwrap();
+    assert!(note("worker.inference_params.model").starts_with("absent"));
+    assert!(note("worker.vllm_params.gpu_memory_utilization").starts_with("absent"));
 }

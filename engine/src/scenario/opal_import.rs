@@ -149,6 +149,7 @@ pub fn import_opal(text: &str) -> Result<(Scenario, ImportReport), Vec<Problem>>
         return Err(whole("an Opal config must be a JSON object".into()));
     };
     let mut im = Importer::default();
+    im.opal_defaults();
     let mut top = Obj::new("", &top);
     im.simulation(&mut top);
     im.model(&mut top);
@@ -330,6 +331,20 @@ impl Importer {
             set(&mut self.scenario, v);
             self.mapped(o.path(key), to, None);
         }
+    }
+
+    /// Sets Opal's behaviour where our defaults differ, before the file is read, so that a
+    /// file without the key (or its whole section) still gets it; [`Importer::settle`]
+    /// reports the keys the file left out ([`OPAL_DEFAULTS`]).
+    fn opal_defaults(&mut self) {
+        let w = &mut self.scenario.worker;
+        // Set even though it is our default today: an import must price steps with Opal's
+        // formula whatever our default timing model becomes.
+        w.timing.model = TimingKind::OpalAnalytical;
+        w.gpu_memory_utilization = 1.0;
+        w.enable_prefix_caching = false;
+        // Opal's step time is its formula alone.
+        w.step_overhead = 0.0;
     }
 
     fn simulation(&mut self, top: &mut Obj) {
@@ -638,25 +653,13 @@ impl Importer {
             |s, o| s.number(o, "gpu_memory_utilization"),
             |sc, v| sc.worker.gpu_memory_utilization = v,
         );
-        match self.boolean(&mut o, "enable_gpu_apc") {
-            Some(on) => {
-                self.scenario.worker.enable_prefix_caching = on;
-                self.mapped(
-                    o.path("enable_gpu_apc"),
-                    "worker.enable_prefix_caching",
-                    None,
-                );
-            }
-            None if !o.map.contains_key("enable_gpu_apc") => {
-                self.scenario.worker.enable_prefix_caching = false;
-                self.mapped(
-                    o.path("enable_gpu_apc"),
-                    "worker.enable_prefix_caching",
-                    Some("absent: Opal's default false (no GPU prefix cache) is kept".into()),
-                );
-            }
-            None => {}
-        }
+        self.map(
+            &mut o,
+            "enable_gpu_apc",
+            "worker.enable_prefix_caching",
+            |s, o| s.boolean(o, "enable_gpu_apc"),
+            |sc, v| sc.worker.enable_prefix_caching = v,
+        );
         self.finish(o);
     }
 
@@ -692,7 +695,7 @@ impl Importer {
                 );
                 return;
             }
-            // Opal's default inference model is its roofline formula.
+            // Absent: Opal's default, its roofline formula (reported by settle).
             None => TimingKind::OpalAnalytical,
         };
         self.scenario.worker.timing.model = kind;
@@ -1089,6 +1092,11 @@ impl Importer {
 
     /// Settings that combine several Opal keys, applied once everything is read.
     fn settle(&mut self) {
+        for (from, to, note) in OPAL_DEFAULTS {
+            if self.report.mapping(from).is_none() {
+                self.mapped(from.to_string(), to, Some(note.to_string()));
+            }
+        }
         if !self.event_intervals.is_empty() {
             let interval = self
                 .event_intervals
@@ -1123,6 +1131,26 @@ impl Importer {
         }
     }
 }
+
+/// Opal keys whose default differs from ours, set by [`Importer::opal_defaults`]: the Opal
+/// path, our path, and what the key's absence means.
+const OPAL_DEFAULTS: [(&str, &str, &str); 3] = [
+    (
+        "worker.inference_params.model",
+        "worker.timing.model",
+        "absent: Opal's default roofline formula, our opal-analytical",
+    ),
+    (
+        "worker.vllm_params.gpu_memory_utilization",
+        "worker.gpu_memory_utilization",
+        "absent: Opal gives the KV cache all GPU memory the weights leave: 1.0",
+    ),
+    (
+        "worker.vllm_params.enable_gpu_apc",
+        "worker.enable_prefix_caching",
+        "absent: Opal's default false (no GPU prefix cache)",
+    ),
+];
 
 /// Opal's tier section names, in its default order.
 const OPAL_TIERS: [&str; 3] = ["CPUMemory", "LocalNVMe", "DistributedFS"];
