@@ -1,7 +1,9 @@
 //! Importing original Opal config files: the mapping, the report, and broken files.
 
 use engine::offload::{TierConfig, TierScope};
-use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario};
+use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario, ScenarioData};
+use engine::simulation::{Simulation, SimulationResults};
+use engine::stats::RequestRecord;
 use engine::timing::TimingKind;
 use engine::workload::{GeneratorConfig, LengthDist};
 use serde_json::Value;
@@ -16,6 +18,16 @@ fn opal_defaults() -> String {
 
 fn import(json: &str) -> (Scenario, ImportReport) {
     import_opal(json).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+/// Runs an imported scenario to the end with `files` as its data.
+fn run(s: &Scenario, files: &[(&str, &str)]) -> SimulationResults {
+    let data: ScenarioData = files.iter().copied().collect();
+    let mut sim = Simulation::new(s, &data).unwrap_or_else(|p| panic!("{p:?}"));
+    sim.run();
+    let r = sim.results();
+    assert!(r.requests.iter().all(RequestRecord::is_completed));
+    r
 }
 
 /// Every leaf key of a JSON object, as dotted paths with `[i]` for stage lists.
@@ -84,8 +96,7 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(c.request_rate, 2.0);
     assert_eq!(c.input_length, LengthDist::uniform(32, 16384));
     assert_eq!(c.output_length, LengthDist::uniform(32, 128));
-    let prefix = c.shared_prefix.as_ref().unwrap();
-    assert_eq!((prefix.groups, prefix.length), (1, 1024));
+    assert_eq!(c.shared_prefix, None); // default_prefix_length 1024 is unused by Opal
     assert_eq!(stages[1].total_requests, Some(10));
     let GeneratorConfig::Trace(t) = &stages[1].generator else {
         panic!("stage 1 is a trace");
@@ -288,6 +299,26 @@ fn detect_format_tells_the_two_documents_apart() {
     assert_eq!(detect_format(r#"{"recipe": "soup"}"#), Format::Unknown);
     assert_eq!(detect_format("not json"), Format::Unknown);
     assert_eq!(detect_format("[]"), Format::Unknown);
+}
+
+#[test]
+fn prompts_are_opal_s_prompt_sizes_without_the_unused_default_prefix() {
+    let (s, r) = import(
+        r#"{"workload": {"stages": [{"type": "UniformReqRate", "workload_params": {
+              "request_rate": 10, "total_requests": 20, "prompt_size_min": 200,
+              "prompt_size_max": 300, "default_prefix_length": 1024,
+              "output_tokens_min": 2, "output_tokens_max": 2}}]}}"#,
+    );
+    assert!(r
+        .ignored_reason("workload.stages[0].workload_params.default_prefix_length")
+        .unwrap()
+        .contains("never reads it"));
+    // Opal's prompts are uniform in [200, 300]; a 1024-token prefix would make them 1224–1324.
+    let requests = run(&s, &[]).requests;
+    assert_eq!(requests.len(), 20);
+    assert!(requests
+        .iter()
+        .all(|q| (200..=300).contains(&q.prompt_tokens)));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use crate::offload::TierConfig;
 use crate::router::policy::{NoParams, PolicyConfig};
 use crate::timing::TimingKind;
 use crate::validate::{index, join, Problem, Problems};
-use crate::workload::config::{SharedPrefixConfig, SyntheticConfig, TraceConfig};
+use crate::workload::config::{SyntheticConfig, TraceConfig};
 use crate::workload::{GeneratorConfig, LengthDist, StageConfig};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -988,29 +988,12 @@ impl Importer {
         ) {
             c.output_length = range;
         }
-        if let Some(n) = self.whole::<u32>(p, "default_prefix_length") {
-            if n > 0 {
-                c.shared_prefix = Some(SharedPrefixConfig {
-                    groups: 1,
-                    length: n,
-                    ..SharedPrefixConfig::default()
-                });
-                self.mapped(
-                    p.path("default_prefix_length"),
-                    &to("shared_prefix.length"),
-                    Some(format!(
-                        "one shared prefix of {n} tokens before every prompt (groups: 1); \
-                         prompt sizes count the tokens after it"
-                    )),
-                );
-            } else {
-                self.mapped(
-                    p.path("default_prefix_length"),
-                    &to("shared_prefix"),
-                    Some("0: no shared prefix".into()),
-                );
-            }
-        }
+        self.ignore(
+            p,
+            "default_prefix_length",
+            "Opal's request generator never reads it: its prompts are prompt_size_min to \
+             prompt_size_max tokens with no prefix",
+        );
         let generator = if exponential {
             GeneratorConfig::ExponentialReqRate(c)
         } else {
