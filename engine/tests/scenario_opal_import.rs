@@ -85,7 +85,14 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
         (4.0, 24.0)
     ); // from "4", "24"
     assert_eq!(s.kv_cache.chunk_size, 256);
-    assert_eq!(s.kv_cache.tiers, vec![TierConfig::cpu_dram()]);
+    // Opal's 8 GB are 8 · 2³⁰ = 8 589 934 592 bytes: 8.589934592 of our decimal GB.
+    assert_eq!(
+        s.kv_cache.tiers,
+        vec![TierConfig {
+            capacity_gb: 8.589934592,
+            ..TierConfig::cpu_dram()
+        }]
+    );
 
     let stages = &s.workload.stages;
     assert_eq!(stages.len(), 2);
@@ -228,7 +235,7 @@ fn scaling_rates_tiers_and_synthetic_timing_map_with_their_units() {
     let fs = &s.kv_cache.tiers[1];
     assert_eq!(fs.scope, TierScope::Shared);
     assert_eq!(fs.latency_s, 50e-6); // 50 000 ns
-    assert_eq!(fs.capacity_gb, 2048.0);
+    assert_eq!(fs.capacity_gb, 2199.023255552); // 2048 · 2³⁰ = 2 199 023 255 552 bytes
     let GeneratorConfig::ExponentialReqRate(c) = &s.workload.stages[0].generator else {
         panic!()
     };
@@ -363,4 +370,30 @@ fn a_file_without_worker_settings_still_gets_opal_s_defaults() {
     let note = |from: &str| r.mapping(from).unwrap().note.clone().unwrap();
     assert!(note("worker.inference_params.model").starts_with("absent"));
     assert!(note("worker.vllm_params.gpu_memory_utilization").starts_with("absent"));
+}
+
+#[test]
+fn an_imported_tier_holds_as_many_chunks_as_opal_s() {
+    let (s, r) = import(
+        r#"{"kvc": {"kvc_tiers": ["CPUMemory", "LocalNVMe"], "chunk_size": 256,
+                    "CPUMemory": {"capacity_GB": 8}, "LocalNVMe": {"capacity_GB": 15}}}"#,
+    );
+    // A granite chunk: 256 tokens × 163 840 bytes = 41 943 040 bytes = 40 MiB.
+    let chunk_bytes = 256.0 * 163_840.0;
+    let chunks: Vec<u64> = s
+        .kv_cache
+        .tiers
+        .iter()
+        .map(|t| t.capacity_chunks(chunk_bytes))
+        .collect();
+    // Opal's GB is 2³⁰ bytes: 8·1024 MiB / 40 MiB = 204.8 → 204 chunks (8·10⁹ bytes would
+    // hold 190); 15·1024 / 40 = 384 exactly, with no chunk lost to rounding (15·10⁹: 357).
+    assert_eq!(chunks, [204, 384]);
+    assert!(r
+        .mapping("kvc.CPUMemory.capacity_GB")
+        .unwrap()
+        .note
+        .as_ref()
+        .unwrap()
+        .contains("2³⁰"));
 }

@@ -7,7 +7,7 @@
 use super::Scenario;
 use crate::hardware::{self, GpuSpec};
 use crate::model::catalogue;
-use crate::offload::TierConfig;
+use crate::offload::{TierConfig, BYTES_PER_GB};
 use crate::router::policy::{NoParams, PolicyConfig};
 use crate::timing::TimingKind;
 use crate::validate::{index, join, Problem, Problems};
@@ -830,8 +830,15 @@ impl Importer {
             self.mapped(o.path("concurrency"), &to("concurrency"), None);
         }
         if let Some(v) = self.number(&mut o, "capacity_GB") {
-            tier.capacity_gb = v;
-            self.mapped(o.path("capacity_GB"), &to("capacity_gb"), None);
+            tier.capacity_gb = gib_to_gb(v);
+            self.mapped(
+                o.path("capacity_GB"),
+                &to("capacity_gb"),
+                Some(format!(
+                    "Opal's GB is 2³⁰ bytes, ours 10⁹: {v} × 1.073741824 = {}",
+                    tier.capacity_gb
+                )),
+            );
         }
         self.finish(o);
         tier
@@ -1134,6 +1141,21 @@ const OPAL_DEFAULTS: [(&str, &str, &str); 3] = [
         "absent: Opal's default false (no GPU prefix cache)",
     ),
 ];
+
+/// Our decimal GB (10⁹ bytes) for Opal's GB of 2³⁰ bytes. When the quotient rounds down, the
+/// double just above it is taken, so that `capacity_gb · 10⁹` never falls short of Opal's
+/// bytes and a tier holds as many whole chunks as Opal's (15 GB of 40 MiB chunks is 384, not
+/// 383).
+fn gib_to_gb(gib: f64) -> f64 {
+    let bytes = gib * (1u64 << 30) as f64;
+    let gb = bytes / BYTES_PER_GB;
+    if gb > 0.0 && gb * BYTES_PER_GB < bytes {
+        // The next double up (f64::next_up is newer than our MSRV).
+        f64::from_bits(gb.to_bits() + 1)
+    } else {
+        gb
+    }
+}
 
 /// Opal's tier section names, in its default order.
 const OPAL_TIERS: [&str; 3] = ["CPUMemory", "LocalNVMe", "DistributedFS"];
