@@ -111,6 +111,7 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(t.trace_file, "traces/mooncake_small.jsonl");
     // multiplier_to_sec 0.001 turns Opal's ms into s; ours are ms already: 0.001 · 1000 = 1.
     assert_eq!(t.time_scale, 1.0);
+    assert_eq!(t.hash_block_size, 1); // the trace's chunk_size: tokens per hash id
 }
 
 #[test]
@@ -396,4 +397,40 @@ fn an_imported_tier_holds_as_many_chunks_as_opal_s() {
         .as_ref()
         .unwrap()
         .contains("2³⁰"));
+}
+
+#[test]
+fn the_trace_chunk_size_is_the_tokens_per_hash_id() {
+    // Two 300-token prompts that share their first two hash ids, one second apart.
+    let trace = "{\"timestamp\": 0, \"input_length\": 300, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}\n\
+                 {\"timestamp\": 1000, \"input_length\": 300, \"output_length\": 1, \"hash_ids\": [1, 2, 9]}\n";
+    let (s, r) = import(
+        r#"{"worker": {"vllm_params": {"enable_gpu_apc": true}},
+            "workload": {"stages": [{"type": "trace", "workload_params": {
+              "trace_file": "t.jsonl", "chunk_size": 64, "multiplier_to_sec": 0.001}}]}}"#,
+    );
+    assert_eq!(
+        r.mapping("workload.stages[0].workload_params.chunk_size")
+            .unwrap()
+            .to,
+        "workload.stages[0].hash_block_size"
+    );
+    let requests = run(&s, &[("t.jsonl", trace)]).requests;
+    // Hash ids 1 and 2 stand for 64 tokens each: the second prompt finds 128 tokens (8 full
+    // 16-token blocks) in the GPU prefix cache. (At 512 tokens per id, hash id 1 alone would
+    // cover both whole prompts.)
+    assert_eq!(requests[1].sources.gpu_cache, 128);
+}
+
+#[test]
+fn both_trace_hash_block_keys_must_agree() {
+    let p = import_opal(
+        r#"{"workload": {"stages": [{"type": "trace", "workload_params": {
+              "trace_file": "t.jsonl", "chunk_size": 64, "hash_block_size": 512}}]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        p[0].path,
+        "workload.stages[0].workload_params.hash_block_size"
+    );
 }

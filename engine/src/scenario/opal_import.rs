@@ -1064,15 +1064,29 @@ impl Importer {
                 )),
             );
         }
+        let chunk = self.whole::<u32>(p, "chunk_size");
+        if let Some(h) = chunk {
+            c.hash_block_size = h;
+            self.mapped(
+                p.path("chunk_size"),
+                &to("hash_block_size"),
+                Some("Opal's tokens per hash id".into()),
+            );
+        }
         if let Some(h) = self.whole::<u32>(p, "hash_block_size") {
+            if chunk.is_some_and(|n| n != h) {
+                self.problems.push(
+                    p.path("hash_block_size"),
+                    format!(
+                        "{h} disagrees with chunk_size {}, which already sets the tokens per \
+                         hash id",
+                        c.hash_block_size
+                    ),
+                );
+            }
             c.hash_block_size = h;
             self.mapped(p.path("hash_block_size"), &to("hash_block_size"), None);
         }
-        self.ignore(
-            p,
-            "chunk_size",
-            "how many trace lines Opal reads at a time; we read the whole file",
-        );
         Some(StageConfig {
             total_requests,
             time_duration_sec,
