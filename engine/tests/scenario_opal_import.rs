@@ -434,3 +434,95 @@ fn both_trace_hash_block_keys_must_agree() {
         "workload.stages[0].workload_params.hash_block_size"
     );
 }
+
+/// Opal's figures for the runs below, by hand from its formula (SPEC §4) with granite-3.3-8b
+/// (L = 40 layers, d = 4096, W = 16 341 729 280 weight bytes, 163 840 KV bytes per token)
+/// on Opal's H100 (989.5 TFLOP/s, 3.3 TB/s, tp 1).
+mod opal_by_hand {
+    /// Prefill 0 → 1000: L·[a·(n(n+1) − p(p+1))·d + b·(n − p)·d²] with a = 4, b = 24
+    /// = 40·[4·1000·1001·4096 + 24·1000·4096²] = 40·(16 400 384 000 + 402 653 184 000)
+    /// = 16 762 142 720 000 FLOPs, / 989.5·10¹² FLOP/s = 16.940 ms.
+    pub const PREFILL: f64 = 16_762_142_720_000.0 / 989.5e12;
+
+    /// A decode batch whose contexts add up to `ctx` tokens: (W + ctx·163 840) / 3.3·10¹²,
+    /// e.g. ctx 1000: 16 505 569 280 bytes / 3.3 TB/s = 5.0017 ms; 2002: 5.0514 ms.
+    pub fn decode(ctx: f64) -> f64 {
+        (16_341_729_280.0 + ctx * 163_840.0) / 3.3e12
+    }
+}
+
+/// An Opal config: one granite worker with Opal's roofline inference model, `n` requests of
+/// exactly 1000 prompt and 4 output tokens, `rate` per second (the unused
+/// default_prefix_length included, to show it changes nothing).
+fn opal_granite(rate: f64, n: u32) -> String {
+    format!(
+        r#"{{"simulation": {{"seed": 7, "num_workers": 1}},
+            "model": {{"model_params": {{"name": "granite-3.3-8b-instruct"}}}},
+            "worker": {{
+              "hw": {{"gpu": "H100", "memory_gb": 80, "tflops": 989.5, "mem_bw_TBps": 3.3, "tp": 1}},
+              "vllm_params": {{"max_num_seqs": 256, "max_num_batched_tokens": 8192, "block_size": 16}},
+              "inference_params": {{"model": "roofline", "a": 4, "b": 24}}}},
+            "workload": {{"stages": [{{"type": "UniformReqRate", "workload_params": {{
+              "request_rate": {rate}, "total_requests": {n}, "default_prefix_length": 1024,
+              "prompt_size_min": 1000, "prompt_size_max": 1000,
+              "output_tokens_min": 4, "output_tokens_max": 4}}}}]}}}}"#
+    )
+}
+
+fn close(actual: f64, expected: f64, what: &str) {
+    let rel = ((actual - expected) / expected).abs();
+    assert!(rel < 1e-12, "{what}: got {actual}, Opal's {expected}");
+}
+
+#[test]
+fn an_imported_config_gives_opal_s_ttft_and_e2e_for_requests_alone() {
+    use opal_by_hand::{decode, PREFILL};
+    let (s, _) = import(&opal_granite(10.0, 3));
+    // Requests 100 ms apart each finish in ~32 ms: every step has one request.
+    let requests = run(&s, &[]).requests;
+    assert_eq!(requests.len(), 3);
+    for q in requests {
+        // The first token comes from the prefill step: TTFT = 16.940 ms.
+        close(q.ttft(), PREFILL, "TTFT");
+        // Then 3 decode steps, over the 1000 prompt tokens plus the 0, 1, 2 output tokens
+        // already in the KV cache: 16.940 + 5.0017 + 5.0017 + 5.0018 = 31.945 ms.
+        close(
+            q.e2e(),
+            PREFILL + decode(1000.0) + decode(1001.0) + decode(1002.0),
+            "E2E",
+        );
+    }
+}
+
+#[test]
+fn an_imported_config_gives_opal_s_steps_for_overlapping_requests() {
+    use opal_by_hand::{decode, PREFILL};
+    let (s, _) = import(&opal_granite(50.0, 3));
+    let q = run(&s, &[]).requests;
+    // Requests arrive at 0, 20 and 40 ms (times from the first arrival). A request that
+    // arrives mid-step joins the next one; step = max(longest prefill, decode batch).
+    // Step 1 [0, 16.940]: r0's prefill.
+    // Step 2 [16.940, 21.942]: r0 decodes over 1000 tokens (5.0017); r1 arrives at 20.
+    // Step 3: r1's prefill (16.940) and r0 over 1001 (5.0017): the prefill, ends 38.882.
+    // Step 4: r0 over 1002 and r1 over 1000: one batch over 2002 tokens (5.0514), ends
+    //   43.933; r0 has its 4 tokens. r2 arrived at 40.
+    // Step 5: r2's prefill and r1 over 1001: ends 38.882 + 5.0514 + 16.940 = 60.873.
+    // Step 6: r1 over 1002 and r2 over 1000: 5.0514, ends 65.925; r1 is done.
+    // Steps 7, 8: r2 over 1001, then 1002: ends 75.928.
+    let step3 = 2.0 * PREFILL + decode(1000.0);
+    let step4 = step3 + decode(2002.0);
+    let step5 = step4 + PREFILL;
+    let step6 = step5 + decode(2002.0);
+    let step8 = step6 + decode(1001.0) + decode(1002.0);
+    let arrival = |i: usize| q[i].created - q[0].created;
+    close(arrival(1), 0.020, "r1 arrives");
+    close(arrival(2), 0.040, "r2 arrives");
+    // TTFT: 16.940, 38.882 − 20 = 18.882, 60.873 − 40 = 20.873 ms.
+    close(q[0].ttft(), PREFILL, "r0 TTFT");
+    close(q[1].ttft(), step3 - 0.020, "r1 TTFT");
+    close(q[2].ttft(), step5 - 0.040, "r2 TTFT");
+    // E2E: 43.933, 65.925 − 20 = 45.925, 75.928 − 40 = 35.928 ms.
+    close(q[0].e2e(), step4, "r0 E2E");
+    close(q[1].e2e(), step6 - 0.020, "r1 E2E");
+    close(q[2].e2e(), step8 - 0.040, "r2 E2E");
+}
