@@ -152,8 +152,11 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
     // Step 41 recomputes B's 64 + 17 = 81 tokens and samples token 18; 22 more steps.
     assert_eq!(batches[40], [(2, 81)]);
     // Sources describe the prompt: its 64 tokens were computed (the 17 recomputed output
-    // tokens are not prompt tokens).
+    // tokens are not prompt tokens). The preemption cost the first admission's 64-token
+    // prefill plus the 16 output positions 64..79 computed again (position 80 is token 17's
+    // first decode, merged into the chunk): 64 + 16 = 80.
     assert_eq!(b.sources.computed, 64);
+    assert_eq!(b.sources.recomputed, 80);
     assert_eq!(b.e2e(), Some(63.0 * DT));
     assert_eq!(b.ttft(), Some(DT)); // the first token was emitted before the preemption
     assert_eq!(b.tokens_emitted, 40);
@@ -161,15 +164,23 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
 
 #[test]
 fn recompute_reuses_the_prefix_cache_blocks_that_survived() {
-    // As above with prefix caching on. B's freed blocks join the free queue as
-    // [decode block, b4, b3, b2, b1]. A takes the decode block at step 18 and b4 at step 34
-    // (evicting it), so B's recompute at step 41 hits b1..b3 = 48 tokens, computes 33
-    // (16 prompt + 17 output tokens): of its prompt, 48 came from the cache and 16 were computed.
+    // As above with prefix caching on. B computed 64 + 16 = 80 tokens: five full blocks,
+    // all cached (the fifth holds output tokens), freed last block first to the queue's
+    // tail as [b5, b4, b3, b2, b1]. A takes b5 at step 18 and b4 at step 34 (evicting
+    // them), so B's recompute at step 41 finds its own b1..b3 = 48 tokens again and computes
+    // 33 (16 prompt + 17 output tokens). Those 48 are re-hits, not prefix-cache hits: of its
+    // prompt none came from another request's blocks, 48 were its own, 16 were computed.
     let mut s = scheduler(&SchedulerConfig::default(), 10);
     let (done, batches) = run(&mut s, vec![unique(1, 64, 40), unique(2, 64, 40)]);
     let b = &done[1];
     assert_eq!(b.preemptions, 1);
-    assert_eq!((b.sources.gpu_cache, b.sources.computed), (48, 16));
+    assert_eq!(
+        (b.sources.gpu_cache, b.sources.gpu_rehit, b.sources.computed),
+        (0, 48, 16)
+    );
+    // Prefill: 64 in the first admission, 32 in the second (positions 48..79; 80 is a first
+    // decode), less the 16 prompt tokens that count as computed.
+    assert_eq!(b.sources.recomputed, 64 + 32 - 16);
     assert_eq!(batches[40], [(2, 33)]);
     assert_eq!(b.e2e(), Some(63.0 * DT));
 }

@@ -130,7 +130,9 @@ impl Recorder {
         r.completion = at(t.completed);
         r.preemptions = req.preemptions;
         r.sources.gpu_cache = req.sources.gpu_cache;
+        r.sources.gpu_rehit = req.sources.gpu_rehit;
         r.sources.computed = req.sources.computed;
+        r.recomputed = req.sources.recomputed;
         if let Some(tier) = req.sources.offload_tier {
             r.sources.add_tier(tier as usize, req.sources.offload);
         }

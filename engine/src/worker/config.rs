@@ -30,8 +30,24 @@ pub struct SchedulerConfig {
     pub max_kvc_ready_requests: u32,
     /// Fixed time added to every step (scheduling, sampling, launch), seconds. Default 0.
     pub step_overhead: f64,
+    /// Which waiting request runs next and which running one is preempted (vLLM's
+    /// `--scheduling-policy`). Default `fcfs`.
+    pub scheduling_policy: SchedulingPolicy,
     /// Step-time model. Default roofline with η_c = 0.5, η_m = 0.8.
     pub timing: TimingConfig,
+}
+
+/// vLLM's scheduling policies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulingPolicy {
+    /// First come, first served: waiting requests in arrival order (preempted ones first);
+    /// the most recently admitted running request is preempted.
+    #[default]
+    Fcfs,
+    /// Waiting requests by priority (lower first), then arrival; the running request with
+    /// the lowest priority (latest arrival among equals) is preempted.
+    Priority,
 }
 
 impl Default for SchedulerConfig {
@@ -47,6 +63,7 @@ impl Default for SchedulerConfig {
             enable_prefix_caching: true,
             max_kvc_ready_requests: 16,
             step_overhead: 0.0,
+            scheduling_policy: SchedulingPolicy::Fcfs,
             timing: TimingConfig::default(),
         }
     }

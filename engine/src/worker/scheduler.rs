@@ -5,17 +5,18 @@
 //! KV is in the cache), and each step schedules some of the difference. A sequence
 //! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
 
+use super::request_queue::{QueueKey, RequestQueue};
 use super::{
-    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
+    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, SchedulingPolicy,
+    StepOutcome,
 };
 use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
 use crate::kv_cache::{BlockId, BlockPool};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
-use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};
+use crate::request::{BlockHash, FailReason, Request, RequestState, Segment, Source, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-use std::collections::VecDeque;
 
 type Slot = u32;
 
@@ -23,15 +24,21 @@ type Slot = u32;
 #[derive(Debug)]
 struct Seq {
     req: Request,
+    /// Its place in a priority queue (and its rank as a preemption victim).
+    key: QueueKey,
     /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
     num_computed: u32,
     /// The block table.
     blocks: Vec<BlockId>,
-    /// Chained hashes of the prompt's full *shareable* blocks (computed at first consideration,
-    /// only with prefix caching on).
+    /// Chained hashes of the sequence's leading *shareable* full blocks, prompt and generated
+    /// tokens alike (vLLM's `request.block_hashes`), extended as blocks fill; only with
+    /// prefix caching on.
     hashes: Vec<BlockHash>,
-    /// Private prompt blocks (content only this request has) it cached before it was
-    /// preempted, in order from block `hashes.len()`: only it can hit them, so they are
+    /// Leading full blocks whose content another request may have: those before its first
+    /// private token (a `Unique` prompt run, or generated tokens no prompt quotes).
+    shareable_blocks: u32,
+    /// Private blocks (content only this request has) it had cached when it was
+    /// preempted, in order from block `shareable_blocks`: only it can hit them, so they are
     /// found by id rather than through the shared index.
     ghost: Vec<BlockId>,
     /// Leading blocks already offered to the prefix cache.
@@ -41,12 +48,41 @@ struct Seq {
     tier_hit: Option<super::TierHit>,
     /// Prefix length an ongoing fetch will bring in.
     fetch_to: u32,
+    /// Most tokens it had in KV before its last preemption: positions below it were
+    /// computed (or found) before.
+    high_water: u32,
+    /// Prefill tokens computed over all its admissions.
+    prefill: u64,
 }
 
 impl Seq {
     /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
     fn num_tokens(&self) -> u32 {
         self.req.prompt_len() + self.req.tokens_emitted
+    }
+
+    /// The tokens generated so far, as content following the prompt.
+    fn output(&self) -> Segment {
+        Segment {
+            source: self.req.output_source(),
+            len: self.req.tokens_emitted,
+        }
+    }
+
+    /// Extends `hashes` to cover the first `blocks` full blocks (as far as they are shareable).
+    fn ensure_hashes(&mut self, blocks: u32, block_size: u32) {
+        let want = blocks.min(self.shareable_blocks) as usize;
+        let have = self.hashes.len();
+        if have >= want {
+            return;
+        }
+        let prev = self.hashes.last().copied().unwrap_or(0);
+        let more = self
+            .req
+            .prompt
+            .sequence_hashes(block_size, self.output(), have as u32, prev)
+            .take(want - have);
+        self.hashes.extend(more);
     }
 }
 
@@ -68,8 +104,8 @@ pub struct Scheduler {
     seqs: Vec<Option<Seq>>,
     free_slots: Vec<Slot>,
     by_id: FixedHashMap<u64, Slot>,
-    /// FIFO of WAITING requests; preempted ones go to the front.
-    waiting: VecDeque<Slot>,
+    /// WAITING requests in admission order (FIFO, or by priority).
+    waiting: RequestQueue,
     /// Requests in FETCH_KVC or READY, in the order their fetches started.
     kvc: Vec<Slot>,
     /// Running requests in admission order.
@@ -77,6 +113,8 @@ pub struct Scheduler {
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
     steps: u64,
+    /// Prefill tokens computed so far (every computed token but first-time decodes).
+    prefill_tokens: u64,
 }
 
 impl Scheduler {
@@ -117,11 +155,12 @@ impl Scheduler {
             seqs: Vec::new(),
             free_slots: Vec::new(),
             by_id: FixedHashMap::default(),
-            waiting: VecDeque::new(),
+            waiting: RequestQueue::new(cfg.scheduling_policy),
             running: Vec::new(),
             kvc: Vec::new(),
             in_flight: Vec::new(),
             steps: 0,
+            prefill_tokens: 0,
         }
     }
 
@@ -135,16 +174,31 @@ impl Scheduler {
             return Err(Box::new(req));
         }
         req.state = RequestState::Waiting;
+        let key = QueueKey::new(req.priority, req.times.created, req.id);
+        let shareable_tokens = {
+            let shareable = req.prompt.shareable_len();
+            if shareable < req.prompt_len() {
+                shareable
+            } else if matches!(req.output_source(), Source::Reply { .. }) {
+                u32::MAX
+            } else {
+                req.prompt_len()
+            }
+        };
         let seq = Seq {
             req,
+            key,
             num_computed: 0,
             blocks: Vec::new(),
             hashes: Vec::new(),
+            shareable_blocks: shareable_tokens / self.cfg.block_size,
             ghost: Vec::new(),
             num_cached_blocks: 0,
             looked_up: false,
             tier_hit: None,
             fetch_to: 0,
+            high_water: 0,
+            prefill: 0,
         };
         let id = seq.req.id;
         debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
@@ -159,7 +213,7 @@ impl Scheduler {
             }
         };
         self.by_id.insert(id, slot);
-        self.waiting.push_back(slot);
+        self.waiting.add(slot, key);
         Ok(())
     }
 
@@ -196,7 +250,9 @@ impl Scheduler {
     }
 
     /// Decides the next step's batch at time `now`: running requests first (preempting
-    /// the most recently admitted when blocks run out), then waiting ones in FIFO order.
+    /// when blocks run out: the most recently admitted, or under `priority` the lowest
+    /// priority), then waiting ones in queue order. Blocks enter the prefix cache as they
+    /// are allocated, so a request admitted later in the same step hits them.
     ///
     /// An empty batch means nothing can run until a new request arrives or a fetch
     /// finishes: the caller may sleep until then. Offload fetches listed in the output
@@ -211,15 +267,22 @@ impl Scheduler {
             "schedule() called again before finish_step()"
         );
         let mut out = SchedulerOutput::default();
-        let mut budget = self.cfg.max_num_batched_tokens;
-        self.schedule_running(&mut budget, &mut out);
-        // As vLLM: no new admissions in a step that had to preempt — unless the batch
-        // is empty, or the caller would sleep with work queued.
-        if out.preempted.is_empty() || out.scheduled.is_empty() {
-            self.schedule_waiting(now, &mut budget, offload, &mut out);
+        loop {
+            let mut budget = self.cfg.max_num_batched_tokens;
+            self.schedule_running(&mut budget, &mut out);
+            // As vLLM: no new admissions in a step that had to preempt — unless the batch
+            // is empty, or the caller would sleep with work queued.
+            if out.preempted.is_empty() || out.scheduled.is_empty() {
+                self.schedule_waiting(now, &mut budget, offload, &mut out);
+            }
+            out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
+            // Under `priority` a request can preempt itself while others still run: vLLM's
+            // step is then empty and the next one schedules them. Take that next step now,
+            // at the same instant, rather than sleep with requests running.
+            if !out.scheduled.is_empty() || self.running.is_empty() {
+                return out;
+            }
         }
-        out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
-        out
     }
 
     fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
@@ -231,10 +294,15 @@ impl Scheduler {
                 s.num_tokens() - s.num_computed
             };
             let n = self.chunk(remaining, *budget);
-            let need = self.blocks_needed(slot, n);
             let mut preempted_self = false;
-            while self.pool.num_free() < need {
-                let victim = self.running.pop().expect("the request itself is running");
+            while self.pool.num_free() < self.blocks_needed(slot, n) {
+                let v = self.victim();
+                let victim = self.running.remove(v);
+                if v < i {
+                    // Already scheduled this step (only under `priority`): give back its tokens.
+                    i -= 1;
+                    *budget += self.unschedule(victim, out);
+                }
                 self.preempt(victim, out);
                 if victim == slot {
                     preempted_self = true;
@@ -244,11 +312,43 @@ impl Scheduler {
             if preempted_self {
                 break;
             }
+            let need = self.blocks_needed(slot, n);
             self.grow(slot, need);
+            self.cache_scheduled(slot, n);
             self.push_scheduled(slot, n, out);
             *budget -= n;
             i += 1;
         }
+    }
+
+    /// Index in `running` of the request to preempt: the last admitted (vLLM's
+    /// `running.pop()`), or under `priority` the lowest priority, latest arrival among
+    /// equals (vLLM's `max(running, key=(priority, arrival_time))`, first of ties).
+    fn victim(&self) -> usize {
+        match self.cfg.scheduling_policy {
+            SchedulingPolicy::Fcfs => self.running.len() - 1,
+            SchedulingPolicy::Priority => {
+                let mut best = 0;
+                for (k, &s) in self.running.iter().enumerate().skip(1) {
+                    if self.seq(s).key.rank() > self.seq(self.running[best]).key.rank() {
+                        best = k;
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Takes `slot` out of this step's batch; returns the tokens it had.
+    fn unschedule(&mut self, slot: Slot, out: &mut SchedulerOutput) -> u32 {
+        let k = self
+            .in_flight
+            .iter()
+            .position(|&(s, _)| s == slot)
+            .expect("scheduled this step");
+        let (_, n) = self.in_flight.remove(k);
+        out.scheduled.remove(k);
+        n
     }
 
     fn schedule_waiting<L: OffloadLookup + ?Sized>(
@@ -279,7 +379,7 @@ impl Scheduler {
                 _ => return,
             }
         }
-        while let Some(&slot) = self.waiting.front() {
+        while let Some(slot) = self.waiting.peek() {
             if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
@@ -289,7 +389,7 @@ impl Scheduler {
                 // Head-of-line: the first request that does not fit stops admission.
                 Consider::Blocked => return,
             }
-            self.waiting.pop_front();
+            self.waiting.pop();
         }
     }
 
@@ -306,18 +406,16 @@ impl Scheduler {
         let caching = self.pool.caching_enabled();
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         seq.req.times.kv_lookup_start.get_or_insert(now);
-        if caching && seq.hashes.is_empty() {
-            // Blocks after the first private token can only ever match this request.
-            let shared = (seq.req.prompt.shareable_len() / bs) as usize;
-            seq.hashes = seq.req.prompt.block_hashes(bs).take(shared).collect();
-        }
         let num_tokens = seq.num_tokens();
         // At least the last token is computed, so its logits can be sampled.
         let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
+        if caching {
+            seq.ensure_hashes(max_hit_blocks as u32, bs);
+        }
         let shared_hits = self
             .pool
             .cached_prefix(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
-        let ghost_hits = if shared_hits == seq.hashes.len() {
+        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
             let base = shared_hits as u64;
             let id = seq.req.id;
             seq.ghost
@@ -337,8 +435,25 @@ impl Scheduler {
         }
         let hit = seq.tier_hit;
         let tier_tokens = hit.map_or(0, |h| h.tokens.min(num_tokens - 1) / bs * bs);
-        let evictable_hits = self.pool.free_among_cached(&seq.hashes[..shared_hits])
-            + self.pool.free_among(&seq.ghost[..ghost_hits]);
+        // Hit blocks nobody references leave the free queue when taken: count them as needed
+        // (vLLM's `num_evictable_computed_blocks`).
+        let mut evictable_hits = 0;
+        let mut own_prompt_tokens = 0;
+        let prompt = seq.req.prompt_len();
+        for (b, h) in seq.hashes[..shared_hits].iter().enumerate() {
+            let id = self.pool.cached_block(*h).expect("a hit is cached");
+            evictable_hits += self.pool.is_free(id) as u32;
+            if self.pool.owner(id) == seq.req.id {
+                own_prompt_tokens += prompt
+                    .min((b as u32 + 1) * bs)
+                    .saturating_sub(b as u32 * bs);
+            }
+        }
+        for (j, &id) in seq.ghost[..ghost_hits].iter().enumerate() {
+            let b = (shared_hits + j) as u32;
+            evictable_hits += self.pool.is_free(id) as u32;
+            own_prompt_tokens += prompt.min((b + 1) * bs).saturating_sub(b * bs);
+        }
 
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
@@ -357,11 +472,12 @@ impl Scheduler {
             seq.fetch_to = tier_tokens;
             seq.req.state = RequestState::FetchKvc;
             seq.req.sources = TokenSources {
-                gpu_cache: gpu_tokens,
+                gpu_cache: gpu_tokens - own_prompt_tokens,
+                gpu_rehit: own_prompt_tokens,
                 offload_tier: Some(hit.tier),
                 offload: tier_tokens - gpu_tokens,
-                // Prompt tokens only: recomputed output tokens are not part of the prompt.
-                computed: seq.req.prompt_len().saturating_sub(tier_tokens),
+                computed: prompt.saturating_sub(tier_tokens),
+                recomputed: 0,
             };
             let tokens = tier_tokens - gpu_tokens;
             out.fetches.push(FetchStart {
@@ -387,12 +503,16 @@ impl Scheduler {
         seq.num_computed = gpu_tokens;
         seq.num_cached_blocks = gpu_blocks as u32;
         seq.req.times.ready.get_or_insert(now);
+        let gpu_prompt = gpu_tokens.min(prompt);
         seq.req.sources = TokenSources {
-            gpu_cache: gpu_tokens,
+            gpu_cache: gpu_prompt - own_prompt_tokens,
+            gpu_rehit: own_prompt_tokens,
             offload_tier: None,
             offload: 0,
-            computed: seq.req.prompt_len().saturating_sub(gpu_tokens),
+            computed: prompt - gpu_prompt,
+            recomputed: 0,
         };
+        self.cache_scheduled(slot, n);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -417,6 +537,7 @@ impl Scheduler {
             return Consider::Blocked;
         }
         self.grow(slot, need);
+        self.cache_scheduled(slot, n);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -497,18 +618,21 @@ impl Scheduler {
         seq.ghost.clear();
     }
 
-    /// Recompute preemption: free the blocks, forget progress, back to the queue's front.
+    /// Recompute preemption: free the blocks, forget progress, back to the queue.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
+        let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        // Its private computed blocks stay reusable (by it alone) until evicted.
-        let private = (seq.hashes.len() as u32).min(seq.num_cached_blocks) as usize;
-        seq.ghost = seq.blocks[private..seq.num_cached_blocks as usize].to_vec();
-        for (j, &id) in seq.ghost.iter().enumerate() {
-            self.pool
-                .cache_private(id, private_tag(seq.req.id, (private + j) as u64));
+        // Blocks cached for this step's tokens were never computed: forget their content.
+        let computed_blocks = seq.num_computed / bs;
+        for b in computed_blocks..seq.num_cached_blocks {
+            self.pool.uncache(seq.blocks[b as usize]);
         }
-        self.pool.free(&seq.blocks);
+        let cached = seq.num_cached_blocks.min(computed_blocks);
+        // Its private computed blocks stay reusable (by it alone) until evicted.
+        seq.ghost = seq.blocks[seq.shareable_blocks.min(cached) as usize..cached as usize].to_vec();
+        self.pool.free_table(&seq.blocks);
         seq.blocks.clear();
+        seq.high_water = seq.high_water.max(seq.num_computed);
         seq.num_computed = 0;
         seq.num_cached_blocks = 0;
         seq.looked_up = false;
@@ -516,11 +640,12 @@ impl Scheduler {
         seq.req.preemptions += 1;
         seq.req.state = RequestState::Waiting;
         out.preempted.push(seq.req.id);
-        self.waiting.push_front(slot);
+        let key = seq.key;
+        self.waiting.prepend(slot, key);
     }
 
     /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
-    /// prefix caching of newly full prompt blocks, completions.
+    /// completions.
     pub fn finish_step(&mut self, now: f64) -> StepOutcome {
         let mut outcome = StepOutcome::default();
         let mut in_flight = std::mem::take(&mut self.in_flight);
@@ -530,8 +655,15 @@ impl Scheduler {
         let mut finished = Vec::new();
         for &(slot, n) in &in_flight {
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            // Every token but a first-time decode is prefill (recomputed ones included).
+            let decode_from = seq
+                .num_computed
+                .max(seq.req.prompt_len())
+                .max(seq.high_water);
+            let prefill = n - (seq.num_computed + n).saturating_sub(decode_from).min(n);
+            seq.prefill += prefill as u64;
+            self.prefill_tokens += prefill as u64;
             seq.num_computed += n;
-            Self::cache_full_blocks(&mut self.pool, seq, self.cfg.block_size);
             if seq.num_computed < seq.num_tokens() {
                 continue;
             }
@@ -549,6 +681,10 @@ impl Scheduler {
             if req.tokens_emitted >= req.output_len {
                 req.state = RequestState::Completed;
                 req.times.completed = Some(now);
+                req.sources.recomputed = seq
+                    .prefill
+                    .saturating_sub(req.sources.computed as u64)
+                    .min(u32::MAX as u64) as u32;
                 finished.push(slot);
             }
         }
@@ -561,7 +697,7 @@ impl Scheduler {
             });
             for slot in finished {
                 let seq = self.seqs[slot as usize].take().expect("live slot");
-                self.pool.free(&seq.blocks);
+                self.pool.free_table(&seq.blocks);
                 self.by_id.remove(&seq.req.id);
                 self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
@@ -570,20 +706,32 @@ impl Scheduler {
         outcome
     }
 
-    /// Offers the prompt's newly full computed blocks to the prefix cache.
-    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, block_size: u32) {
-        if !pool.caching_enabled() {
+    /// Offers the blocks this step fills to the prefix cache as it schedules `n` tokens
+    /// of `slot` (vLLM's `allocate_slots` → `cache_blocks`).
+    fn cache_scheduled(&mut self, slot: Slot, n: u32) {
+        let bs = self.cfg.block_size;
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let upto = (seq.num_computed + n).min(seq.num_tokens());
+        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
+    }
+
+    /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
+    /// ones under their hash, private ones under the request's own tag.
+    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
+        let full = tokens / block_size;
+        if !pool.caching_enabled() || seq.num_cached_blocks >= full {
             return;
         }
-        let computed_prompt = seq.num_computed.min(seq.req.prompt_len());
-        let full = computed_prompt / block_size;
-        // Shareable blocks enter the index now; private ones are tagged only if the request
-        // is preempted (see `preempt`), the one case in which anyone can hit them.
-        let shared = full.min(seq.hashes.len() as u32);
-        for b in seq.num_cached_blocks.min(shared)..shared {
-            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize]);
+        seq.ensure_hashes(full, block_size);
+        let id = seq.req.id;
+        for b in seq.num_cached_blocks..full {
+            let block = seq.blocks[b as usize];
+            match seq.hashes.get(b as usize) {
+                Some(&h) => pool.cache_block(block, h, id),
+                None => pool.cache_private(block, private_tag(id, b as u64), id),
+            }
         }
-        seq.num_cached_blocks = seq.num_cached_blocks.max(full);
+        seq.num_cached_blocks = full;
     }
 
     /// The offload fetch of request `id` finished at `now`: it becomes READY.
@@ -598,7 +746,7 @@ impl Scheduler {
             return false;
         }
         seq.num_computed = seq.fetch_to;
-        Self::cache_full_blocks(&mut self.pool, seq, bs);
+        Self::cache_full_blocks(&mut self.pool, seq, seq.fetch_to, bs);
         seq.req.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
@@ -664,6 +812,28 @@ impl Scheduler {
         self.steps
     }
 
+    /// Prefill tokens computed so far: every computed token except each generated token's
+    /// first decode (prompt chunks and recomputation after preemption). Equals the sum of
+    /// `sources.computed + sources.recomputed` over the requests once they finish.
+    pub fn prefill_tokens(&self) -> u64 {
+        self.prefill_tokens
+    }
+
+    /// Ids of the waiting requests, in the order they will be considered.
+    pub fn waiting_ids(&self) -> Vec<u64> {
+        self.waiting.iter().map(|s| self.seq(s).req.id).collect()
+    }
+
+    /// Ids of the running requests, in admission order.
+    pub fn running_ids(&self) -> Vec<u64> {
+        self.running.iter().map(|&s| self.seq(s).req.id).collect()
+    }
+
+    /// The block table of request `id`, if it is on this worker.
+    pub fn block_table(&self, id: u64) -> Option<&[BlockId]> {
+        self.by_id.get(&id).map(|&s| &self.seq(s).blocks[..])
+    }
+
     /// Fraction of KV blocks referenced by requests, in [0, 1].
     pub fn kv_usage(&self) -> f64 {
         let total = self.pool.num_blocks();
@@ -696,7 +866,7 @@ impl Scheduler {
             }
             refs += seq.blocks.len() as u64;
         }
-        for &s in &self.waiting {
+        for s in self.waiting.iter() {
             let seq = self.seq(s);
             if seq.req.state != RequestState::Waiting || !seq.blocks.is_empty() {
                 return Err(format!(
