@@ -1009,6 +1009,7 @@ impl Importer {
         Some(StageConfig {
             total_requests,
             time_duration_sec,
+            priority: 0,
             generator,
         })
     }
@@ -1090,6 +1091,7 @@ impl Importer {
         Some(StageConfig {
             total_requests,
             time_duration_sec,
+            priority: 0,
             generator: GeneratorConfig::Trace(c),
         })
     }

@@ -58,6 +58,10 @@ pub struct StageConfig {
     /// already issued still complete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_duration_sec: Option<f64>,
+    /// Scheduling priority of the stage's requests under the workers' `priority` policy
+    /// (lower runs first, as vLLM's `priority`); ignored under `fcfs`. Default 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub priority: i32,
     /// What generates the requests.
     #[serde(flatten)]
     pub generator: GeneratorConfig,
@@ -69,6 +73,7 @@ impl Default for StageConfig {
         Self {
             total_requests: Some(100),
             time_duration_sec: None,
+            priority: 0,
             generator: GeneratorConfig::ExponentialReqRate(SyntheticConfig::default()),
         }
     }
@@ -288,14 +293,31 @@ impl<'de> Deserialize<'de> for StageConfig {
                 })
             })
             .transpose()?;
+        let priority = take("priority")
+            .map(|v| {
+                v.as_i64()
+                    .and_then(|p| i32::try_from(p).ok())
+                    .ok_or_else(|| {
+                        D::Error::custom(format!(
+                            "priority: expected a whole number in i32 range, got {v}"
+                        ))
+                    })
+            })
+            .transpose()?
+            .unwrap_or(0);
         let generator = GeneratorConfig::deserialize(serde_json::Value::Object(map))
             .map_err(D::Error::custom)?;
         Ok(Self {
             total_requests,
             time_duration_sec,
+            priority,
             generator,
         })
     }
+}
+
+fn is_zero(p: &i32) -> bool {
+    *p == 0
 }
 
 fn cap(n: u32) -> Option<usize> {

@@ -15,6 +15,7 @@ pub(crate) struct Stage {
     pub index: u32,
     pub total_requests: Option<u64>,
     pub time_duration_sec: Option<f64>,
+    pub priority: i32,
     pub generator: StageGenerator,
 }
 
@@ -25,6 +26,7 @@ impl Stage {
             index,
             total_requests: config.total_requests,
             time_duration_sec: config.time_duration_sec,
+            priority: config.priority,
             generator,
         }
     }
@@ -56,6 +58,7 @@ async fn run_stage(ctx: Rc<Context>, router: Rc<Router>, stage: Stage) -> Result
         router,
         responses: responses.clone(),
         stage: stage.index,
+        priority: stage.priority,
         start: env.now(),
         time_bound: stage.time_duration_sec,
     };
@@ -78,6 +81,7 @@ struct Submitter {
     router: Rc<Router>,
     responses: Store<StageMsg>,
     stage: u32,
+    priority: i32,
     start: f64,
     time_bound: Option<f64>,
 }
@@ -107,6 +111,7 @@ impl Submitter {
         let mut rec = self.ctx.recorder.borrow_mut();
         let mut request = Request::new(rec.peek_id(), spec.prompt, spec.output_len, env.now());
         request.stage = self.stage;
+        request.priority = self.priority;
         request.session = spec.session.map(|s| s.session);
         request.turn = spec.session.map(|s| s.turn);
         rec.on_arrival(&request, spec.session);
