@@ -29,6 +29,7 @@ use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
 use crate::scenario::{Scenario, ScenarioData};
+use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
@@ -257,13 +258,15 @@ impl Simulation {
                 s.stats.summarize(end, self.num_tiers, records)
             })
             .collect();
+        let series = rec.series.finish(end_time);
         SimulationResults {
             engine_version: crate::VERSION,
             end_time,
             truncated,
             events: self.events,
             stages,
-            series: rec.series.finish(end_time),
+            workers: WorkerTable::new(&rec.records, &series, end_time),
+            series,
             itl: rec
                 .stages
                 .iter()

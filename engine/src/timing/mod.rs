@@ -8,7 +8,7 @@ mod analytical;
 mod roofline;
 
 pub use analytical::OpalAnalytical;
-pub use roofline::Roofline;
+pub use roofline::{Roofline, StepWork};
 
 use crate::hardware::Hardware;
 use crate::model::Model;
