@@ -265,7 +265,7 @@ impl Simulation {
             truncated,
             events: self.events,
             stages,
-            workers: WorkerTable::new(&rec.records, &series, end_time),
+            workers: WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time),
             series,
             itl: rec
                 .stages

@@ -41,6 +41,8 @@ pub(crate) struct Recorder {
     next_session: u32,
     /// Requests that completed or failed.
     pub finished: u64,
+    /// Prefill tokens each worker computed, by worker id.
+    pub worker_prefill: Vec<u64>,
 }
 
 impl Recorder {
@@ -98,6 +100,15 @@ impl Recorder {
             s.stats.on_tokens(t, n);
         }
         self.series.on_tokens(t, n);
+    }
+
+    /// Worker `worker` computed `n` prefill tokens in a step.
+    pub fn on_prefill(&mut self, worker: u32, n: u64) {
+        let w = worker as usize;
+        if self.worker_prefill.len() <= w {
+            self.worker_prefill.resize(w + 1, 0);
+        }
+        self.worker_prefill[w] += n;
     }
 
     /// The stage of request `id`.

@@ -21,7 +21,9 @@ pub struct WorkerSummary {
     pub gpu_hit_rate: f64,
     /// Share of their prompt tokens a preempted request found again in its own blocks.
     pub gpu_rehit_rate: f64,
-    /// Prefill tokens it computed (prompt chunks plus recomputation after preemption).
+    /// Prefill tokens it computed (prompt chunks plus recomputation after preemption), as
+    /// its scheduler counted them; once every request completed this is the sum of
+    /// `sources.computed + recomputed` over the requests it ran.
     pub prefill_tokens: u64,
     /// Preemptions of its requests.
     pub preemptions: u64,
@@ -59,16 +61,22 @@ fn over_run(column: &[f64], end: f64) -> f64 {
 }
 
 impl WorkerTable {
-    /// The table from the run's request records and per-second series, for a run that
-    /// ended at `end` seconds.
-    pub fn new(records: &[RequestRecord], series: &SeriesColumns, end: f64) -> Self {
+    /// The table from the run's request records, per-second series and the prefill each
+    /// worker computed (by worker id), for a run that ended at `end` seconds.
+    pub fn new(
+        records: &[RequestRecord],
+        series: &SeriesColumns,
+        prefill: &[u64],
+        end: f64,
+    ) -> Self {
         let n = records
             .iter()
             .filter_map(|r| r.worker)
             .map(|w| w as usize + 1)
             .max()
             .unwrap_or(0)
-            .max(series.workers.len());
+            .max(series.workers.len())
+            .max(prefill.len());
         let mut rows: Vec<WorkerSummary> = (0..n)
             .map(|w| {
                 let cols = series.workers.get(w);
@@ -82,7 +90,7 @@ impl WorkerTable {
                     output_tokens: 0,
                     gpu_hit_rate: 0.0,
                     gpu_rehit_rate: 0.0,
-                    prefill_tokens: 0,
+                    prefill_tokens: prefill.get(w).copied().unwrap_or(0),
                     preemptions: 0,
                     busy: util(|c| &c.busy_fraction),
                     compute_utilization: util(|c| &c.compute_utilization),
@@ -102,7 +110,6 @@ impl WorkerTable {
             row.requests += 1;
             row.prompt_tokens += r.prompt_tokens as u64;
             row.output_tokens += r.output_tokens as u64;
-            row.prefill_tokens += (r.sources.computed + r.recomputed) as u64;
             hits[w as usize].0 += r.sources.gpu_cache as u64;
             hits[w as usize].1 += r.sources.gpu_rehit as u64;
         }
@@ -195,7 +202,6 @@ mod tests {
             done(3, 1, 40, 0, 0),
         ];
         recs[1].preemptions = 2;
-        recs[1].recomputed = 70;
         let mut failed = RequestRecord::new(4, 0, 0.0, 10);
         failed.worker = Some(2);
         failed.preemptions = 1;
@@ -219,7 +225,7 @@ mod tests {
                 3
             ],
         };
-        let t = WorkerTable::new(&recs, &series, 1.5);
+        let t = WorkerTable::new(&recs, &series, &[190, 40], 1.5);
         assert_eq!(t.workers.len(), 3);
         let w0 = &t.workers[0];
         assert_eq!(
@@ -227,7 +233,6 @@ mod tests {
             (3, 300, 30)
         );
         assert_eq!((w0.gpu_hit_rate, w0.gpu_rehit_rate), (0.5, 0.1));
-        // Prefill: computed 0 + 20 + 100, plus 70 recomputed.
         assert_eq!((w0.prefill_tokens, w0.preemptions), (190, 2));
         assert_eq!(w0.load_share, 0.75);
         // Busy over [0, 1.5): 1·1 + 0.5·0.5 = 1.25 s of 1.5.

@@ -310,6 +310,7 @@ impl Worker {
         let (compute, memory) = utilization;
         rec.series
             .on_busy(self.id as usize, start, now, compute, memory);
+        rec.on_prefill(self.id, outcome.prefill_tokens);
         let tokens = &mut st.stage_tokens;
         tokens.clear();
         tokens.resize(rec.stages.len().max(1), 0);

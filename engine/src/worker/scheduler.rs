@@ -662,7 +662,7 @@ impl Scheduler {
                 .max(seq.high_water);
             let prefill = n - (seq.num_computed + n).saturating_sub(decode_from).min(n);
             seq.prefill += prefill as u64;
-            self.prefill_tokens += prefill as u64;
+            outcome.prefill_tokens += prefill as u64;
             seq.num_computed += n;
             if seq.num_computed < seq.num_tokens() {
                 continue;
@@ -688,6 +688,7 @@ impl Scheduler {
                 finished.push(slot);
             }
         }
+        self.prefill_tokens += outcome.prefill_tokens;
         in_flight.clear();
         self.in_flight = in_flight;
         if !finished.is_empty() {
