@@ -410,3 +410,75 @@ fn offload_hits_go_through_fetch_kvc_under_the_ready_cap() {
     assert_eq!(tier.lookups, 3);
     assert_eq!(s.block_pool().num_used(), 0);
 }
+
+#[test]
+fn the_next_turn_of_a_conversation_hits_the_previous_reply() {
+    // Turn 0: 1,000 system + 200 user tokens, a 300-token reply. Its KV holds the
+    // 1,200 + 300 − 1 = 1,499 tokens it computed (the last reply token is sampled, never fed
+    // back): ⌊1,499 / 16⌋ = 93 full blocks, cached as they fill, reply tokens included.
+    // Turn 1 (= turn 0's prompt + reply + 50 user tokens = 1,550) finds all 93 blocks:
+    // 93 · 16 = 1,488 tokens, not just turn 0's 1,200 prompt tokens.
+    let mut s = scheduler(&SchedulerConfig::default(), 1000);
+    let turn0 = PromptContent::new()
+        .with(Source::SystemPrompt(0), 1000)
+        .with(
+            Source::Turn {
+                session: 7,
+                turn: 0,
+            },
+            200,
+        );
+    let turn1 = turn0
+        .clone()
+        .with(
+            Source::Reply {
+                session: 7,
+                turn: 0,
+            },
+            300,
+        )
+        .with(
+            Source::Turn {
+                session: 7,
+                turn: 1,
+            },
+            50,
+        );
+    let mut a = Request::new(0, turn0, 300, 0.0);
+    (a.session, a.turn) = (Some(7), Some(0));
+    let mut b = Request::new(1, turn1, 10, 0.0);
+    (b.session, b.turn) = (Some(7), Some(1));
+    let (done, _) = run(&mut s, vec![a]);
+    assert_eq!(done[0].sources.gpu_cache, 0);
+    let (done, _) = run(&mut s, vec![b]);
+    let t1 = &done[0];
+    assert_eq!(
+        (
+            t1.sources.gpu_cache,
+            t1.sources.gpu_rehit,
+            t1.sources.computed
+        ),
+        (1488, 0, 1550 - 1488)
+    );
+}
+
+#[test]
+fn two_requests_admitted_in_one_step_share_their_common_prefix() {
+    // Same-step prefix sharing: B, admitted right after A in the same step, hits the 4
+    // system-prompt blocks A allocated (cached at allocation) instead of computing them.
+    let mut s = scheduler(&SchedulerConfig::default(), 100);
+    let prompt = |id| {
+        PromptContent::new()
+            .with(Source::SystemPrompt(1), 64)
+            .with(Source::Unique(id), 20)
+    };
+    let (done, batches) = run(
+        &mut s,
+        vec![
+            Request::new(1, prompt(1), 1, 0.0),
+            Request::new(2, prompt(2), 1, 0.0),
+        ],
+    );
+    assert_eq!(batches[0], [(1, 84), (2, 20)]);
+    assert_eq!(done[1].sources.gpu_cache, 64);
+}

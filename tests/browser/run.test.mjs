@@ -109,6 +109,10 @@ test('the default scenario runs in the tab and gives the native engine\'s number
   await page.getByTestId('latency').locator('svg').first().waitFor();
   await tab(page, 'Routing');
   assert.ok(await page.getByTestId('routing').locator('tbody tr').count() > 0);
+  // One row per worker, as in the native results.
+  const workers = JSON.parse(fs.readFileSync(want.results, 'utf8')).workers.workers;
+  assert.ok(workers.length > 0);
+  assert.equal(await page.getByTestId('worker-table').locator('tbody tr').count(), workers.length);
   await page.screenshot({ path: `${artifacts}/routing.png` });
   assert.deepEqual(errors, []);
 });

@@ -1009,7 +1009,7 @@ impl Importer {
         Some(StageConfig {
             total_requests,
             time_duration_sec,
-            priority: 0,
+            priority: Default::default(),
             generator,
         })
     }
@@ -1091,7 +1091,7 @@ impl Importer {
         Some(StageConfig {
             total_requests,
             time_duration_sec,
-            priority: 0,
+            priority: Default::default(),
             generator: GeneratorConfig::Trace(c),
         })
     }

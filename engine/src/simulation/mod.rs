@@ -114,7 +114,7 @@ impl Simulation {
                 None => None,
             };
             match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
+                Ok(generator) => stages.push(Stage::new(i as u32, config, seed, generator)),
                 Err(mut p) => problems.append(&mut p),
             }
             expected = expected

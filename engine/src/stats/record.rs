@@ -71,6 +71,8 @@ pub struct RequestRecord {
     pub completion: f64,
     /// Times it was preempted.
     pub preemptions: u32,
+    /// Its scheduling priority (used by the `priority` policy; lower first).
+    pub priority: i32,
     /// Prompt tokens by KV source.
     pub sources: PromptSources,
     /// Extra prefill its preemptions cost: tokens computed in admissions a preemption cut
@@ -100,6 +102,7 @@ impl RequestRecord {
             first_token: f64::NAN,
             completion: f64::NAN,
             preemptions: 0,
+            priority: 0,
             sources: PromptSources::default(),
             recomputed: 0,
             failed: None,
@@ -144,8 +147,8 @@ mod tests {
     #[test]
     fn record_stays_small() {
         // 8 timestamps (64 B) + id (8) + sources (4 + 4 + 4·4 + 4 = 28) + session (12) +
-        // worker (8) + failed (12) + stage, prompt, output, preemptions, recomputed (20)
-        // = 152 B, which is what x86_64 measures (no padding).
+        // worker (8) + failed (12) + stage, prompt, output, preemptions, priority,
+        // recomputed (24) = 156 B; x86_64 pads it to 160.
         let size = std::mem::size_of::<RequestRecord>();
         assert!(size <= 160, "RequestRecord is {size} bytes");
     }

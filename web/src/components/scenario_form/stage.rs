@@ -168,7 +168,7 @@ fn stop_conditions(c: &FormCtx, p: &str, ty: &str) -> Html {
             { optional("time_duration_sec", "Duration", Some("s"), "No new request at or after this time from the stage start.", serde_json::json!(60.0)) }
             if c.str("worker.scheduling_policy") == "priority" {
                 { c.number(&format!("{p}.priority"), "Priority").whole()
-                    .hint("Lower runs first and is preempted last (the workers' priority policy); empty means 0.").html() }
+                    .hint("Lower runs first and is preempted last (the workers' priority policy); empty means 0. A weighted mix is set in the JSON view.").html() }
             }
         </div>
     }
