@@ -219,30 +219,24 @@ impl BlockPool {
     /// reference join the free queue: those holding no cached content at the head, in
     /// that order, to be reused first; cached ones at the tail. With caching off every
     /// block joins the tail (vLLM keeps recently used blocks last for GPU locality).
-    pub fn free(&mut self, table: impl DoubleEndedIterator<Item = BlockId> + Clone) {
-        for id in table.clone() {
+    pub fn free(&mut self, table: impl Iterator<Item = BlockId>) {
+        // The last fresh block put at the head: the next one goes right after it.
+        let mut last_fresh = NIL;
+        for id in table {
             let block = &mut self.blocks[id as usize];
             debug_assert!(block.ref_cnt > 0, "block {id} freed twice");
             block.ref_cnt -= 1;
-            if block.ref_cnt == 0 {
-                self.num_free += 1;
+            if block.ref_cnt > 0 {
+                continue;
             }
-        }
-        if self.enable_caching {
-            // Pushing the fresh blocks to the front in reverse keeps their order at the head.
-            for id in table.clone().rev() {
-                let b = &self.blocks[id as usize];
-                if b.ref_cnt == 0 && b.hash.is_none() && b.prev == NIL && self.head != id {
-                    self.push_front(id);
-                }
-            }
-        }
-        for id in table {
-            let b = &self.blocks[id as usize];
-            if b.ref_cnt == 0 && b.prev == NIL && self.head != id {
-                if b.hash.is_some() {
-                    self.num_cached_free += 1;
-                }
+            self.num_free += 1;
+            if block.hash.is_some() {
+                self.num_cached_free += 1;
+                self.push_back(id);
+            } else if self.enable_caching {
+                self.insert_after(last_fresh, id);
+                last_fresh = id;
+            } else {
                 self.push_back(id);
             }
         }
@@ -470,19 +464,28 @@ impl BlockPool {
         self.tail = id;
     }
 
-    fn push_front(&mut self, id: BlockId) {
-        let head = self.head;
+    /// Links `id` right after `after` (`NIL`: at the head).
+    fn insert_after(&mut self, after: u32, id: BlockId) {
+        let next = if after == NIL {
+            self.head
+        } else {
+            self.blocks[after as usize].next
+        };
         {
             let b = &mut self.blocks[id as usize];
-            b.prev = NIL;
-            b.next = head;
+            b.prev = after;
+            b.next = next;
         }
-        if head == NIL {
+        if after == NIL {
+            self.head = id;
+        } else {
+            self.blocks[after as usize].next = id;
+        }
+        if next == NIL {
             self.tail = id;
         } else {
-            self.blocks[head as usize].prev = id;
+            self.blocks[next as usize].prev = id;
         }
-        self.head = id;
     }
 }
 

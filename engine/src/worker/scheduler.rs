@@ -312,9 +312,7 @@ impl Scheduler {
             if preempted_self {
                 break;
             }
-            let need = self.blocks_needed(slot, n);
-            self.grow(slot, need);
-            self.cache_scheduled(slot, n);
+            self.grow_and_cache(slot, n);
             self.push_scheduled(slot, n, out);
             *budget -= n;
             i += 1;
@@ -435,25 +433,9 @@ impl Scheduler {
         }
         let hit = seq.tier_hit;
         let tier_tokens = hit.map_or(0, |h| h.tokens.min(num_tokens - 1) / bs * bs);
-        // Hit blocks nobody references leave the free queue when taken: count them as needed
-        // (vLLM's `num_evictable_computed_blocks`).
-        let mut evictable_hits = 0;
-        let mut own_prompt_tokens = 0;
+        let (evictable_hits, own_prompt_tokens) =
+            Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
         let prompt = seq.req.prompt_len();
-        for (b, h) in seq.hashes[..shared_hits].iter().enumerate() {
-            let id = self.pool.cached_block(*h).expect("a hit is cached");
-            evictable_hits += self.pool.is_free(id) as u32;
-            if self.pool.owner(id) == seq.req.id {
-                own_prompt_tokens += prompt
-                    .min((b as u32 + 1) * bs)
-                    .saturating_sub(b as u32 * bs);
-            }
-        }
-        for (j, &id) in seq.ghost[..ghost_hits].iter().enumerate() {
-            let b = (shared_hits + j) as u32;
-            evictable_hits += self.pool.is_free(id) as u32;
-            own_prompt_tokens += prompt.min((b + 1) * bs).saturating_sub(b * bs);
-        }
 
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
@@ -512,9 +494,44 @@ impl Scheduler {
             computed: prompt - gpu_prompt,
             recomputed: 0,
         };
-        self.cache_scheduled(slot, n);
+        let upto = (gpu_tokens + n).min(num_tokens);
+        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
+    }
+
+    /// Of a waiting request's prefix hits (`shared` found by hash, then `ghost` of its own
+    /// private blocks): how many are free — taking them off the free queue costs a block
+    /// each, as vLLM's `num_evictable_computed_blocks` counts — and how many of its prompt
+    /// tokens they hold that it filled itself before a preemption (re-hits, not hits).
+    fn classify_hits(
+        pool: &BlockPool,
+        seq: &Seq,
+        shared: usize,
+        ghost: usize,
+        block_size: u32,
+    ) -> (u32, u32) {
+        let prompt = seq.req.prompt_len();
+        let prompt_in = |b: usize| {
+            let b = b as u32;
+            prompt
+                .min((b + 1) * block_size)
+                .saturating_sub(b * block_size)
+        };
+        let by_hash = seq.hashes[..shared]
+            .iter()
+            .map(|h| pool.cached_block(*h).expect("a hit is cached"));
+        let (mut evictable, mut own) = (0, 0);
+        for (b, id) in by_hash
+            .chain(seq.ghost[..ghost].iter().copied())
+            .enumerate()
+        {
+            evictable += pool.is_free(id) as u32;
+            if pool.owner(id) == seq.req.id {
+                own += prompt_in(b);
+            }
+        }
+        (evictable, own)
     }
 
     /// Admission of a READY request (its prefix already fetched into its blocks).
@@ -532,12 +549,10 @@ impl Scheduler {
         let Some(n) = self.admissible_chunk(remaining, *budget) else {
             return Consider::Blocked;
         };
-        let need = self.blocks_needed(slot, n);
-        if self.pool.num_free() < need {
+        if self.pool.num_free() < self.blocks_needed(slot, n) {
             return Consider::Blocked;
         }
-        self.grow(slot, need);
-        self.cache_scheduled(slot, n);
+        self.grow_and_cache(slot, n);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -578,15 +593,32 @@ impl Scheduler {
 
     fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
         let s = self.seq(slot);
-        (s.num_computed + n)
-            .div_ceil(self.cfg.block_size)
-            .saturating_sub(s.blocks.len() as u32)
+        Self::new_blocks(s, n, self.cfg.block_size)
     }
 
-    fn grow(&mut self, slot: Slot, need: u32) {
+    /// Blocks `seq` lacks for `n` more tokens (no division in the common case of a decode
+    /// that fits its last block: this runs for every sequence of every step).
+    fn new_blocks(seq: &Seq, n: u32, block_size: u32) -> u32 {
+        let tokens = seq.num_computed + n;
+        let have = seq.blocks.len() as u32;
+        if tokens <= have * block_size {
+            0
+        } else {
+            tokens.div_ceil(block_size) - have
+        }
+    }
+
+    /// Allocates the blocks `n` more tokens of `slot` need (the caller checked they are
+    /// free) and offers the blocks they fill to the prefix cache, as vLLM's
+    /// `allocate_slots` does.
+    fn grow_and_cache(&mut self, slot: Slot, n: u32) {
+        let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let need = Self::new_blocks(seq, n, bs);
         let ok = self.pool.allocate(need, &mut seq.blocks);
-        debug_assert!(ok, "grow() after a free-block check");
+        debug_assert!(ok, "grow_and_cache() after a free-block check");
+        let upto = (seq.num_computed + n).min(seq.num_tokens());
+        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
     }
 
     fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
@@ -707,22 +739,14 @@ impl Scheduler {
         outcome
     }
 
-    /// Offers the blocks this step fills to the prefix cache as it schedules `n` tokens
-    /// of `slot` (vLLM's `allocate_slots` → `cache_blocks`).
-    fn cache_scheduled(&mut self, slot: Slot, n: u32) {
-        let bs = self.cfg.block_size;
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let upto = (seq.num_computed + n).min(seq.num_tokens());
-        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
-    }
-
     /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
     /// ones under their hash, private ones under the request's own tag.
     fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
-        let full = tokens / block_size;
-        if !pool.caching_enabled() || seq.num_cached_blocks >= full {
+        // Most calls (decodes inside a block) fill nothing: skip the division.
+        if !pool.caching_enabled() || tokens < (seq.num_cached_blocks + 1) * block_size {
             return;
         }
+        let full = tokens / block_size;
         seq.ensure_hashes(full, block_size);
         let id = seq.req.id;
         for b in seq.num_cached_blocks..full {
