@@ -4,6 +4,12 @@
 //! `num_tokens` (prompt + tokens generated so far) and `num_computed` (tokens whose
 //! KV is in the cache), and each step schedules some of the difference. A sequence
 //! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
+//!
+//! Prefix caching follows vLLM v1's `KVCacheManager.allocate_slots`: the full blocks a
+//! step will fill are cached when they are allocated (a request admitted later in the
+//! same step hits them), generated tokens are hashed like prompt tokens (the next turn of
+//! a conversation hits the reply), and a request's blocks are freed last block first.
+//! `engine/tests/vllm_*.rs` run vLLM's own tests against it.
 
 use super::request_queue::{QueueKey, RequestQueue};
 use super::{
