@@ -26,11 +26,15 @@ pub type BlockId = u32;
 
 const NIL: u32 = u32::MAX;
 
+/// 32 bytes (a pool can hold millions): the hash and its flag are stored apart rather
+/// than as an `Option`, which would pad the block to 40.
 #[derive(Debug, Clone)]
 struct Block {
     ref_cnt: u32,
-    /// The chained hash of the content (or a private tag), while the block is cached.
-    hash: Option<BlockHash>,
+    /// The chained hash of the content (or a private tag), meaningful while `cached`.
+    hash_value: BlockHash,
+    /// The block holds reusable content.
+    cached: bool,
     /// The hash is in the `hash → block` index (shareable content). Private blocks (content
     /// only their owner's sequence has) are cached without an index entry or an event: only
     /// the owner can ever hit them, after a preemption, and it remembers their ids.
@@ -40,6 +44,12 @@ struct Block {
     /// Free-queue links (meaningful only while `ref_cnt == 0`).
     prev: u32,
     next: u32,
+}
+
+impl Block {
+    fn hash(&self) -> Option<BlockHash> {
+        self.cached.then_some(self.hash_value)
+    }
 }
 
 /// The worker's GPU blocks, free queue and prefix-cache index.
@@ -68,7 +78,8 @@ impl BlockPool {
         let blocks = (0..num_blocks)
             .map(|i| Block {
                 ref_cnt: 0,
-                hash: None,
+                hash_value: 0,
+                cached: false,
                 indexed: false,
                 owner: 0,
                 prev: if i == 0 { NIL } else { i - 1 },
@@ -167,7 +178,7 @@ impl BlockPool {
             let id = self.head;
             self.unlink(id);
             self.num_free -= 1;
-            if self.blocks[id as usize].hash.is_some() {
+            if self.blocks[id as usize].cached {
                 self.num_cached_free -= 1;
                 self.evict(id);
             }
@@ -180,9 +191,10 @@ impl BlockPool {
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
     fn evict(&mut self, id: BlockId) {
         let block = &mut self.blocks[id as usize];
-        let Some(hash) = block.hash.take() else {
+        if !std::mem::take(&mut block.cached) {
             return;
-        };
+        }
+        let hash = block.hash_value;
         if !std::mem::take(&mut block.indexed) {
             return;
         }
@@ -230,7 +242,7 @@ impl BlockPool {
                 continue;
             }
             self.num_free += 1;
-            if block.hash.is_some() {
+            if block.cached {
                 self.num_cached_free += 1;
                 self.push_back(id);
             } else if self.enable_caching {
@@ -251,7 +263,7 @@ impl BlockPool {
     /// Indexes the full block `id` under `hash`, filled by request `owner`, so later
     /// prompts can reuse it. No-op when caching is off or the block is already cached.
     pub fn cache_block(&mut self, id: BlockId, hash: BlockHash, owner: u64) {
-        if !self.enable_caching || self.blocks[id as usize].hash.is_some() {
+        if !self.enable_caching || self.blocks[id as usize].cached {
             return;
         }
         match self.cached.entry(hash) {
@@ -270,7 +282,8 @@ impl BlockPool {
             }
         }
         let block = &mut self.blocks[id as usize];
-        block.hash = Some(hash);
+        block.hash_value = hash;
+        block.cached = true;
         block.indexed = true;
         block.owner = owner;
     }
@@ -280,10 +293,11 @@ impl BlockPool {
     /// the block is already cached.
     pub fn cache_private(&mut self, id: BlockId, tag: BlockHash, owner: u64) {
         let block = &mut self.blocks[id as usize];
-        if !self.enable_caching || block.hash.is_some() {
+        if !self.enable_caching || block.cached {
             return;
         }
-        block.hash = Some(tag);
+        block.hash_value = tag;
+        block.cached = true;
         block.owner = owner;
     }
 
@@ -300,7 +314,7 @@ impl BlockPool {
     /// True when block `id` still holds the private content tagged `tag`.
     pub fn holds_private(&self, id: BlockId, tag: BlockHash) -> bool {
         let b = &self.blocks[id as usize];
-        !b.indexed && b.hash == Some(tag)
+        !b.indexed && b.hash() == Some(tag)
     }
 
     /// The request that filled cached block `id`.
@@ -310,7 +324,7 @@ impl BlockPool {
 
     /// The hash (or private tag) block `id` is cached under, if any.
     pub fn block_hash(&self, id: BlockId) -> Option<BlockHash> {
-        self.blocks[id as usize].hash
+        self.blocks[id as usize].hash()
     }
 
     /// True when block `id` is unreferenced (in the free queue).
@@ -382,7 +396,7 @@ impl BlockPool {
             if b.prev != prev {
                 return Err(format!("block {cur} has a broken back link"));
             }
-            cached_free += b.hash.is_some() as u32;
+            cached_free += b.cached as u32;
             walked += 1;
             prev = cur;
             cur = b.next;
@@ -404,7 +418,7 @@ impl BlockPool {
             ));
         }
         for (h, &id) in &self.cached {
-            if self.blocks[id as usize].hash != Some(*h) {
+            if self.blocks[id as usize].hash() != Some(*h) {
                 return Err(format!(
                     "cache index points {h} at block {id} with another hash"
                 ));
@@ -416,7 +430,7 @@ impl BlockPool {
             }
             if ids
                 .iter()
-                .any(|&id| self.blocks[id as usize].hash != Some(*h))
+                .any(|&id| self.blocks[id as usize].hash() != Some(*h))
             {
                 return Err(format!("a copy of {h} holds another hash"));
             }
@@ -538,6 +552,11 @@ mod tests {
         assert_eq!(pool.cached_prefix(&[100, 101]), 1);
         assert!(pool.take_events().is_empty());
         pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_block_stays_small() {
+        assert_eq!(std::mem::size_of::<Block>(), 32);
     }
 
     #[test]
