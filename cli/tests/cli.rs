@@ -46,8 +46,7 @@ fn tables(text: &str) -> Vec<BTreeMap<String, String>> {
     for line in text.lines() {
         if line.contains("Serving Benchmark Result") {
             out.push(BTreeMap::new());
-        } else if let (Some(table), Some((label, value))) = (out.last_mut(), line.split_once(':'))
-        {
+        } else if let (Some(table), Some((label, value))) = (out.last_mut(), line.split_once(':')) {
             table.insert(label.trim().to_string(), value.trim().to_string());
         }
     }

@@ -48,17 +48,20 @@ fn compare(seed: u64) {
     let mp = demo(r#"{ "policy": "max_prefix" }"#, seed);
     let pl = demo(r#"{ "policy": "prefix_load" }"#, seed);
     println!("seed {seed}");
-    println!("policy        mean TTFT ms  p90 TTFT ms  GPU hit rate  mean E2E ms  preemptions");
+    println!(
+        "policy        mean TTFT ms  p90 TTFT ms  GPU hit rate  re-hit rate  mean E2E ms  preemptions"
+    );
     for (name, s) in [
         ("round_robin", &rr),
         ("max_prefix", &mp),
         ("prefix_load", &pl),
     ] {
         println!(
-            "{name:<12}  {:>12.1}  {:>11.1}  {:>12.3}  {:>11.1}  {:>11}",
+            "{name:<12}  {:>12.1}  {:>11.1}  {:>12.3}  {:>11.3}  {:>11.1}  {:>11}",
             s.ttft.mean_ms,
             s.ttft.p90_ms,
             s.prefix_hit_rate.gpu_cache,
+            s.prefix_hit_rate.gpu_rehit,
             s.e2e.mean_ms,
             s.preemptions
         );

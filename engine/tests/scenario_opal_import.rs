@@ -1,7 +1,9 @@
 //! Importing original Opal config files: the mapping, the report, and broken files.
 
 use engine::offload::{TierConfig, TierScope};
-use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario};
+use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario, ScenarioData};
+use engine::simulation::{Simulation, SimulationResults};
+use engine::stats::RequestRecord;
 use engine::timing::TimingKind;
 use engine::workload::{GeneratorConfig, LengthDist};
 use serde_json::Value;
@@ -16,6 +18,16 @@ fn opal_defaults() -> String {
 
 fn import(json: &str) -> (Scenario, ImportReport) {
     import_opal(json).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+/// Runs an imported scenario to the end with `files` as its data.
+fn run(s: &Scenario, files: &[(&str, &str)]) -> SimulationResults {
+    let data: ScenarioData = files.iter().copied().collect();
+    let mut sim = Simulation::new(s, &data).unwrap_or_else(|p| panic!("{p:?}"));
+    sim.run();
+    let r = sim.results();
+    assert!(r.requests.iter().all(RequestRecord::is_completed));
+    r
 }
 
 /// Every leaf key of a JSON object, as dotted paths with `[i]` for stage lists.
@@ -66,13 +78,21 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(s.worker.block_size, 16);
     assert!(s.worker.chunked_prefill);
     assert!(!s.worker.enable_prefix_caching); // Opal's enable_gpu_apc defaults to false
+    assert_eq!(s.worker.gpu_memory_utilization, 1.0); // Opal uses all GPU memory
     assert_eq!(s.worker.timing.model, TimingKind::OpalAnalytical);
     assert_eq!(
         (s.worker.timing.opal_a, s.worker.timing.opal_b),
         (4.0, 24.0)
     ); // from "4", "24"
     assert_eq!(s.kv_cache.chunk_size, 256);
-    assert_eq!(s.kv_cache.tiers, vec![TierConfig::cpu_dram()]);
+    // Opal's 8 GB are 8 · 2³⁰ = 8 589 934 592 bytes: 8.589934592 of our decimal GB.
+    assert_eq!(
+        s.kv_cache.tiers,
+        vec![TierConfig {
+            capacity_gb: 8.589934592,
+            ..TierConfig::cpu_dram()
+        }]
+    );
 
     let stages = &s.workload.stages;
     assert_eq!(stages.len(), 2);
@@ -83,8 +103,7 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(c.request_rate, 2.0);
     assert_eq!(c.input_length, LengthDist::uniform(32, 16384));
     assert_eq!(c.output_length, LengthDist::uniform(32, 128));
-    let prefix = c.shared_prefix.as_ref().unwrap();
-    assert_eq!((prefix.groups, prefix.length), (1, 1024));
+    assert_eq!(c.shared_prefix, None); // default_prefix_length 1024 is unused by Opal
     assert_eq!(stages[1].total_requests, Some(10));
     let GeneratorConfig::Trace(t) = &stages[1].generator else {
         panic!("stage 1 is a trace");
@@ -92,6 +111,7 @@ fn the_opal_defaults_import_as_the_equivalent_scenario() {
     assert_eq!(t.trace_file, "traces/mooncake_small.jsonl");
     // multiplier_to_sec 0.001 turns Opal's ms into s; ours are ms already: 0.001 · 1000 = 1.
     assert_eq!(t.time_scale, 1.0);
+    assert_eq!(t.hash_block_size, 1); // the trace's chunk_size: tokens per hash id
 }
 
 #[test]
@@ -216,7 +236,7 @@ fn scaling_rates_tiers_and_synthetic_timing_map_with_their_units() {
     let fs = &s.kv_cache.tiers[1];
     assert_eq!(fs.scope, TierScope::Shared);
     assert_eq!(fs.latency_s, 50e-6); // 50 000 ns
-    assert_eq!(fs.capacity_gb, 2048.0);
+    assert_eq!(fs.capacity_gb, 2199.023255552); // 2048 · 2³⁰ = 2 199 023 255 552 bytes
     let GeneratorConfig::ExponentialReqRate(c) = &s.workload.stages[0].generator else {
         panic!()
     };
@@ -287,4 +307,222 @@ fn detect_format_tells_the_two_documents_apart() {
     assert_eq!(detect_format(r#"{"recipe": "soup"}"#), Format::Unknown);
     assert_eq!(detect_format("not json"), Format::Unknown);
     assert_eq!(detect_format("[]"), Format::Unknown);
+}
+
+#[test]
+fn prompts_are_opal_s_prompt_sizes_without_the_unused_default_prefix() {
+    let (s, r) = import(
+        r#"{"workload": {"stages": [{"type": "UniformReqRate", "workload_params": {
+              "request_rate": 10, "total_requests": 20, "prompt_size_min": 200,
+              "prompt_size_max": 300, "default_prefix_length": 1024,
+              "output_tokens_min": 2, "output_tokens_max": 2}}]}}"#,
+    );
+    assert!(r
+        .ignored_reason("workload.stages[0].workload_params.default_prefix_length")
+        .unwrap()
+        .contains("never reads it"));
+    // Opal's prompts are uniform in [200, 300]; a 1024-token prefix would make them 1224–1324.
+    let requests = run(&s, &[]).requests;
+    assert_eq!(requests.len(), 20);
+    assert!(requests
+        .iter()
+        .all(|q| (200..=300).contains(&q.prompt_tokens)));
+}
+
+#[test]
+fn an_imported_worker_gives_the_kv_cache_all_gpu_memory_as_opal_does() {
+    let gpu = r#""hw": {"gpu": "H100", "memory_gb": 80, "tflops": 989.5, "mem_bw_TBps": 3.35}"#;
+    let blocks = |json: &str| {
+        let (s, _) = import(json);
+        let model = s.model.resolve().unwrap();
+        let hw = s.hardware.resolve().unwrap();
+        (
+            s.worker.gpu_memory_utilization,
+            s.worker.gpu_blocks(&model, &hw).unwrap(),
+        )
+    };
+    // granite-3.3-8b weights: 2 bytes × 8 170 864 640 parameters = 16 341 729 280 bytes; a
+    // 16-token block holds 16 × 163 840 bytes of KV (2·40 layers·8 kv heads·128·2 bytes).
+    // floor((80·2³⁰ − 16 341 729 280) / 2 621 440) = floor(69 557 616 640 / 2 621 440)
+    // = floor(26 534.125) = 26 534 blocks; at our 0.9 it would be 23 257.
+    assert_eq!(
+        blocks(&format!(r#"{{"worker": {{{gpu}}}}}"#)),
+        (1.0, 26_534)
+    );
+    // An Opal file that sets it keeps its value: floor((0.5·80·2³⁰ − 16 341 729 280) / 2 621 440)
+    // = floor(26 607 943 680 / 2 621 440) = floor(10 150.125) = 10 150.
+    assert_eq!(
+        blocks(&format!(
+            r#"{{"worker": {{{gpu}, "vllm_params": {{"gpu_memory_utilization": 0.5}}}}}}"#
+        )),
+        (0.5, 10_150)
+    );
+}
+
+#[test]
+fn a_file_without_worker_settings_still_gets_opal_s_defaults() {
+    // Ours are roofline timing, 90 % of memory and the prefix cache on; Opal has its
+    // formula (with no step overhead), all memory and no prefix cache.
+    let (s, r) = import("{}");
+    assert_eq!(s.worker.timing.model, TimingKind::OpalAnalytical);
+    assert_eq!(s.worker.step_overhead, 0.0);
+    assert_eq!(s.worker.gpu_memory_utilization, 1.0);
+    assert!(!s.worker.enable_prefix_caching);
+    let note = |from: &str| r.mapping(from).unwrap().note.clone().unwrap();
+    assert!(note("worker.inference_params.model").starts_with("absent"));
+    assert!(note("worker.vllm_params.gpu_memory_utilization").starts_with("absent"));
+}
+
+#[test]
+fn an_imported_tier_holds_as_many_chunks_as_opal_s() {
+    let (s, r) = import(
+        r#"{"kvc": {"kvc_tiers": ["CPUMemory", "LocalNVMe"], "chunk_size": 256,
+                    "CPUMemory": {"capacity_GB": 8}, "LocalNVMe": {"capacity_GB": 15}}}"#,
+    );
+    // A granite chunk: 256 tokens × 163 840 bytes = 41 943 040 bytes = 40 MiB.
+    let chunk_bytes = 256.0 * 163_840.0;
+    let chunks: Vec<u64> = s
+        .kv_cache
+        .tiers
+        .iter()
+        .map(|t| t.capacity_chunks(chunk_bytes))
+        .collect();
+    // Opal's GB is 2³⁰ bytes: 8·1024 MiB / 40 MiB = 204.8 → 204 chunks (8·10⁹ bytes would
+    // hold 190); 15·1024 / 40 = 384 exactly, with no chunk lost to rounding (15·10⁹: 357).
+    assert_eq!(chunks, [204, 384]);
+    assert!(r
+        .mapping("kvc.CPUMemory.capacity_GB")
+        .unwrap()
+        .note
+        .as_ref()
+        .unwrap()
+        .contains("2³⁰"));
+}
+
+#[test]
+fn the_trace_chunk_size_is_the_tokens_per_hash_id() {
+    // Two 300-token prompts that share their first two hash ids, one second apart.
+    let trace = "{\"timestamp\": 0, \"input_length\": 300, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}\n\
+                 {\"timestamp\": 1000, \"input_length\": 300, \"output_length\": 1, \"hash_ids\": [1, 2, 9]}\n";
+    let (s, r) = import(
+        r#"{"worker": {"vllm_params": {"enable_gpu_apc": true}},
+            "workload": {"stages": [{"type": "trace", "workload_params": {
+              "trace_file": "t.jsonl", "chunk_size": 64, "multiplier_to_sec": 0.001}}]}}"#,
+    );
+    assert_eq!(
+        r.mapping("workload.stages[0].workload_params.chunk_size")
+            .unwrap()
+            .to,
+        "workload.stages[0].hash_block_size"
+    );
+    let requests = run(&s, &[("t.jsonl", trace)]).requests;
+    // Hash ids 1 and 2 stand for 64 tokens each: the second prompt finds 128 tokens (8 full
+    // 16-token blocks) in the GPU prefix cache. (At 512 tokens per id, hash id 1 alone would
+    // cover both whole prompts.)
+    assert_eq!(requests[1].sources.gpu_cache, 128);
+}
+
+#[test]
+fn both_trace_hash_block_keys_must_agree() {
+    let p = import_opal(
+        r#"{"workload": {"stages": [{"type": "trace", "workload_params": {
+              "trace_file": "t.jsonl", "chunk_size": 64, "hash_block_size": 512}}]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        p[0].path,
+        "workload.stages[0].workload_params.hash_block_size"
+    );
+}
+
+/// Opal's figures for the runs below, by hand from its formula (SPEC §4) with granite-3.3-8b
+/// (L = 40 layers, d = 4096, W = 16 341 729 280 weight bytes, 163 840 KV bytes per token)
+/// on Opal's H100 (989.5 TFLOP/s, 3.3 TB/s, tp 1).
+mod opal_by_hand {
+    /// Prefill 0 → 1000: L·[a·(n(n+1) − p(p+1))·d + b·(n − p)·d²] with a = 4, b = 24
+    /// = 40·[4·1000·1001·4096 + 24·1000·4096²] = 40·(16 400 384 000 + 402 653 184 000)
+    /// = 16 762 142 720 000 FLOPs, / 989.5·10¹² FLOP/s = 16.940 ms.
+    pub const PREFILL: f64 = 16_762_142_720_000.0 / 989.5e12;
+
+    /// A decode batch whose contexts add up to `ctx` tokens: (W + ctx·163 840) / 3.3·10¹²,
+    /// e.g. ctx 1000: 16 505 569 280 bytes / 3.3 TB/s = 5.0017 ms; 2002: 5.0514 ms.
+    pub fn decode(ctx: f64) -> f64 {
+        (16_341_729_280.0 + ctx * 163_840.0) / 3.3e12
+    }
+}
+
+/// An Opal config: one granite worker with Opal's roofline inference model, `n` requests of
+/// exactly 1000 prompt and 4 output tokens, `rate` per second (the unused
+/// default_prefix_length included, to show it changes nothing).
+fn opal_granite(rate: f64, n: u32) -> String {
+    format!(
+        r#"{{"simulation": {{"seed": 7, "num_workers": 1}},
+            "model": {{"model_params": {{"name": "granite-3.3-8b-instruct"}}}},
+            "worker": {{
+              "hw": {{"gpu": "H100", "memory_gb": 80, "tflops": 989.5, "mem_bw_TBps": 3.3, "tp": 1}},
+              "vllm_params": {{"max_num_seqs": 256, "max_num_batched_tokens": 8192, "block_size": 16}},
+              "inference_params": {{"model": "roofline", "a": 4, "b": 24}}}},
+            "workload": {{"stages": [{{"type": "UniformReqRate", "workload_params": {{
+              "request_rate": {rate}, "total_requests": {n}, "default_prefix_length": 1024,
+              "prompt_size_min": 1000, "prompt_size_max": 1000,
+              "output_tokens_min": 4, "output_tokens_max": 4}}}}]}}}}"#
+    )
+}
+
+fn close(actual: f64, expected: f64, what: &str) {
+    let rel = ((actual - expected) / expected).abs();
+    assert!(rel < 1e-12, "{what}: got {actual}, Opal's {expected}");
+}
+
+#[test]
+fn an_imported_config_gives_opal_s_ttft_and_e2e_for_requests_alone() {
+    use opal_by_hand::{decode, PREFILL};
+    let (s, _) = import(&opal_granite(10.0, 3));
+    // Requests 100 ms apart each finish in ~32 ms: every step has one request.
+    let requests = run(&s, &[]).requests;
+    assert_eq!(requests.len(), 3);
+    for q in requests {
+        // The first token comes from the prefill step: TTFT = 16.940 ms.
+        close(q.ttft(), PREFILL, "TTFT");
+        // Then 3 decode steps, over the 1000 prompt tokens plus the 0, 1, 2 output tokens
+        // already in the KV cache: 16.940 + 5.0017 + 5.0017 + 5.0018 = 31.945 ms.
+        close(
+            q.e2e(),
+            PREFILL + decode(1000.0) + decode(1001.0) + decode(1002.0),
+            "E2E",
+        );
+    }
+}
+
+#[test]
+fn an_imported_config_gives_opal_s_steps_for_overlapping_requests() {
+    use opal_by_hand::{decode, PREFILL};
+    let (s, _) = import(&opal_granite(50.0, 3));
+    let q = run(&s, &[]).requests;
+    // Requests arrive at 0, 20 and 40 ms (times from the first arrival). A request that
+    // arrives mid-step joins the next one; step = max(longest prefill, decode batch).
+    // Step 1 [0, 16.940]: r0's prefill.
+    // Step 2 [16.940, 21.942]: r0 decodes over 1000 tokens (5.0017); r1 arrives at 20.
+    // Step 3: r1's prefill (16.940) and r0 over 1001 (5.0017): the prefill, ends 38.882.
+    // Step 4: r0 over 1002 and r1 over 1000: one batch over 2002 tokens (5.0514), ends
+    //   43.933; r0 has its 4 tokens. r2 arrived at 40.
+    // Step 5: r2's prefill and r1 over 1001: ends 38.882 + 5.0514 + 16.940 = 60.873.
+    // Step 6: r1 over 1002 and r2 over 1000: 5.0514, ends 65.925; r1 is done.
+    // Steps 7, 8: r2 over 1001, then 1002: ends 75.928.
+    let step3 = 2.0 * PREFILL + decode(1000.0);
+    let step4 = step3 + decode(2002.0);
+    let step5 = step4 + PREFILL;
+    let step6 = step5 + decode(2002.0);
+    let step8 = step6 + decode(1001.0) + decode(1002.0);
+    let arrival = |i: usize| q[i].created - q[0].created;
+    close(arrival(1), 0.020, "r1 arrives");
+    close(arrival(2), 0.040, "r2 arrives");
+    // TTFT: 16.940, 38.882 − 20 = 18.882, 60.873 − 40 = 20.873 ms.
+    close(q[0].ttft(), PREFILL, "r0 TTFT");
+    close(q[1].ttft(), step3 - 0.020, "r1 TTFT");
+    close(q[2].ttft(), step5 - 0.040, "r2 TTFT");
+    // E2E: 43.933, 65.925 − 20 = 45.925, 75.928 − 40 = 35.928 ms.
+    close(q[0].e2e(), step4, "r0 E2E");
+    close(q[1].e2e(), step6 - 0.020, "r1 E2E");
+    close(q[2].e2e(), step8 - 0.040, "r2 E2E");
 }

@@ -46,8 +46,8 @@ fn busy_time_splits_across_a_second_boundary() {
     let mut s = SecondSeries::new();
     // Worker 1: a step 0.8 → 1.3 puts 0.2 s in second 0 and 0.3 s in second 1;
     // then 1.5 → 3.25 fills [1.5, 2) = 0.5 of second 1, all of second 2, 0.25 of second 3.
-    s.on_busy(1, 0.8, 1.3);
-    s.on_busy(1, 1.5, 3.25);
+    s.on_busy(1, 0.8, 1.3, 0.5, 1.0);
+    s.on_busy(1, 1.5, 3.25, 0.2, 0.0);
     let c = s.finish(4.0);
     assert_eq!(c.seconds, 4);
     assert_eq!(c.workers.len(), 2); // worker 0 never busy: all zeros
@@ -57,13 +57,25 @@ fn busy_time_splits_across_a_second_boundary() {
     assert!((b[1] - 0.8).abs() < 1e-12); // 0.3 + 0.5
     assert_eq!(b[2], 1.0);
     assert!((b[3] - 0.25).abs() < 1e-12);
+    // Utilisation weighs each part by its step's share of peak: second 1 holds 0.3 s at
+    // 50 % of peak FLOP/s and 0.5 s at 20 %: 0.3·0.5 + 0.5·0.2 = 0.25. Bandwidth: only the
+    // first step used it (100 %), 0.3 s of second 1.
+    let (cu, mu) = (
+        &c.workers[1].compute_utilization,
+        &c.workers[1].memory_utilization,
+    );
+    assert!((cu[0] - 0.1).abs() < 1e-12); // 0.2 s · 0.5
+    assert!((cu[1] - 0.25).abs() < 1e-12);
+    assert!((cu[2] - 0.2).abs() < 1e-12);
+    assert!((mu[1] - 0.3).abs() < 1e-12);
+    assert_eq!(mu[2], 0.0);
 }
 
 #[test]
 fn last_partial_second_is_a_fraction_of_its_covered_part() {
     let mut s = SecondSeries::new();
     // The run ends at 2.5: second 2 covers 0.5 s, of which the worker was busy 0.25 s.
-    s.on_busy(0, 2.0, 2.25);
+    s.on_busy(0, 2.0, 2.25, 0.0, 0.0);
     let c = s.finish(2.5);
     assert_eq!(c.seconds, 3);
     assert_eq!(c.workers[0].busy_fraction[2], 0.5);

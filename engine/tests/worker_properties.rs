@@ -4,7 +4,7 @@ use engine::model::Model;
 use engine::request::{PromptContent, Request, RequestState, Source};
 use engine::rng::SimRng;
 use engine::timing::{TimingConfig, TimingModel};
-use engine::worker::{OffloadLookup, Scheduler, SchedulerConfig, TierHit};
+use engine::worker::{OffloadLookup, Scheduler, SchedulerConfig, SchedulingPolicy, TierHit};
 
 /// A fake tier: a prompt opening with system prompt `g` has its first `g·64` tokens offloaded.
 struct FakeTier {
@@ -43,6 +43,11 @@ fn random_workload(seed: u64) -> Workload {
         long_prefill_token_threshold: [0, 0, 24, 100][rng.below(4) as usize],
         enable_prefix_caching: rng.below(3) != 0,
         max_kvc_ready_requests: pick(&mut rng, 1, 4),
+        scheduling_policy: if rng.below(3) == 0 {
+            SchedulingPolicy::Priority
+        } else {
+            SchedulingPolicy::Fcfs
+        },
         ..Default::default()
     };
     let blocks = pick(&mut rng, 8, 120);
@@ -59,7 +64,13 @@ fn random_workload(seed: u64) -> Workload {
                 );
             }
             prompt.push(Source::Unique(id), pick(&mut rng, 0, 200));
-            (t, Request::new(id, prompt, pick(&mut rng, 0, 60), t))
+            let mut r = Request::new(id, prompt, pick(&mut rng, 0, 60), t);
+            r.priority = rng.below(3) as i32;
+            if rng.below(3) == 0 {
+                // A session turn: its reply is shareable content.
+                (r.session, r.turn) = (Some(id as u32 % 4), Some(id as u32));
+            }
+            (t, r)
         })
         .collect();
     Workload {
@@ -134,6 +145,13 @@ fn simulate(w: &Workload) -> Vec<Request> {
     assert_eq!(s.num_unfinished(), 0);
     assert_eq!(s.block_pool().num_used(), 0);
     assert_eq!(s.block_pool().num_free(), w.blocks);
+    // The prefill the worker computed is every request's computed prompt plus what its
+    // preemptions cost.
+    let prefill: u64 = results
+        .iter()
+        .map(|r| (r.sources.computed + r.sources.recomputed) as u64)
+        .sum();
+    assert_eq!(s.prefill_tokens(), prefill, "{:?}", w.cfg);
     results.sort_by_key(|r| r.id);
     results
 }
@@ -165,9 +183,11 @@ fn random_workloads_keep_every_invariant() {
                         ordered.windows(2).all(|p| p[0].unwrap() <= p[1].unwrap()),
                         "{r:?}"
                     );
-                    let s = r.sources;
-                    let prefilled = s.gpu_cache + s.offload + s.computed;
-                    assert!(prefilled >= r.prompt_len(), "{r:?}");
+                    // The last admission's sources cover the prompt exactly.
+                    assert_eq!(r.sources.prompt_total(), r.prompt_len(), "{r:?}");
+                    if r.preemptions == 0 {
+                        assert_eq!((r.sources.gpu_rehit, r.sources.recomputed), (0, 0));
+                    }
                 }
                 RequestState::Failed(_) => assert!(r.times.completed.is_some()),
                 other => panic!("request {} ended {other:?}", r.id),
@@ -175,8 +195,8 @@ fn random_workloads_keep_every_invariant() {
             preempted += r.preemptions;
             fetched += r.sources.offload_tier.is_some() as u32;
         }
-        // Without offload skipping, admission is FIFO: first admissions in arrival order.
-        if !w.offload {
+        // Without offload skipping, FCFS admission is FIFO: first admissions in arrival order.
+        if !w.offload && w.cfg.scheduling_policy == SchedulingPolicy::Fcfs {
             let firsts: Vec<f64> = results
                 .iter()
                 .filter_map(|r| r.times.first_scheduled)

@@ -152,8 +152,11 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
     // Step 41 recomputes B's 64 + 17 = 81 tokens and samples token 18; 22 more steps.
     assert_eq!(batches[40], [(2, 81)]);
     // Sources describe the prompt: its 64 tokens were computed (the 17 recomputed output
-    // tokens are not prompt tokens).
+    // tokens are not prompt tokens). The preemption cost the first admission's 64-token
+    // prefill plus the 16 output positions 64..79 computed again (position 80 is token 17's
+    // first decode, merged into the chunk): 64 + 16 = 80.
     assert_eq!(b.sources.computed, 64);
+    assert_eq!(b.sources.recomputed, 80);
     assert_eq!(b.e2e(), Some(63.0 * DT));
     assert_eq!(b.ttft(), Some(DT)); // the first token was emitted before the preemption
     assert_eq!(b.tokens_emitted, 40);
@@ -161,15 +164,23 @@ fn memory_pressure_preempts_the_latest_admitted_and_everything_completes() {
 
 #[test]
 fn recompute_reuses_the_prefix_cache_blocks_that_survived() {
-    // As above with prefix caching on. B's freed blocks join the free queue as
-    // [decode block, b4, b3, b2, b1]. A takes the decode block at step 18 and b4 at step 34
-    // (evicting it), so B's recompute at step 41 hits b1..b3 = 48 tokens, computes 33
-    // (16 prompt + 17 output tokens): of its prompt, 48 came from the cache and 16 were computed.
+    // As above with prefix caching on. B computed 64 + 16 = 80 tokens: five full blocks,
+    // all cached (the fifth holds output tokens), freed last block first to the queue's
+    // tail as [b5, b4, b3, b2, b1]. A takes b5 at step 18 and b4 at step 34 (evicting
+    // them), so B's recompute at step 41 finds its own b1..b3 = 48 tokens again and computes
+    // 33 (16 prompt + 17 output tokens). Those 48 are re-hits, not prefix-cache hits: of its
+    // prompt none came from another request's blocks, 48 were its own, 16 were computed.
     let mut s = scheduler(&SchedulerConfig::default(), 10);
     let (done, batches) = run(&mut s, vec![unique(1, 64, 40), unique(2, 64, 40)]);
     let b = &done[1];
     assert_eq!(b.preemptions, 1);
-    assert_eq!((b.sources.gpu_cache, b.sources.computed), (48, 16));
+    assert_eq!(
+        (b.sources.gpu_cache, b.sources.gpu_rehit, b.sources.computed),
+        (0, 48, 16)
+    );
+    // Prefill: 64 in the first admission, 32 in the second (positions 48..79; 80 is a first
+    // decode), less the 16 prompt tokens that count as computed.
+    assert_eq!(b.sources.recomputed, 64 + 32 - 16);
     assert_eq!(batches[40], [(2, 33)]);
     assert_eq!(b.e2e(), Some(63.0 * DT));
 }
@@ -398,4 +409,76 @@ fn offload_hits_go_through_fetch_kvc_under_the_ready_cap() {
     // Each request asked the tier once: A, B (at t = 0, then remembered), C.
     assert_eq!(tier.lookups, 3);
     assert_eq!(s.block_pool().num_used(), 0);
+}
+
+#[test]
+fn the_next_turn_of_a_conversation_hits_the_previous_reply() {
+    // Turn 0: 1,000 system + 200 user tokens, a 300-token reply. Its KV holds the
+    // 1,200 + 300 − 1 = 1,499 tokens it computed (the last reply token is sampled, never fed
+    // back): ⌊1,499 / 16⌋ = 93 full blocks, cached as they fill, reply tokens included.
+    // Turn 1 (= turn 0's prompt + reply + 50 user tokens = 1,550) finds all 93 blocks:
+    // 93 · 16 = 1,488 tokens, not just turn 0's 1,200 prompt tokens.
+    let mut s = scheduler(&SchedulerConfig::default(), 1000);
+    let turn0 = PromptContent::new()
+        .with(Source::SystemPrompt(0), 1000)
+        .with(
+            Source::Turn {
+                session: 7,
+                turn: 0,
+            },
+            200,
+        );
+    let turn1 = turn0
+        .clone()
+        .with(
+            Source::Reply {
+                session: 7,
+                turn: 0,
+            },
+            300,
+        )
+        .with(
+            Source::Turn {
+                session: 7,
+                turn: 1,
+            },
+            50,
+        );
+    let mut a = Request::new(0, turn0, 300, 0.0);
+    (a.session, a.turn) = (Some(7), Some(0));
+    let mut b = Request::new(1, turn1, 10, 0.0);
+    (b.session, b.turn) = (Some(7), Some(1));
+    let (done, _) = run(&mut s, vec![a]);
+    assert_eq!(done[0].sources.gpu_cache, 0);
+    let (done, _) = run(&mut s, vec![b]);
+    let t1 = &done[0];
+    assert_eq!(
+        (
+            t1.sources.gpu_cache,
+            t1.sources.gpu_rehit,
+            t1.sources.computed
+        ),
+        (1488, 0, 1550 - 1488)
+    );
+}
+
+#[test]
+fn two_requests_admitted_in_one_step_share_their_common_prefix() {
+    // Same-step prefix sharing: B, admitted right after A in the same step, hits the 4
+    // system-prompt blocks A allocated (cached at allocation) instead of computing them.
+    let mut s = scheduler(&SchedulerConfig::default(), 100);
+    let prompt = |id| {
+        PromptContent::new()
+            .with(Source::SystemPrompt(1), 64)
+            .with(Source::Unique(id), 20)
+    };
+    let (done, batches) = run(
+        &mut s,
+        vec![
+            Request::new(1, prompt(1), 1, 0.0),
+            Request::new(2, prompt(2), 1, 0.0),
+        ],
+    );
+    assert_eq!(batches[0], [(1, 84), (2, 20)]);
+    assert_eq!(done[1].sources.gpu_cache, 64);
 }

@@ -186,3 +186,50 @@ fn total_requests_also_caps_a_trace() {
     };
     assert_eq!((0..100).map_while(|i| g.next_request(i)).count(), 7);
 }
+
+#[test]
+fn a_stage_priority_is_a_number_or_a_weighted_mix() {
+    use engine::workload::StagePriority;
+    let w = workload(
+        r#"{"stages":[
+            {"type":"UniformReqRate","total_requests":5,"priority":-2},
+            {"type":"UniformReqRate","total_requests":5,
+             "priority":{"values":[0,1],"weights":[1,3]}},
+            {"type":"UniformReqRate","total_requests":5}]}"#,
+    );
+    assert_eq!(w.stages[0].priority, StagePriority::Fixed(-2));
+    assert_eq!(w.stages[2].priority, StagePriority::Fixed(0));
+    // The default is left out when written back; the others round-trip.
+    let text = serde_json::to_string(&w).unwrap();
+    assert_eq!(text.matches("priority").count(), 2);
+    assert_eq!(workload(&text), w);
+    // A mix draws about weight / Σ weights of each value: 1 : 3 over 4,000 keys.
+    let mix = &w.stages[1].priority;
+    let ones = (0..4000).filter(|&k| mix.pick(7, 1, k) == 1).count();
+    assert!((2850..3150).contains(&ones), "{ones}");
+    assert_eq!(mix.pick(7, 1, 42), mix.pick(7, 1, 42));
+    assert!(problems(&w, false).is_empty());
+
+    let bad = workload(
+        r#"{"stages":[{"type":"UniformReqRate","total_requests":5,
+             "priority":{"values":[0,1],"weights":[0,-1]}}]}"#,
+    );
+    assert_eq!(
+        problems(&bad, false),
+        ["workload.stages[0].priority.weights: must be finite, >= 0 and not all 0"]
+    );
+    let bad = workload(
+        r#"{"stages":[{"type":"UniformReqRate","total_requests":5,
+             "priority":{"values":[0,1],"weights":[1]}}]}"#,
+    );
+    assert_eq!(
+        problems(&bad, false),
+        ["workload.stages[0].priority: needs as many weights as values, and at least one"]
+    );
+    let err = serde_json::from_str::<WorkloadConfig>(
+        r#"{"stages":[{"type":"UniformReqRate","priority":"high"}]}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("priority: expected a whole number"), "{err}");
+}

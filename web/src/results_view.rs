@@ -168,8 +168,12 @@ pub struct RunSeries {
     pub output_throughput: LineRun,
     /// Arrivals and completions per second.
     pub requests: LineRun,
-    /// Per worker: share of each second the GPU computed.
+    /// Per worker: share of each second the GPU was running a step.
     pub busy: LineRun,
+    /// Per worker: achieved FLOP/s as a share of peak.
+    pub compute: LineRun,
+    /// Per worker: achieved HBM bandwidth as a share of peak.
+    pub memory: LineRun,
     /// Per worker: waiting requests.
     pub waiting: LineRun,
     /// Per worker: running requests.
@@ -217,6 +221,8 @@ impl RunSeries {
                 series("completions/s", s.completions.iter().map(|&v| f64::from(v))),
             ]),
             busy: per_worker(&|c| c.busy_fraction.clone()),
+            compute: per_worker(&|c| c.compute_utilization.clone()),
+            memory: per_worker(&|c| c.memory_utilization.clone()),
             waiting: per_worker(&|c| c.waiting.iter().map(|&v| f64::from(v)).collect()),
             running: per_worker(&|c| c.running.iter().map(|&v| f64::from(v)).collect()),
             kv_blocks: per_worker(&|c| c.kv_blocks.iter().map(|&v| f64::from(v)).collect()),
@@ -357,6 +363,17 @@ mod tests {
         let r = sim.results();
         let s = RunSeries::of(&r, "run 1");
         assert_eq!(s.busy.series.len(), 2, "one busy line per worker");
+        assert_eq!(s.compute.series.len(), 2);
+        // A step's achieved FLOP/s and bandwidth never exceed what its busy time allows.
+        for (b, (c, m)) in s.busy.series[0].values.iter().zip(
+            s.compute.series[0]
+                .values
+                .iter()
+                .zip(s.memory.series[0].values.iter()),
+        ) {
+            assert!(*c <= *b + 1e-12 && *m <= *b + 1e-12, "{b} {c} {m}");
+        }
+        assert!(s.memory.series[0].values.iter().any(|&m| m > 0.0));
         assert_eq!(&s.requests.series[0].values[..3], &[1.0, 2.0, 1.0]);
         let index = decision_index(&r.decisions, r.requests.len());
         let workers: Vec<u32> = (0..4)

@@ -1,12 +1,21 @@
-//! GPU KV blocks: reference counts, the free queue (LRU) and the prefix-cache index.
+//! GPU KV blocks: reference counts, the free queue and the prefix-cache index.
 //!
-//! Mirrors vLLM v1's `BlockPool`: every block with no reference sits in one
-//! free queue, oldest-freed first. A free block may still hold cached content
-//! ("free but cached"); it is reused — and its content evicted — only when it
-//! reaches the head of the queue and a new allocation needs it. A cache hit on
-//! a free block takes it out of the queue. Every operation costs O(blocks
-//! touched): the queue is an intrusive doubly-linked list over block indices,
-//! and `hash → block` is a hash map used for lookups only.
+//! Mirrors vLLM v1's `BlockPool`: every block with no reference sits in one free queue
+//! and allocations take blocks from its head. A free block may still hold cached content
+//! ("free but cached"); its content is evicted only when an allocation takes it. A cache
+//! hit on a free block takes it out of the queue. When blocks are freed (a request's table
+//! is handed over last block first), those holding no cached content go to the head, to be
+//! reused first, and cached ones join the tail, so the least recently used content goes
+//! first. Every operation costs O(blocks touched): the queue is an intrusive doubly-linked
+//! list over block indices, and `hash → block` is a hash map used for lookups only.
+//!
+//! Like vLLM, identical content computed twice is cached twice (block tables are
+//! append-only, so a block is never swapped for its twin): a lookup returns the copy cached
+//! first, and the hash leaves the index only with its last copy. Events are per hash:
+//! `Stored` when it enters the index, `Removed` when its last copy is evicted.
+//!
+//! vLLM also reserves block 0 as a "null block" that is never handed out; this pool has
+//! no null block, so vLLM's `num_gpu_blocks = N` is `N − 1` blocks here.
 
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
@@ -17,30 +26,45 @@ pub type BlockId = u32;
 
 const NIL: u32 = u32::MAX;
 
+/// 32 bytes (a pool can hold millions): the hash and its flag are stored apart rather
+/// than as an `Option`, which would pad the block to 40.
 #[derive(Debug, Clone)]
 struct Block {
     ref_cnt: u32,
-    /// The chained hash of the content (or a private tag), while the block is cached.
-    hash: Option<BlockHash>,
+    /// The chained hash of the content (or a private tag), meaningful while `cached`.
+    hash_value: BlockHash,
+    /// The block holds reusable content.
+    cached: bool,
     /// The hash is in the `hash → block` index (shareable content). Private blocks (content
-    /// only their owner's prompt has) are cached without an index entry or an event: only
+    /// only their owner's sequence has) are cached without an index entry or an event: only
     /// the owner can ever hit them, after a preemption, and it remembers their ids.
     indexed: bool,
+    /// The request that filled the block (meaningful while it is cached).
+    owner: u64,
     /// Free-queue links (meaningful only while `ref_cnt == 0`).
     prev: u32,
     next: u32,
+}
+
+impl Block {
+    fn hash(&self) -> Option<BlockHash> {
+        self.cached.then_some(self.hash_value)
+    }
 }
 
 /// The worker's GPU blocks, free queue and prefix-cache index.
 #[derive(Debug, Clone)]
 pub struct BlockPool {
     blocks: Vec<Block>,
-    /// Free queue: `head` is evicted first, freed blocks join at `tail`.
+    /// Free queue: `head` is allocated (and evicted) first.
     head: u32,
     tail: u32,
     num_free: u32,
     num_cached_free: u32,
+    /// `hash → block`: the first copy cached.
     cached: BlockHashMap<BlockId>,
+    /// Later copies of indexed hashes, in the order they were cached (rare).
+    copies: BlockHashMap<Vec<BlockId>>,
     enable_caching: bool,
     events: Vec<KvEvent>,
     /// Off when nobody reads the events (no prefix-aware routing): saves a push per block.
@@ -54,8 +78,10 @@ impl BlockPool {
         let blocks = (0..num_blocks)
             .map(|i| Block {
                 ref_cnt: 0,
-                hash: None,
+                hash_value: 0,
+                cached: false,
                 indexed: false,
+                owner: 0,
                 prev: if i == 0 { NIL } else { i - 1 },
                 next: if i + 1 == num_blocks { NIL } else { i + 1 },
             })
@@ -67,6 +93,7 @@ impl BlockPool {
             num_free: num_blocks,
             num_cached_free: 0,
             cached: BlockHashMap::default(),
+            copies: BlockHashMap::default(),
             enable_caching,
             events: Vec::new(),
             record_events: true,
@@ -93,7 +120,7 @@ impl BlockPool {
         self.num_blocks() - self.num_free
     }
 
-    /// Blocks currently indexed in the prefix cache (used or free).
+    /// Distinct hashes currently in the prefix-cache index (used or free blocks).
     pub fn num_cached(&self) -> usize {
         self.cached.len()
     }
@@ -101,6 +128,14 @@ impl BlockPool {
     /// True when prefix caching is on.
     pub fn caching_enabled(&self) -> bool {
         self.enable_caching
+    }
+
+    /// The block a lookup of `hash` finds (the copy cached first), if any.
+    pub fn cached_block(&self, hash: BlockHash) -> Option<BlockId> {
+        if !self.enable_caching {
+            return None;
+        }
+        self.cached.get(&hash).copied()
     }
 
     /// How many leading `hashes` are in the prefix cache (a miss ends the prefix).
@@ -112,15 +147,6 @@ impl BlockPool {
             .iter()
             .take_while(|h| self.cached.contains_key(h))
             .count()
-    }
-
-    /// Of the cached blocks for `hashes` (all must be cached), how many are free —
-    /// touching them removes them from the free queue.
-    pub fn free_among_cached(&self, hashes: &[BlockHash]) -> u32 {
-        hashes
-            .iter()
-            .filter(|h| self.blocks[self.cached[h] as usize].ref_cnt == 0)
-            .count() as u32
     }
 
     /// Takes a reference on the cached blocks for `hashes` (all must be cached) and appends them to `table`.
@@ -142,7 +168,8 @@ impl BlockPool {
         self.blocks[id as usize].ref_cnt += 1;
     }
 
-    /// Allocates `n` fresh blocks onto `table`, evicting cached content LRU; false (and nothing done) if too few are free.
+    /// Allocates `n` fresh blocks onto `table` from the head of the free queue, evicting
+    /// their cached content; false (and nothing done) if too few are free.
     pub fn allocate(&mut self, n: u32, table: &mut Vec<BlockId>) -> bool {
         if n > self.num_free {
             return false;
@@ -151,11 +178,36 @@ impl BlockPool {
             let id = self.head;
             self.unlink(id);
             self.num_free -= 1;
-            let block = &mut self.blocks[id as usize];
-            block.ref_cnt = 1;
-            if let Some(hash) = block.hash.take() {
+            if self.blocks[id as usize].cached {
                 self.num_cached_free -= 1;
-                if std::mem::take(&mut block.indexed) {
+                self.evict(id);
+            }
+            self.blocks[id as usize].ref_cnt = 1;
+            table.push(id);
+        }
+        true
+    }
+
+    /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
+    fn evict(&mut self, id: BlockId) {
+        let block = &mut self.blocks[id as usize];
+        if !std::mem::take(&mut block.cached) {
+            return;
+        }
+        let hash = block.hash_value;
+        if !std::mem::take(&mut block.indexed) {
+            return;
+        }
+        if self.cached.get(&hash) == Some(&id) {
+            match self.copies.get_mut(&hash) {
+                Some(later) => {
+                    let next = later.remove(0);
+                    if later.is_empty() {
+                        self.copies.remove(&hash);
+                    }
+                    self.cached.insert(hash, next);
+                }
+                None => {
                     self.cached.remove(&hash);
                     if self.record_events {
                         self.events.push(KvEvent {
@@ -166,74 +218,118 @@ impl BlockPool {
                     }
                 }
             }
-            table.push(id);
+        } else if let Some(later) = self.copies.get_mut(&hash) {
+            later.retain(|&b| b != id);
+            if later.is_empty() {
+                self.copies.remove(&hash);
+            }
         }
-        true
     }
 
-    /// Drops one reference on each block of `table`, last block first, so a
-    /// request's tail blocks are evicted before its (more shareable) head blocks.
-    pub fn free(&mut self, table: &[BlockId]) {
-        for &id in table.iter().rev() {
+    /// Drops one reference on each block of `table`, which is handed over in eviction
+    /// order (vLLM frees a request's blocks last block first). Blocks left without a
+    /// reference join the free queue: those holding no cached content at the head, in
+    /// that order, to be reused first; cached ones at the tail. With caching off every
+    /// block joins the tail (vLLM keeps recently used blocks last for GPU locality).
+    pub fn free(&mut self, table: impl Iterator<Item = BlockId>) {
+        // The last fresh block put at the head: the next one goes right after it.
+        let mut last_fresh = NIL;
+        for id in table {
             let block = &mut self.blocks[id as usize];
             debug_assert!(block.ref_cnt > 0, "block {id} freed twice");
             block.ref_cnt -= 1;
-            if block.ref_cnt == 0 {
-                if block.hash.is_some() {
-                    self.num_cached_free += 1;
-                }
-                self.num_free += 1;
+            if block.ref_cnt > 0 {
+                continue;
+            }
+            self.num_free += 1;
+            if block.cached {
+                self.num_cached_free += 1;
+                self.push_back(id);
+            } else if self.enable_caching {
+                self.insert_after(last_fresh, id);
+                last_fresh = id;
+            } else {
                 self.push_back(id);
             }
         }
     }
 
-    /// Indexes the full block `id` under `hash` so later prompts can reuse it.
-    /// No-op when caching is off, the block is already cached, or another block holds that hash.
-    pub fn cache_block(&mut self, id: BlockId, hash: BlockHash) {
-        if !self.enable_caching || self.blocks[id as usize].hash.is_some() {
+    /// Frees a request's block table (`table` in allocation order), as vLLM's
+    /// `SingleTypeKVCacheManager.free`: its last block is evicted first.
+    pub fn free_table(&mut self, table: &[BlockId]) {
+        self.free(table.iter().rev().copied());
+    }
+
+    /// Indexes the full block `id` under `hash`, filled by request `owner`, so later
+    /// prompts can reuse it. No-op when caching is off or the block is already cached.
+    pub fn cache_block(&mut self, id: BlockId, hash: BlockHash, owner: u64) {
+        if !self.enable_caching || self.blocks[id as usize].cached {
             return;
         }
         match self.cached.entry(hash) {
-            std::collections::hash_map::Entry::Occupied(_) => return,
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.copies.entry(hash).or_default().push(id);
+            }
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(id);
+                if self.record_events {
+                    self.events.push(KvEvent {
+                        medium: KvMedium::Gpu,
+                        change: KvChange::Stored,
+                        hash,
+                    });
+                }
             }
         }
         let block = &mut self.blocks[id as usize];
-        block.hash = Some(hash);
+        block.hash_value = hash;
+        block.cached = true;
         block.indexed = true;
-        if self.record_events {
-            self.events.push(KvEvent {
-                medium: KvMedium::Gpu,
-                change: KvChange::Stored,
-                hash,
-            });
-        }
+        block.owner = owner;
     }
 
     /// Caches the full block `id` under its owner's private `tag` (no index entry, no
     /// event): it stays reusable by the owner until evicted. No-op when caching is off or
     /// the block is already cached.
-    pub fn cache_private(&mut self, id: BlockId, tag: BlockHash) {
+    pub fn cache_private(&mut self, id: BlockId, tag: BlockHash, owner: u64) {
         let block = &mut self.blocks[id as usize];
-        if !self.enable_caching || block.hash.is_some() {
+        if !self.enable_caching || block.cached {
             return;
         }
-        block.hash = Some(tag);
+        block.hash_value = tag;
+        block.cached = true;
+        block.owner = owner;
+    }
+
+    /// Takes back the caching of a referenced block whose content will not be computed
+    /// after all (its request was preempted in the step that cached it).
+    pub fn uncache(&mut self, id: BlockId) {
+        debug_assert!(
+            self.blocks[id as usize].ref_cnt > 0,
+            "uncache of a free block"
+        );
+        self.evict(id);
     }
 
     /// True when block `id` still holds the private content tagged `tag`.
     pub fn holds_private(&self, id: BlockId, tag: BlockHash) -> bool {
         let b = &self.blocks[id as usize];
-        !b.indexed && b.hash == Some(tag)
+        !b.indexed && b.hash() == Some(tag)
     }
 
-    /// Of the blocks `ids`, how many are free (touching them takes them off the free queue).
-    pub fn free_among(&self, ids: &[BlockId]) -> u32 {
-        ids.iter()
-            .filter(|&&id| self.blocks[id as usize].ref_cnt == 0)
-            .count() as u32
+    /// The request that filled cached block `id`.
+    pub fn owner(&self, id: BlockId) -> u64 {
+        self.blocks[id as usize].owner
+    }
+
+    /// The hash (or private tag) block `id` is cached under, if any.
+    pub fn block_hash(&self, id: BlockId) -> Option<BlockHash> {
+        self.blocks[id as usize].hash()
+    }
+
+    /// True when block `id` is unreferenced (in the free queue).
+    pub fn is_free(&self, id: BlockId) -> bool {
+        self.blocks[id as usize].ref_cnt == 0
     }
 
     /// Takes a reference on each block of `ids` (cached blocks found by id) onto `table`.
@@ -242,6 +338,17 @@ impl BlockPool {
             self.take_ref(id);
             table.push(id);
         }
+    }
+
+    /// The free queue from head (allocated next) to tail (O(free blocks)); for tests.
+    pub fn free_queue(&self) -> Vec<BlockId> {
+        let mut out = Vec::with_capacity(self.num_free as usize);
+        let mut cur = self.head;
+        while cur != NIL {
+            out.push(cur);
+            cur = self.blocks[cur as usize].next;
+        }
+        out
     }
 
     /// Turns recording of stored/removed events on or off (on by default).
@@ -289,7 +396,7 @@ impl BlockPool {
             if b.prev != prev {
                 return Err(format!("block {cur} has a broken back link"));
             }
-            cached_free += b.hash.is_some() as u32;
+            cached_free += b.cached as u32;
             walked += 1;
             prev = cur;
             cur = b.next;
@@ -311,11 +418,27 @@ impl BlockPool {
             ));
         }
         for (h, &id) in &self.cached {
-            if self.blocks[id as usize].hash != Some(*h) {
+            if self.blocks[id as usize].hash() != Some(*h) {
                 return Err(format!(
                     "cache index points {h} at block {id} with another hash"
                 ));
             }
+        }
+        for (h, ids) in &self.copies {
+            if !self.cached.contains_key(h) || ids.is_empty() {
+                return Err(format!("copies of {h} without a first copy"));
+            }
+            if ids
+                .iter()
+                .any(|&id| self.blocks[id as usize].hash() != Some(*h))
+            {
+                return Err(format!("a copy of {h} holds another hash"));
+            }
+        }
+        let indexed = self.blocks.iter().filter(|b| b.indexed).count();
+        let listed = self.cached.len() + self.copies.values().map(Vec::len).sum::<usize>();
+        if indexed != listed {
+            return Err(format!("{indexed} indexed blocks, {listed} in the index"));
         }
         Ok(())
     }
@@ -354,6 +477,30 @@ impl BlockPool {
         }
         self.tail = id;
     }
+
+    /// Links `id` right after `after` (`NIL`: at the head).
+    fn insert_after(&mut self, after: u32, id: BlockId) {
+        let next = if after == NIL {
+            self.head
+        } else {
+            self.blocks[after as usize].next
+        };
+        {
+            let b = &mut self.blocks[id as usize];
+            b.prev = after;
+            b.next = next;
+        }
+        if after == NIL {
+            self.head = id;
+        } else {
+            self.blocks[after as usize].next = id;
+        }
+        if next == NIL {
+            self.tail = id;
+        } else {
+            self.blocks[next as usize].prev = id;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -374,21 +521,21 @@ mod tests {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         assert!(pool.allocate(2, &mut a)); // blocks 0, 1
         assert!(pool.allocate(2, &mut b)); // blocks 2, 3
-        pool.cache_block(a[0], 100);
-        pool.cache_block(a[1], 101);
-        pool.cache_block(b[0], 200);
-        pool.free(&a); // queue: 1, 0 (tail block first)
-        pool.free(&b); // queue: 1, 0, 3, 2
+        pool.cache_block(a[0], 100, 1);
+        pool.cache_block(a[1], 101, 1);
+        pool.cache_block(b[0], 200, 2);
+        pool.free_table(&a); // queue: 1, 0 (tail block first)
+        pool.free_table(&b); // 3 holds nothing: to the head; 2 to the tail
+        assert_eq!(pool.free_queue(), [3, 1, 0, 2]);
         assert_eq!((pool.num_free(), pool.num_cached_free()), (4, 3));
         // A repeat of prompt a hits both blocks and takes them out of the queue.
         assert_eq!(pool.cached_prefix(&[100, 101, 102]), 2);
         let mut again = Vec::new();
-        assert_eq!(pool.free_among_cached(&[100, 101]), 2);
         pool.touch(&[100, 101], &mut again);
         assert_eq!(again, a);
         assert_eq!((pool.num_free(), pool.num_cached_free()), (2, 1));
-        pool.free(&again); // queue: 3, 2, 1, 0
-                           // A new allocation of 3 takes 3 (uncached), 2 (evicts 200), 1 (evicts 101).
+        pool.free_table(&again); // queue: 3, 2, 1, 0
+                                 // A new allocation of 3 takes 3 (empty), 2 (evicts 200), 1 (evicts 101).
         let mut c = Vec::new();
         assert!(pool.allocate(3, &mut c));
         assert_eq!(c, [3, 2, 1]);
@@ -408,18 +555,23 @@ mod tests {
     }
 
     #[test]
+    fn a_block_stays_small() {
+        assert_eq!(std::mem::size_of::<Block>(), 32);
+    }
+
+    #[test]
     fn shared_blocks_are_reference_counted() {
         let mut pool = BlockPool::new(2, true);
         let mut a = Vec::new();
         pool.allocate(1, &mut a);
-        pool.cache_block(a[0], 7);
+        pool.cache_block(a[0], 7, 1);
         let mut b = Vec::new();
-        assert_eq!(pool.free_among_cached(&[7]), 0); // still in use by a
+        assert!(!pool.is_free(a[0])); // still in use by a
         pool.touch(&[7], &mut b);
         assert_eq!(pool.ref_count(a[0]), 2);
-        pool.free(&a);
+        pool.free_table(&a);
         assert_eq!((pool.ref_count(b[0]), pool.num_free()), (1, 1));
-        pool.free(&b);
+        pool.free_table(&b);
         assert_eq!((pool.ref_count(b[0]), pool.num_free()), (0, 2));
         pool.check_invariants().unwrap();
     }
@@ -434,28 +586,54 @@ mod tests {
     }
 
     #[test]
-    fn caching_off_records_nothing() {
-        let mut pool = BlockPool::new(2, false);
+    fn caching_off_records_nothing_and_frees_to_the_tail() {
+        let mut pool = BlockPool::new(3, false);
         let mut t = Vec::new();
-        pool.allocate(1, &mut t);
-        pool.cache_block(t[0], 9);
+        pool.allocate(2, &mut t);
+        pool.cache_block(t[0], 9, 1);
         assert_eq!(pool.cached_prefix(&[9]), 0);
         assert_eq!(pool.pending_events(), 0);
-        pool.free(&t);
+        pool.free_table(&t);
         assert_eq!(pool.num_cached_free(), 0);
+        assert_eq!(pool.free_queue(), [2, 1, 0]);
     }
 
     #[test]
-    fn a_hash_is_indexed_once() {
-        // Two requests computing the same block concurrently: only the first is cached.
-        let mut pool = BlockPool::new(2, true);
+    fn a_second_copy_is_cached_and_outlives_the_first() {
+        // Two requests computing the same block concurrently: both copies are cached, a
+        // lookup finds the first, and the hash leaves the index with the last copy.
+        let mut pool = BlockPool::new(3, true);
         let mut t = Vec::new();
         pool.allocate(2, &mut t);
-        pool.cache_block(t[0], 5);
-        pool.cache_block(t[1], 5);
-        assert_eq!(pool.num_cached(), 1);
-        pool.free(&t);
-        assert_eq!(pool.num_cached_free(), 1);
+        pool.cache_block(t[0], 5, 1);
+        pool.cache_block(t[1], 5, 2);
+        assert_eq!((pool.num_cached(), pool.cached_block(5)), (1, Some(0)));
+        pool.free(t.iter().copied()); // queue: 2, 0, 1
+        assert_eq!(pool.num_cached_free(), 2);
+        let mut u = Vec::new();
+        pool.allocate(2, &mut u); // 2, then 0: the first copy goes, the second takes over
+        assert_eq!(pool.cached_block(5), Some(1));
+        assert_eq!(pool.take_events(), [ev(KvChange::Stored, 5)]);
+        pool.allocate(1, &mut u); // 1: the last copy
+        assert_eq!(pool.cached_block(5), None);
+        assert_eq!(pool.take_events(), [ev(KvChange::Removed, 5)]);
+        pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn uncache_forgets_content_that_was_never_computed() {
+        let mut pool = BlockPool::new(2, true);
+        let mut t = Vec::new();
+        pool.allocate(1, &mut t);
+        pool.cache_block(t[0], 8, 1);
+        pool.uncache(t[0]);
+        assert_eq!(pool.cached_block(8), None);
+        pool.free_table(&t);
+        assert_eq!(pool.num_cached_free(), 0);
+        assert_eq!(
+            pool.take_events(),
+            [ev(KvChange::Stored, 8), ev(KvChange::Removed, 8)]
+        );
         pool.check_invariants().unwrap();
     }
 }

@@ -35,6 +35,9 @@ pub enum Source {
     /// Tokens no other prompt has (keyed by the request id; no other request's prompt may
     /// contain this source).
     Unique(u64),
+    /// The tokens request `id` generates when no later prompt quotes them (keyed by the
+    /// request id, like [`Source::Unique`]).
+    Output(u64),
 }
 
 impl Source {
@@ -47,6 +50,7 @@ impl Source {
             Source::Reply { session, turn } => (4, session as u64, turn as u64),
             Source::TraceBlock(h) => (5, h, 0),
             Source::Unique(id) => (6, id, 0),
+            Source::Output(id) => (7, id, 0),
         };
         splitmix64(splitmix64(tag ^ splitmix64(a)) ^ b)
     }
@@ -123,26 +127,73 @@ impl PromptContent {
 
     /// Hashes of the full blocks of `block_size` tokens, in order (a partial last block has none).
     pub fn block_hashes(&self, block_size: u32) -> BlockHashes<'_> {
-        BlockHashes {
+        self.sequence_hashes(block_size, Segment::EMPTY, 0, 0)
+    }
+
+    /// Hashes of the full blocks of the sequence *prompt, then `output`* (the tokens a
+    /// request generated so far), from block `from_block` on; `prev` is the hash of block
+    /// `from_block − 1` (ignored for block 0). vLLM hashes generated tokens the same way,
+    /// so a later prompt that quotes the reply hits the blocks that hold it.
+    pub fn sequence_hashes(
+        &self,
+        block_size: u32,
+        output: Segment,
+        from_block: u32,
+        prev: BlockHash,
+    ) -> BlockHashes<'_> {
+        let bs = block_size.max(1);
+        let total = self.len.saturating_add(output.len);
+        let mut it = BlockHashes {
             segments: &self.segments,
-            block_size: block_size.max(1),
+            tail: output,
+            block_size: bs,
             seg: 0,
             offset: 0,
-            remaining_full: self.len / block_size.max(1),
-            prev: 0,
+            remaining_full: (total / bs).saturating_sub(from_block),
+            prev: if from_block == 0 { 0 } else { prev },
+        };
+        // Walk to the first token of `from_block` (O(segments)).
+        let mut skip = from_block.saturating_mul(bs).min(total);
+        while skip > 0 {
+            let left = it.segment(it.seg).len - it.offset;
+            if skip < left {
+                it.offset += skip;
+                break;
+            }
+            skip -= left;
+            it.seg += 1;
+            it.offset = 0;
         }
+        it
     }
 }
 
-/// Iterator over a prompt's chained block hashes; computes each in O(segments it touches).
+impl Segment {
+    /// No tokens.
+    pub const EMPTY: Segment = Segment {
+        source: Source::Unique(0),
+        len: 0,
+    };
+}
+
+/// Iterator over a sequence's chained block hashes; computes each in O(segments it touches).
 #[derive(Debug, Clone)]
 pub struct BlockHashes<'a> {
     segments: &'a [Segment],
+    /// Generated tokens after the prompt (length 0: none).
+    tail: Segment,
     block_size: u32,
     seg: usize,
     offset: u32,
     remaining_full: u32,
     prev: BlockHash,
+}
+
+impl BlockHashes<'_> {
+    /// Segment `i` of prompt-then-output.
+    fn segment(&self, i: usize) -> Segment {
+        self.segments.get(i).copied().unwrap_or(self.tail)
+    }
 }
 
 impl Iterator for BlockHashes<'_> {
@@ -156,7 +207,7 @@ impl Iterator for BlockHashes<'_> {
         let mut h = splitmix64(self.prev ^ 0x5bd1_e995_u64.rotate_left(17));
         let mut need = self.block_size;
         while need > 0 {
-            let s = self.segments[self.seg];
+            let s = self.segment(self.seg);
             let take = need.min(s.len - self.offset);
             // Each piece is (source, where in the source, how many tokens).
             h = splitmix64(h ^ s.source.key());
@@ -239,6 +290,56 @@ mod tests {
         // (share links reproduce runs only if block identity is stable).
         let p = PromptContent::new().with(Source::SystemPrompt(0), 16);
         assert_eq!(hashes(&p, 16)[0], 15_229_853_385_299_330_041);
+    }
+
+    #[test]
+    fn a_reply_hashes_like_the_prompt_that_quotes_it() {
+        // Turn 0 generated 40 reply tokens; turn 1's prompt quotes them, then asks more.
+        let turn0 = PromptContent::new().with(Source::SystemPrompt(1), 20).with(
+            Source::Turn {
+                session: 3,
+                turn: 0,
+            },
+            30,
+        );
+        let reply = Segment {
+            source: Source::Reply {
+                session: 3,
+                turn: 0,
+            },
+            len: 40,
+        };
+        let turn1 = turn0.clone().with(reply.source, reply.len).with(
+            Source::Turn {
+                session: 3,
+                turn: 1,
+            },
+            25,
+        );
+        let generated: Vec<_> = turn0.sequence_hashes(16, reply, 0, 0).collect();
+        // (50 + 40) / 16 = 5 full blocks, all equal to turn 1's first five.
+        assert_eq!(generated.len(), 5);
+        assert_eq!(generated[..], hashes(&turn1, 16)[..5]);
+        assert_ne!(generated[4], hashes(&turn0, 16).last().copied().unwrap());
+    }
+
+    #[test]
+    fn hashing_resumes_mid_sequence() {
+        let p = PromptContent::new()
+            .with(Source::Document(1), 10)
+            .with(Source::Document(2), 37);
+        let out = Segment {
+            source: Source::Output(9),
+            len: 30,
+        };
+        let all: Vec<_> = p.sequence_hashes(8, out, 0, 0).collect();
+        assert_eq!(all.len(), (47 + 30) / 8);
+        for k in 1..all.len() {
+            let rest: Vec<_> = p.sequence_hashes(8, out, k as u32, all[k - 1]).collect();
+            assert_eq!(rest[..], all[k..], "resumed at block {k}");
+        }
+        // Without output the sequence is the prompt.
+        assert_eq!(p.block_hashes(8).collect::<Vec<_>>()[..], all[..47 / 8]);
     }
 
     #[test]

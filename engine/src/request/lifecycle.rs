@@ -1,6 +1,6 @@
 //! A request's identity, state and history as it moves through the platform.
 
-use super::{PromptContent, Timestamps, TokenSources};
+use super::{PromptContent, Source, Timestamps, TokenSources};
 use serde::Serialize;
 
 /// Where a request is in its life.
@@ -118,6 +118,8 @@ pub struct Request {
     pub prompt: PromptContent,
     /// Output tokens to generate.
     pub output_len: u32,
+    /// Scheduling priority under the `priority` policy: lower runs first (vLLM's meaning).
+    pub priority: i32,
     /// Where it is now.
     pub state: RequestState,
     /// When things happened.
@@ -144,6 +146,7 @@ impl Request {
             turn: None,
             prompt,
             output_len,
+            priority: 0,
             state: RequestState::Waiting,
             times: Timestamps {
                 created,
@@ -160,6 +163,15 @@ impl Request {
     /// Prompt length in tokens.
     pub fn prompt_len(&self) -> u32 {
         self.prompt.len()
+    }
+
+    /// What its generated tokens are: a session turn's reply (which the next turn's prompt
+    /// quotes), otherwise content of its own.
+    pub fn output_source(&self) -> Source {
+        match (self.session, self.turn) {
+            (Some(session), Some(turn)) => Source::Reply { session, turn },
+            _ => Source::Output(self.id),
+        }
     }
 
     /// Marks the request failed for `reason`.

@@ -7,11 +7,11 @@
 use super::Scenario;
 use crate::hardware::{self, GpuSpec};
 use crate::model::catalogue;
-use crate::offload::TierConfig;
+use crate::offload::{TierConfig, BYTES_PER_GB};
 use crate::router::policy::{NoParams, PolicyConfig};
 use crate::timing::TimingKind;
 use crate::validate::{index, join, Problem, Problems};
-use crate::workload::config::{SharedPrefixConfig, SyntheticConfig, TraceConfig};
+use crate::workload::config::{SyntheticConfig, TraceConfig};
 use crate::workload::{GeneratorConfig, LengthDist, StageConfig};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -149,6 +149,7 @@ pub fn import_opal(text: &str) -> Result<(Scenario, ImportReport), Vec<Problem>>
         return Err(whole("an Opal config must be a JSON object".into()));
     };
     let mut im = Importer::default();
+    im.opal_defaults();
     let mut top = Obj::new("", &top);
     im.simulation(&mut top);
     im.model(&mut top);
@@ -330,6 +331,22 @@ impl Importer {
             set(&mut self.scenario, v);
             self.mapped(o.path(key), to, None);
         }
+    }
+
+    /// Sets Opal's behaviour where our defaults differ, before the file is read, so that a
+    /// file without the key (or its whole section) still gets it; [`Importer::settle`]
+    /// reports the keys the file left out ([`OPAL_DEFAULTS`]).
+    fn opal_defaults(&mut self) {
+        let w = &mut self.scenario.worker;
+        // Set even though it is our default today: an import must price steps with Opal's
+        // formula whatever our default timing model becomes.
+        w.timing.model = TimingKind::OpalAnalytical;
+        w.gpu_memory_utilization = 1.0;
+        w.enable_prefix_caching = false;
+        // Opal's step time is its formula alone.
+        w.step_overhead = 0.0;
+        // Opal decides each batch when the previous step ends (no async scheduling).
+        w.async_scheduling = false;
     }
 
     fn simulation(&mut self, top: &mut Obj) {
@@ -639,25 +656,13 @@ impl Importer {
             |s, o| s.number(o, "gpu_memory_utilization"),
             |sc, v| sc.worker.gpu_memory_utilization = v,
         );
-        match self.boolean(&mut o, "enable_gpu_apc") {
-            Some(on) => {
-                self.scenario.worker.enable_prefix_caching = on;
-                self.mapped(
-                    o.path("enable_gpu_apc"),
-                    "worker.enable_prefix_caching",
-                    None,
-                );
-            }
-            None if !o.map.contains_key("enable_gpu_apc") => {
-                self.scenario.worker.enable_prefix_caching = false;
-                self.mapped(
-                    o.path("enable_gpu_apc"),
-                    "worker.enable_prefix_caching",
-                    Some("absent: Opal's default false (no GPU prefix cache) is kept".into()),
-                );
-            }
-            None => {}
-        }
+        self.map(
+            &mut o,
+            "enable_gpu_apc",
+            "worker.enable_prefix_caching",
+            |s, o| s.boolean(o, "enable_gpu_apc"),
+            |sc, v| sc.worker.enable_prefix_caching = v,
+        );
         self.finish(o);
     }
 
@@ -693,7 +698,7 @@ impl Importer {
                 );
                 return;
             }
-            // Opal's default inference model is its roofline formula.
+            // Absent: Opal's default, its roofline formula (reported by settle).
             None => TimingKind::OpalAnalytical,
         };
         self.scenario.worker.timing.model = kind;
@@ -828,8 +833,15 @@ impl Importer {
             self.mapped(o.path("concurrency"), &to("concurrency"), None);
         }
         if let Some(v) = self.number(&mut o, "capacity_GB") {
-            tier.capacity_gb = v;
-            self.mapped(o.path("capacity_GB"), &to("capacity_gb"), None);
+            tier.capacity_gb = gib_to_gb(v);
+            self.mapped(
+                o.path("capacity_GB"),
+                &to("capacity_gb"),
+                Some(format!(
+                    "Opal's GB is 2³⁰ bytes, ours 10⁹: {v} × 1.073741824 = {}",
+                    tier.capacity_gb
+                )),
+            );
         }
         self.finish(o);
         tier
@@ -986,29 +998,12 @@ impl Importer {
         ) {
             c.output_length = range;
         }
-        if let Some(n) = self.whole::<u32>(p, "default_prefix_length") {
-            if n > 0 {
-                c.shared_prefix = Some(SharedPrefixConfig {
-                    groups: 1,
-                    length: n,
-                    ..SharedPrefixConfig::default()
-                });
-                self.mapped(
-                    p.path("default_prefix_length"),
-                    &to("shared_prefix.length"),
-                    Some(format!(
-                        "one shared prefix of {n} tokens before every prompt (groups: 1); \
-                         prompt sizes count the tokens after it"
-                    )),
-                );
-            } else {
-                self.mapped(
-                    p.path("default_prefix_length"),
-                    &to("shared_prefix"),
-                    Some("0: no shared prefix".into()),
-                );
-            }
-        }
+        self.ignore(
+            p,
+            "default_prefix_length",
+            "Opal's request generator never reads it: its prompts are prompt_size_min to \
+             prompt_size_max tokens with no prefix",
+        );
         let generator = if exponential {
             GeneratorConfig::ExponentialReqRate(c)
         } else {
@@ -1017,6 +1012,7 @@ impl Importer {
         Some(StageConfig {
             total_requests,
             time_duration_sec,
+            priority: Default::default(),
             generator,
         })
     }
@@ -1072,24 +1068,44 @@ impl Importer {
                 )),
             );
         }
+        let chunk = self.whole::<u32>(p, "chunk_size");
+        if let Some(h) = chunk {
+            c.hash_block_size = h;
+            self.mapped(
+                p.path("chunk_size"),
+                &to("hash_block_size"),
+                Some("Opal's tokens per hash id".into()),
+            );
+        }
         if let Some(h) = self.whole::<u32>(p, "hash_block_size") {
+            if chunk.is_some_and(|n| n != h) {
+                self.problems.push(
+                    p.path("hash_block_size"),
+                    format!(
+                        "{h} disagrees with chunk_size {}, which already sets the tokens per \
+                         hash id",
+                        c.hash_block_size
+                    ),
+                );
+            }
             c.hash_block_size = h;
             self.mapped(p.path("hash_block_size"), &to("hash_block_size"), None);
         }
-        self.ignore(
-            p,
-            "chunk_size",
-            "how many trace lines Opal reads at a time; we read the whole file",
-        );
         Some(StageConfig {
             total_requests,
             time_duration_sec,
+            priority: Default::default(),
             generator: GeneratorConfig::Trace(c),
         })
     }
 
     /// Settings that combine several Opal keys, applied once everything is read.
     fn settle(&mut self) {
+        for (from, to, note) in OPAL_DEFAULTS {
+            if self.report.mapping(from).is_none() {
+                self.mapped(from.to_string(), to, Some(note.to_string()));
+            }
+        }
         if !self.event_intervals.is_empty() {
             let interval = self
                 .event_intervals
@@ -1122,6 +1138,41 @@ impl Importer {
                 ),
             );
         }
+    }
+}
+
+/// Opal keys whose default differs from ours, set by [`Importer::opal_defaults`]: the Opal
+/// path, our path, and what the key's absence means.
+const OPAL_DEFAULTS: [(&str, &str, &str); 3] = [
+    (
+        "worker.inference_params.model",
+        "worker.timing.model",
+        "absent: Opal's default roofline formula, our opal-analytical",
+    ),
+    (
+        "worker.vllm_params.gpu_memory_utilization",
+        "worker.gpu_memory_utilization",
+        "absent: Opal gives the KV cache all GPU memory the weights leave: 1.0",
+    ),
+    (
+        "worker.vllm_params.enable_gpu_apc",
+        "worker.enable_prefix_caching",
+        "absent: Opal's default false (no GPU prefix cache)",
+    ),
+];
+
+/// Our decimal GB (10⁹ bytes) for Opal's GB of 2³⁰ bytes. When the quotient rounds down, the
+/// double just above it is taken, so that `capacity_gb · 10⁹` never falls short of Opal's
+/// bytes and a tier holds as many whole chunks as Opal's (15 GB of 40 MiB chunks is 384, not
+/// 383).
+fn gib_to_gb(gib: f64) -> f64 {
+    let bytes = gib * (1u64 << 30) as f64;
+    let gb = bytes / BYTES_PER_GB;
+    if gb > 0.0 && gb * BYTES_PER_GB < bytes {
+        // The next double up (f64::next_up is newer than our MSRV).
+        f64::from_bits(gb.to_bits() + 1)
+    } else {
+        gb
     }
 }
 

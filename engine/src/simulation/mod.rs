@@ -29,6 +29,7 @@ use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
 use crate::scenario::{Scenario, ScenarioData};
+use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
@@ -116,7 +117,7 @@ impl Simulation {
                 None => None,
             };
             match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, generator)),
+                Ok(generator) => stages.push(Stage::new(i as u32, config, seed, generator)),
                 Err(mut p) => problems.append(&mut p),
             }
             expected = expected
@@ -266,6 +267,7 @@ impl Simulation {
                 s.stats.summarize(end, self.num_tiers, records)
             })
             .collect();
+        let series = rec.series.finish(end_time);
         SimulationResults {
             engine_version: crate::VERSION,
             timing: self.timing.clone(),
@@ -273,7 +275,8 @@ impl Simulation {
             truncated,
             events: self.events,
             stages,
-            series: rec.series.finish(end_time),
+            workers: WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time),
+            series,
             itl: rec
                 .stages
                 .iter()

@@ -41,6 +41,8 @@ pub(crate) struct Recorder {
     next_session: u32,
     /// Requests that completed or failed.
     pub finished: u64,
+    /// Prefill tokens each worker computed, by worker id.
+    pub worker_prefill: Vec<u64>,
 }
 
 impl Recorder {
@@ -75,6 +77,7 @@ impl Recorder {
         debug_assert_eq!(req.id, self.peek_id());
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
         r.session = session;
+        r.priority = req.priority;
         self.records.push(r);
         self.series.on_arrival(req.times.created);
     }
@@ -98,6 +101,15 @@ impl Recorder {
             s.stats.on_tokens(t, n);
         }
         self.series.on_tokens(t, n);
+    }
+
+    /// Worker `worker` computed `n` prefill tokens in a step.
+    pub fn on_prefill(&mut self, worker: u32, n: u64) {
+        let w = worker as usize;
+        if self.worker_prefill.len() <= w {
+            self.worker_prefill.resize(w + 1, 0);
+        }
+        self.worker_prefill[w] += n;
     }
 
     /// The stage of request `id`.
@@ -130,7 +142,9 @@ impl Recorder {
         r.completion = at(t.completed);
         r.preemptions = req.preemptions;
         r.sources.gpu_cache = req.sources.gpu_cache;
+        r.sources.gpu_rehit = req.sources.gpu_rehit;
         r.sources.computed = req.sources.computed;
+        r.recomputed = req.sources.recomputed;
         if let Some(tier) = req.sources.offload_tier {
             r.sources.add_tier(tier as usize, req.sources.offload);
         }

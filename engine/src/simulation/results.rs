@@ -1,7 +1,7 @@
 //! What a finished (or stopped) run reports.
 
 use super::recorder::RoutingRecord;
-use crate::stats::{RequestRecord, SeriesColumns, StageSummary};
+use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 
 /// Everything a run produced: the per-stage tables, per-second series, every request's
@@ -21,6 +21,8 @@ pub struct SimulationResults {
     pub events: u64,
     /// The `vllm bench serve`-style table of each stage.
     pub stages: Vec<StageSummary>,
+    /// Per worker: load, cache hits, busy time and utilisation; and the load imbalance.
+    pub workers: WorkerTable,
     /// Per-second series for the charts.
     pub series: SeriesColumns,
     /// Each stage's pooled inter-token gaps: (gap in seconds, how many), ascending. Exact
@@ -43,12 +45,10 @@ impl SimulationResults {
         crate::stats::csv::to_csv(&self.requests)
     }
 
-    /// Every stage's table as `vllm bench serve` prints it.
+    /// Every stage's table as `vllm bench serve` prints it, then the per-worker table.
     pub fn render_text(&self) -> String {
-        self.stages
-            .iter()
-            .map(StageSummary::render_text)
-            .collect::<Vec<_>>()
-            .join("\n")
+        let mut parts: Vec<String> = self.stages.iter().map(StageSummary::render_text).collect();
+        parts.push(self.workers.render_text());
+        parts.join("\n")
     }
 }

@@ -7,12 +7,13 @@ use std::fmt::Write;
 pub fn header() -> String {
     let mut h = String::from(
         "id,stage,session,turn,worker,prompt_tokens,output_tokens,created,router_in,worker_in,\
-         kv_lookup_start,ready,first_scheduled,first_token,completion,preemptions,gpu_cache_tokens",
+         kv_lookup_start,ready,first_scheduled,first_token,completion,preemptions,gpu_cache_tokens,\
+         gpu_rehit_tokens",
     );
     for i in 0..MAX_TIERS {
         let _ = write!(h, ",tier{i}_tokens");
     }
-    h.push_str(",computed_tokens,failed");
+    h.push_str(",computed_tokens,recomputed_tokens,failed");
     h
 }
 
@@ -51,11 +52,15 @@ pub fn row(r: &RequestRecord) -> String {
     ] {
         time(&mut s, t);
     }
-    let _ = write!(s, ",{},{}", r.preemptions, r.sources.gpu_cache);
+    let _ = write!(
+        s,
+        ",{},{},{}",
+        r.preemptions, r.sources.gpu_cache, r.sources.gpu_rehit
+    );
     for t in r.sources.tiers {
         let _ = write!(s, ",{t}");
     }
-    let _ = write!(s, ",{},", r.sources.computed);
+    let _ = write!(s, ",{},{},", r.sources.computed, r.recomputed);
     if let Some(f) = r.failed {
         s.push_str(f.kind());
     }
@@ -87,6 +92,9 @@ mod tests {
         r.failed = Some(FailReason::NoWorker);
         let row = row(&r);
         assert_eq!(row.split(',').count(), header().split(',').count());
-        assert_eq!(row, "7,1,,,2,300,0,0.5,,,,,,0.75,,0,0,0,0,0,40,0,no_worker");
+        assert_eq!(
+            row,
+            "7,1,,,2,300,0,0.5,,,,,,0.75,,0,0,0,0,0,0,40,0,0,no_worker"
+        );
     }
 }

@@ -8,15 +8,18 @@ use serde::Serialize;
 /// to the last one (the default configuration has three tiers).
 pub const MAX_TIERS: usize = 4;
 
-/// Prompt tokens of one request by where their KV came from.
+/// Prompt tokens of one request by where their KV came from, in the admission that ran
+/// to completion (they add up to the prompt).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct PromptSources {
-    /// Hits in the worker's GPU prefix cache.
+    /// Hits in the worker's GPU prefix cache on blocks other requests computed.
     pub gpu_cache: u32,
+    /// Found again in GPU blocks this request computed (or fetched) before a preemption:
+    /// not a prefix-cache hit in the usual sense, so counted apart.
+    pub gpu_rehit: u32,
     /// Fetched from offload tier i (in the configured order).
     pub tiers: [u32; MAX_TIERS],
-    /// Prompt tokens prefilled (computed) on the GPU. The sources always add up to the prompt;
-    /// output tokens recomputed after a preemption are not counted here.
+    /// Prompt tokens prefilled (computed) on the GPU.
     pub computed: u32,
 }
 
@@ -28,7 +31,7 @@ impl PromptSources {
 
     /// All prompt tokens accounted for.
     pub fn prompt_total(&self) -> u32 {
-        self.gpu_cache + self.tiers.iter().sum::<u32>() + self.computed
+        self.gpu_cache + self.gpu_rehit + self.tiers.iter().sum::<u32>() + self.computed
     }
 }
 
@@ -68,8 +71,14 @@ pub struct RequestRecord {
     pub completion: f64,
     /// Times it was preempted.
     pub preemptions: u32,
+    /// Its scheduling priority (used by the `priority` policy; lower first).
+    pub priority: i32,
     /// Prompt tokens by KV source.
     pub sources: PromptSources,
+    /// Extra prefill its preemptions cost: tokens computed in admissions a preemption cut
+    /// short, plus generated tokens computed again (0 if never preempted). A worker's
+    /// prefill is the sum of `sources.computed + recomputed` over its requests.
+    pub recomputed: u32,
     /// Why it failed, if it did.
     pub failed: Option<FailReason>,
 }
@@ -93,7 +102,9 @@ impl RequestRecord {
             first_token: f64::NAN,
             completion: f64::NAN,
             preemptions: 0,
+            priority: 0,
             sources: PromptSources::default(),
+            recomputed: 0,
             failed: None,
         }
     }
@@ -135,9 +146,9 @@ mod tests {
 
     #[test]
     fn record_stays_small() {
-        // 8 timestamps (64 B) + id (8) + sources (4 + 4·4 + 4 = 24) + session (12) +
-        // worker (8) + failed (12) + stage, prompt, output, preemptions (16) = 144 B,
-        // which is what x86_64 measures (no padding).
+        // 8 timestamps (64 B) + id (8) + sources (4 + 4 + 4·4 + 4 = 28) + session (12) +
+        // worker (8) + failed (12) + stage, prompt, output, preemptions, priority,
+        // recomputed (24) = 156 B; x86_64 pads it to 160.
         let size = std::mem::size_of::<RequestRecord>();
         assert!(size <= 160, "RequestRecord is {size} bytes");
     }

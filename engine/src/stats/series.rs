@@ -9,6 +9,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Default, PartialEq)]
 struct WorkerAcc {
     busy_s: Vec<f64>,
+    /// Seconds of busy time weighted by the step's share of peak FLOP/s (and of peak bandwidth).
+    compute_s: Vec<f64>,
+    memory_s: Vec<f64>,
     waiting: Vec<u32>,
     running: Vec<u32>,
     kv_blocks: Vec<u32>,
@@ -60,20 +63,23 @@ impl SecondSeries {
         *at(&mut self.output_tokens, second(t)) += n;
     }
 
-    /// Worker `worker` computed from `start` to `end`; a step that crosses a second boundary
-    /// adds to each second only the part that falls in it.
-    pub fn on_busy(&mut self, worker: usize, start: f64, end: f64) {
+    /// Worker `worker` computed from `start` to `end`, achieving `compute` of its peak
+    /// FLOP/s and `memory` of its peak HBM bandwidth on average over the step; a step that
+    /// crosses a second boundary adds to each second only the part that falls in it.
+    pub fn on_busy(&mut self, worker: usize, start: f64, end: f64, compute: f64, memory: f64) {
         if end.is_nan() || end <= start {
             return;
         }
         let start = start.max(0.0);
-        let busy = &mut self.worker(worker).busy_s;
+        let w = self.worker(worker);
         let mut k = second(start);
         while (k as f64) < end {
             let lo = start.max(k as f64);
             let hi = end.min((k + 1) as f64);
             if hi > lo {
-                *at(busy, k) += hi - lo;
+                *at(&mut w.busy_s, k) += hi - lo;
+                *at(&mut w.compute_s, k) += (hi - lo) * compute;
+                *at(&mut w.memory_s, k) += (hi - lo) * memory;
             }
             k += 1;
         }
@@ -115,21 +121,29 @@ impl SecondSeries {
         let workers = self
             .workers
             .iter()
-            .map(|w| WorkerColumns {
-                busy_fraction: (0..n)
-                    .map(|k| {
-                        let span = (end - k as f64).clamp(0.0, 1.0);
-                        let b = w.busy_s.get(k).copied().unwrap_or(0.0);
-                        if span > 0.0 {
-                            (b / span).min(1.0)
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect(),
-                waiting: pad(&w.waiting, n),
-                running: pad(&w.running, n),
-                kv_blocks: pad(&w.kv_blocks, n),
+            .map(|w| {
+                // Share of each second (of its covered part, for a last partial second).
+                let per_second = |acc: &[f64]| -> Vec<f64> {
+                    (0..n)
+                        .map(|k| {
+                            let span = (end - k as f64).clamp(0.0, 1.0);
+                            let x = acc.get(k).copied().unwrap_or(0.0);
+                            if span > 0.0 {
+                                (x / span).min(1.0)
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                };
+                WorkerColumns {
+                    busy_fraction: per_second(&w.busy_s),
+                    compute_utilization: per_second(&w.compute_s),
+                    memory_utilization: per_second(&w.memory_s),
+                    waiting: pad(&w.waiting, n),
+                    running: pad(&w.running, n),
+                    kv_blocks: pad(&w.kv_blocks, n),
+                }
             })
             .collect();
         SeriesColumns {
@@ -163,8 +177,13 @@ pub struct SeriesColumns {
 /// One worker's per-second columns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WorkerColumns {
-    /// Share of the second the GPU was computing, 0..=1.
+    /// Share of the second the GPU was running a step, 0..=1 (a one-token decode batch
+    /// counts as busy: see the utilisations for how hard it worked).
     pub busy_fraction: Vec<f64>,
+    /// Achieved FLOP/s over the second as a share of the GPU's peak, 0..=1.
+    pub compute_utilization: Vec<f64>,
+    /// Achieved HBM bandwidth over the second as a share of the GPU's peak, 0..=1.
+    pub memory_utilization: Vec<f64>,
     /// Waiting requests (sampled).
     pub waiting: Vec<u32>,
     /// Running requests (sampled).

@@ -142,22 +142,29 @@ fn hit_rates(done: &[&RequestRecord], num_tiers: usize) -> PrefixHitRates {
     let sum = |f: &dyn Fn(&RequestRecord) -> u32| done.iter().map(|r| f(r) as u64).sum::<u64>();
     PrefixHitRates {
         gpu_cache: frac(sum(&|r| r.sources.gpu_cache)),
+        gpu_rehit: frac(sum(&|r| r.sources.gpu_rehit)),
         tiers: (0..num_tiers.min(MAX_TIERS))
             .map(|i| frac(sum(&|r| r.sources.tiers[i])))
             .collect(),
         computed: frac(sum(&|r| r.sources.computed)),
+        recomputed_tokens: sum(&|r| r.recomputed),
     }
 }
 
-/// Share of completed requests' prompt tokens served by each source (sums to 1).
+/// Share of completed requests' prompt tokens served by each source (sums to 1), in the
+/// admission that ran to completion.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrefixHitRates {
-    /// GPU prefix cache.
+    /// GPU prefix cache: hits on blocks other requests computed.
     pub gpu_cache: f64,
+    /// GPU blocks a preempted request computed itself and found again (not counted as hits).
+    pub gpu_rehit: f64,
     /// Each offload tier, in the configured order.
     pub tiers: Vec<f64>,
     /// Computed (cache misses).
     pub computed: f64,
+    /// Extra prefill tokens preemptions cost (see [`RequestRecord::recomputed`]).
+    pub recomputed_tokens: u64,
 }
 
 /// One stage's results, as `vllm bench serve` reports them, plus what the simulator knows.
@@ -304,7 +311,21 @@ impl StageSummary {
         for (i, t) in self.prefix_hit_rate.tiers.iter().enumerate() {
             row(&mut o, &format!("Offload tier {i} hits (%):"), pct(*t));
         }
+        if self.prefix_hit_rate.gpu_rehit > 0.0 {
+            row(
+                &mut o,
+                "GPU re-hits after preemption (%):",
+                pct(self.prefix_hit_rate.gpu_rehit),
+            );
+        }
         row(&mut o, "Computed (%):", pct(self.prefix_hit_rate.computed));
+        if self.prefix_hit_rate.recomputed_tokens > 0 {
+            row(
+                &mut o,
+                "Extra prefill from preemptions (tokens):",
+                self.prefix_hit_rate.recomputed_tokens,
+            );
+        }
         row(&mut o, "Preemptions:", self.preemptions);
         row(&mut o, "Preempted requests:", self.preempted_requests);
         let _ = writeln!(o, "{}", "=".repeat(WIDTH));

@@ -10,7 +10,7 @@ mod roofline;
 
 pub use analytical::OpalAnalytical;
 pub use calibrated::{Calibrated, Calibration, StepBreakdown};
-pub use roofline::Roofline;
+pub use roofline::{Roofline, StepWork};
 
 use crate::hardware::Hardware;
 use crate::model::Model;

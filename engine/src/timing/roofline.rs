@@ -59,6 +59,15 @@ impl Roofline {
 
     /// Duration of one step over `batch`, seconds (0 for an empty batch).
     pub fn step_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
+        let w = self.work(batch);
+        if w.flops == 0.0 {
+            return 0.0;
+        }
+        (w.flops / self.flops).max(w.bytes / self.bandwidth) + self.fixed
+    }
+
+    /// The FLOPs and HBM bytes a step over `batch` needs (zero for an empty batch).
+    pub fn work<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> StepWork {
         let mut tokens = 0u64;
         let mut attention = 0.0;
         let mut kv_read = 0u64;
@@ -68,7 +77,7 @@ impl Roofline {
             attention += attention_flops(self.attention_coeff, w.context, w.context + w.new_tokens);
         }
         if tokens == 0 {
-            return 0.0;
+            return StepWork::default();
         }
         let t = tokens as f64;
         let flops = self.flops_per_token * t + attention;
@@ -80,6 +89,15 @@ impl Roofline {
         let bytes = self.shared_weight_bytes
             + self.expert_weight_bytes * experts_touched
             + (kv_read + tokens) as f64 * self.kv_bytes_per_token;
-        (flops / self.flops).max(bytes / self.bandwidth) + self.fixed
+        StepWork { flops, bytes }
     }
+}
+
+/// What one step asks of the GPU, whatever model prices its time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepWork {
+    /// Floating-point operations.
+    pub flops: f64,
+    /// Bytes moved to and from HBM (weights, KV read and written).
+    pub bytes: f64,
 }

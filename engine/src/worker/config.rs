@@ -34,8 +34,24 @@ pub struct SchedulerConfig {
     /// while the current one runs, so a request that arrives during a step joins the batch
     /// after the next one (unless nothing else runs). Default true.
     pub async_scheduling: bool,
-    /// Step-time model. Default roofline with η_c = 0.5, η_m = 0.8.
+    /// Which waiting request runs next and which running one is preempted (vLLM's
+    /// `--scheduling-policy`). Default `fcfs`.
+    pub scheduling_policy: SchedulingPolicy,
+    /// Step-time model. Default calibrated.
     pub timing: TimingConfig,
+}
+
+/// vLLM's scheduling policies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulingPolicy {
+    /// First come, first served: waiting requests in arrival order (preempted ones first);
+    /// the most recently admitted running request is preempted.
+    #[default]
+    Fcfs,
+    /// Waiting requests by priority (lower first), then arrival; the running request with
+    /// the lowest priority (latest arrival among equals) is preempted.
+    Priority,
 }
 
 impl Default for SchedulerConfig {
@@ -52,6 +68,7 @@ impl Default for SchedulerConfig {
             max_kvc_ready_requests: 16,
             step_overhead: 0.0,
             async_scheduling: true,
+            scheduling_policy: SchedulingPolicy::Fcfs,
             timing: TimingConfig::default(),
         }
     }

@@ -11,9 +11,10 @@ mod memory;
 mod offload;
 mod output;
 pub(crate) mod process;
+mod request_queue;
 mod scheduler;
 
-pub use config::SchedulerConfig;
+pub use config::{SchedulerConfig, SchedulingPolicy};
 pub use memory::{num_gpu_blocks, MemoryError, MAX_GPU_BLOCKS};
 pub use offload::{NoOffload, OffloadLookup, TierHit};
 pub use output::{FetchStart, ScheduledSeq, SchedulerOutput, StepOutcome};

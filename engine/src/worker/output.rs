@@ -63,4 +63,7 @@ pub struct StepOutcome {
     pub token_gaps: Vec<(u64, f64)>,
     /// Requests that emitted their last token, now `Completed` and handed back.
     pub finished: Vec<Request>,
+    /// Prefill tokens the step computed (all but first-time decodes; see
+    /// `Scheduler::prefill_tokens`).
+    pub prefill_tokens: u64,
 }

@@ -54,6 +54,8 @@ struct State {
     tier_events: Vec<KvEvent>,
     /// Per-stage token counts of the step being recorded (reused buffer).
     stage_tokens: Vec<u64>,
+    /// Prices a step's FLOPs and bytes at 100 % of peak, for the utilisation series.
+    peak: crate::timing::Roofline,
 }
 
 /// The scheduler's view of the offload tiers from one worker.
@@ -111,6 +113,16 @@ impl Worker {
                 stopped: false,
                 tier_events: Vec::new(),
                 stage_tokens: Vec::new(),
+                peak: crate::timing::Roofline::new(
+                    &crate::timing::TimingConfig {
+                        compute_efficiency: 1.0,
+                        memory_efficiency: 1.0,
+                        ..Default::default()
+                    },
+                    &ctx.model,
+                    &ctx.hardware,
+                    0.0,
+                ),
             }),
             intake: RefCell::new(None),
             scheduler_loop: RefCell::new(None),
@@ -282,6 +294,7 @@ impl Worker {
             let t = st.scheduler.step_time(&out);
             (out, t)
         };
+        let utilization = self.utilization(&out, step_time);
         for &fetch in &out.fetches {
             self.start_fetch(fetch);
         }
@@ -291,7 +304,7 @@ impl Worker {
         env.timeout(step_time).await?;
         let now = env.now();
         let outcome = self.state.borrow_mut().scheduler.finish_step(now);
-        self.record_step(start, now, &outcome);
+        self.record_step(start, now, utilization, &outcome);
         for req in &outcome.finished {
             self.store_prompt(&req.prompt);
         }
@@ -322,12 +335,30 @@ impl Worker {
         });
     }
 
-    /// Busy time, tokens per stage, and inter-token gaps (run-length grouped: the requests
-    /// decoding together share one gap, so the histogram grows per step, not per token).
-    fn record_step(&self, start: f64, now: f64, outcome: &StepOutcome) {
+    /// The step's achieved FLOP/s and HBM bandwidth as shares of the GPU's peak.
+    fn utilization(&self, out: &super::SchedulerOutput, step_time: f64) -> (f64, f64) {
+        if step_time <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let work = self.state.borrow().peak.work(out.work());
+        let hw = &self.ctx.hardware;
+        let share = |x: f64, peak: f64| (x / (step_time * peak)).clamp(0.0, 1.0);
+        (
+            share(work.flops, hw.peak_flops()),
+            share(work.bytes, hw.bandwidth()),
+        )
+    }
+
+    /// Busy time and utilisation, tokens per stage, and inter-token gaps (run-length
+    /// grouped: the requests decoding together share one gap, so the histogram grows per
+    /// step, not per token).
+    fn record_step(&self, start: f64, now: f64, utilization: (f64, f64), outcome: &StepOutcome) {
         let mut rec = self.ctx.recorder.borrow_mut();
         let mut st = self.state.borrow_mut();
-        rec.series.on_busy(self.id as usize, start, now);
+        let (compute, memory) = utilization;
+        rec.series
+            .on_busy(self.id as usize, start, now, compute, memory);
+        rec.on_prefill(self.id, outcome.prefill_tokens);
         let tokens = &mut st.stage_tokens;
         tokens.clear();
         tokens.resize(rec.stages.len().max(1), 0);

@@ -4,18 +4,25 @@
 //! `num_tokens` (prompt + tokens generated so far) and `num_computed` (tokens whose
 //! KV is in the cache), and each step schedules some of the difference. A sequence
 //! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
+//!
+//! Prefix caching follows vLLM v1's `KVCacheManager.allocate_slots`: the full blocks a
+//! step will fill are cached when they are allocated (a request admitted later in the
+//! same step hits them), generated tokens are hashed like prompt tokens (the next turn of
+//! a conversation hits the reply), and a request's blocks are freed last block first.
+//! `engine/tests/vllm_*.rs` run vLLM's own tests against it.
 
+use super::request_queue::{QueueKey, RequestQueue};
 use super::{
-    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, StepOutcome,
+    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, SchedulingPolicy,
+    StepOutcome,
 };
 use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
 use crate::kv_cache::{BlockId, BlockPool};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
-use crate::request::{BlockHash, FailReason, Request, RequestState, TokenSources};
+use crate::request::{BlockHash, FailReason, Request, RequestState, Segment, Source, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-use std::collections::VecDeque;
 
 type Slot = u32;
 
@@ -23,15 +30,21 @@ type Slot = u32;
 #[derive(Debug)]
 struct Seq {
     req: Request,
+    /// Its place in a priority queue (and its rank as a preemption victim).
+    key: QueueKey,
     /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
     num_computed: u32,
     /// The block table.
     blocks: Vec<BlockId>,
-    /// Chained hashes of the prompt's full *shareable* blocks (computed at first consideration,
-    /// only with prefix caching on).
+    /// Chained hashes of the sequence's leading *shareable* full blocks, prompt and generated
+    /// tokens alike (vLLM's `request.block_hashes`), extended as blocks fill; only with
+    /// prefix caching on.
     hashes: Vec<BlockHash>,
-    /// Private prompt blocks (content only this request has) it cached before it was
-    /// preempted, in order from block `hashes.len()`: only it can hit them, so they are
+    /// Leading full blocks whose content another request may have: those before its first
+    /// private token (a `Unique` prompt run, or generated tokens no prompt quotes).
+    shareable_blocks: u32,
+    /// Private blocks (content only this request has) it had cached when it was
+    /// preempted, in order from block `shareable_blocks`: only it can hit them, so they are
     /// found by id rather than through the shared index.
     ghost: Vec<BlockId>,
     /// Leading blocks already offered to the prefix cache.
@@ -43,12 +56,41 @@ struct Seq {
     fetch_to: u32,
     /// Async scheduling: the first step count at which this request may be admitted.
     admissible_after: u64,
+    /// Most tokens it had in KV before its last preemption: positions below it were
+    /// computed (or found) before.
+    high_water: u32,
+    /// Prefill tokens computed over all its admissions.
+    prefill: u64,
 }
 
 impl Seq {
     /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
     fn num_tokens(&self) -> u32 {
         self.req.prompt_len() + self.req.tokens_emitted
+    }
+
+    /// The tokens generated so far, as content following the prompt.
+    fn output(&self) -> Segment {
+        Segment {
+            source: self.req.output_source(),
+            len: self.req.tokens_emitted,
+        }
+    }
+
+    /// Extends `hashes` to cover the first `blocks` full blocks (as far as they are shareable).
+    fn ensure_hashes(&mut self, blocks: u32, block_size: u32) {
+        let want = blocks.min(self.shareable_blocks) as usize;
+        let have = self.hashes.len();
+        if have >= want {
+            return;
+        }
+        let prev = self.hashes.last().copied().unwrap_or(0);
+        let more = self
+            .req
+            .prompt
+            .sequence_hashes(block_size, self.output(), have as u32, prev)
+            .take(want - have);
+        self.hashes.extend(more);
     }
 }
 
@@ -70,8 +112,8 @@ pub struct Scheduler {
     seqs: Vec<Option<Seq>>,
     free_slots: Vec<Slot>,
     by_id: FixedHashMap<u64, Slot>,
-    /// FIFO of WAITING requests; preempted ones go to the front.
-    waiting: VecDeque<Slot>,
+    /// WAITING requests in admission order (FIFO, or by priority).
+    waiting: RequestQueue,
     /// Requests in FETCH_KVC or READY, in the order their fetches started.
     kvc: Vec<Slot>,
     /// Running requests in admission order.
@@ -81,6 +123,8 @@ pub struct Scheduler {
     steps: u64,
     /// From a step's end to the client seeing its tokens (the front end's streaming).
     token_output_delay: f64,
+    /// Prefill tokens computed so far (every computed token but first-time decodes).
+    prefill_tokens: u64,
 }
 
 impl Scheduler {
@@ -122,11 +166,12 @@ impl Scheduler {
             seqs: Vec::new(),
             free_slots: Vec::new(),
             by_id: FixedHashMap::default(),
-            waiting: VecDeque::new(),
+            waiting: RequestQueue::new(cfg.scheduling_policy),
             running: Vec::new(),
             kvc: Vec::new(),
             in_flight: Vec::new(),
             steps: 0,
+            prefill_tokens: 0,
         }
     }
 
@@ -140,11 +185,24 @@ impl Scheduler {
             return Err(Box::new(req));
         }
         req.state = RequestState::Waiting;
+        let key = QueueKey::new(req.priority, req.times.created, req.id);
+        let shareable_tokens = {
+            let shareable = req.prompt.shareable_len();
+            if shareable < req.prompt_len() {
+                shareable
+            } else if matches!(req.output_source(), Source::Reply { .. }) {
+                u32::MAX
+            } else {
+                req.prompt_len()
+            }
+        };
         let seq = Seq {
             req,
+            key,
             num_computed: 0,
             blocks: Vec::new(),
             hashes: Vec::new(),
+            shareable_blocks: shareable_tokens / self.cfg.block_size,
             ghost: Vec::new(),
             num_cached_blocks: 0,
             looked_up: false,
@@ -157,6 +215,8 @@ impl Scheduler {
             } else {
                 0
             },
+            high_water: 0,
+            prefill: 0,
         };
         let id = seq.req.id;
         debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
@@ -171,7 +231,7 @@ impl Scheduler {
             }
         };
         self.by_id.insert(id, slot);
-        self.waiting.push_back(slot);
+        self.waiting.add(slot, key);
         Ok(())
     }
 
@@ -208,7 +268,9 @@ impl Scheduler {
     }
 
     /// Decides the next step's batch at time `now`: running requests first (preempting
-    /// the most recently admitted when blocks run out), then waiting ones in FIFO order.
+    /// when blocks run out: the most recently admitted, or under `priority` the lowest
+    /// priority), then waiting ones in queue order. Blocks enter the prefix cache as they
+    /// are allocated, so a request admitted later in the same step hits them.
     ///
     /// An empty batch means nothing can run until a new request arrives or a fetch
     /// finishes: the caller may sleep until then. Offload fetches listed in the output
@@ -223,31 +285,40 @@ impl Scheduler {
             "schedule() called again before finish_step()"
         );
         let mut out = SchedulerOutput::default();
-        let mut budget = self.cfg.max_num_batched_tokens;
-        self.schedule_running(&mut budget, &mut out);
-        // As vLLM: no new admissions in a step that had to preempt — unless the batch
-        // is empty, or the caller would sleep with work queued.
-        if out.preempted.is_empty() || out.scheduled.is_empty() {
-            self.schedule_waiting(now, &mut budget, offload, &mut out);
-        }
-        if out.scheduled.is_empty()
-            && self
-                .waiting
-                .iter()
-                .any(|&s| self.seq(s).admissible_after > self.steps)
-        {
-            // Async scheduling with nothing else to run: the engine's batch queue is
-            // empty, so late arrivals run now rather than a step later.
-            for &s in &self.waiting {
-                self.seqs[s as usize]
-                    .as_mut()
-                    .expect("live slot")
-                    .admissible_after = 0;
+        loop {
+            let mut budget = self.cfg.max_num_batched_tokens;
+            self.schedule_running(&mut budget, &mut out);
+            // As vLLM: no new admissions in a step that had to preempt — unless the batch
+            // is empty, or the caller would sleep with work queued.
+            if out.preempted.is_empty() || out.scheduled.is_empty() {
+                self.schedule_waiting(now, &mut budget, offload, &mut out);
             }
-            self.schedule_waiting(now, &mut budget, offload, &mut out);
+            if out.scheduled.is_empty() && self.release_late_arrivals() {
+                // Async scheduling with nothing else to run: the engine's batch queue is
+                // empty, so requests that arrived during the last step run now.
+                self.schedule_waiting(now, &mut budget, offload, &mut out);
+            }
+            out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
+            // Under `priority` a request can preempt itself while others still run: vLLM's
+            // step is then empty and the next one schedules them. Take that next step now,
+            // at the same instant, rather than sleep with requests running.
+            if !out.scheduled.is_empty() || self.running.is_empty() {
+                return out;
+            }
         }
-        out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
-        out
+    }
+
+    /// Makes every waiting request admissible now; true if one was held back by async
+    /// scheduling.
+    fn release_late_arrivals(&mut self) -> bool {
+        let steps = self.steps;
+        let mut any = false;
+        for slot in self.waiting.iter() {
+            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            any |= seq.admissible_after > steps;
+            seq.admissible_after = 0;
+        }
+        any
     }
 
     fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
@@ -259,10 +330,15 @@ impl Scheduler {
                 s.num_tokens() - s.num_computed
             };
             let n = self.chunk(remaining, *budget);
-            let need = self.blocks_needed(slot, n);
             let mut preempted_self = false;
-            while self.pool.num_free() < need {
-                let victim = self.running.pop().expect("the request itself is running");
+            while self.pool.num_free() < self.blocks_needed(slot, n) {
+                let v = self.victim();
+                let victim = self.running.remove(v);
+                if v < i {
+                    // Already scheduled this step (only under `priority`): give back its tokens.
+                    i -= 1;
+                    *budget += self.unschedule(victim, out);
+                }
                 self.preempt(victim, out);
                 if victim == slot {
                     preempted_self = true;
@@ -272,11 +348,41 @@ impl Scheduler {
             if preempted_self {
                 break;
             }
-            self.grow(slot, need);
+            self.grow_and_cache(slot, n);
             self.push_scheduled(slot, n, out);
             *budget -= n;
             i += 1;
         }
+    }
+
+    /// Index in `running` of the request to preempt: the last admitted (vLLM's
+    /// `running.pop()`), or under `priority` the lowest priority, latest arrival among
+    /// equals (vLLM's `max(running, key=(priority, arrival_time))`, first of ties).
+    fn victim(&self) -> usize {
+        match self.cfg.scheduling_policy {
+            SchedulingPolicy::Fcfs => self.running.len() - 1,
+            SchedulingPolicy::Priority => {
+                let mut best = 0;
+                for (k, &s) in self.running.iter().enumerate().skip(1) {
+                    if self.seq(s).key.rank() > self.seq(self.running[best]).key.rank() {
+                        best = k;
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Takes `slot` out of this step's batch; returns the tokens it had.
+    fn unschedule(&mut self, slot: Slot, out: &mut SchedulerOutput) -> u32 {
+        let k = self
+            .in_flight
+            .iter()
+            .position(|&(s, _)| s == slot)
+            .expect("scheduled this step");
+        let (_, n) = self.in_flight.remove(k);
+        out.scheduled.remove(k);
+        n
     }
 
     fn schedule_waiting<L: OffloadLookup + ?Sized>(
@@ -307,13 +413,14 @@ impl Scheduler {
                 _ => return,
             }
         }
-        while let Some(&slot) = self.waiting.front() {
+        while let Some(slot) = self.waiting.peek() {
             if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
             if self.seq(slot).admissible_after > self.steps {
-                // Arrived while the batch queue was full (async scheduling); everyone
-                // behind it arrived later still.
+                // Arrived while the batch queue was full (async scheduling). Under FCFS
+                // everyone behind it arrived later still; under `priority` the others wait
+                // with it for this one step.
                 return;
             }
             match self.consider(slot, now, budget, offload, out) {
@@ -322,7 +429,7 @@ impl Scheduler {
                 // Head-of-line: the first request that does not fit stops admission.
                 Consider::Blocked => return,
             }
-            self.waiting.pop_front();
+            self.waiting.pop();
         }
     }
 
@@ -339,18 +446,16 @@ impl Scheduler {
         let caching = self.pool.caching_enabled();
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         seq.req.times.kv_lookup_start.get_or_insert(now);
-        if caching && seq.hashes.is_empty() {
-            // Blocks after the first private token can only ever match this request.
-            let shared = (seq.req.prompt.shareable_len() / bs) as usize;
-            seq.hashes = seq.req.prompt.block_hashes(bs).take(shared).collect();
-        }
         let num_tokens = seq.num_tokens();
         // At least the last token is computed, so its logits can be sampled.
         let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
+        if caching {
+            seq.ensure_hashes(max_hit_blocks as u32, bs);
+        }
         let shared_hits = self
             .pool
             .cached_prefix(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
-        let ghost_hits = if shared_hits == seq.hashes.len() {
+        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
             let base = shared_hits as u64;
             let id = seq.req.id;
             seq.ghost
@@ -370,8 +475,9 @@ impl Scheduler {
         }
         let hit = seq.tier_hit;
         let tier_tokens = hit.map_or(0, |h| h.tokens.min(num_tokens - 1) / bs * bs);
-        let evictable_hits = self.pool.free_among_cached(&seq.hashes[..shared_hits])
-            + self.pool.free_among(&seq.ghost[..ghost_hits]);
+        let (evictable_hits, own_prompt_tokens) =
+            Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
+        let prompt = seq.req.prompt_len();
 
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
@@ -390,11 +496,12 @@ impl Scheduler {
             seq.fetch_to = tier_tokens;
             seq.req.state = RequestState::FetchKvc;
             seq.req.sources = TokenSources {
-                gpu_cache: gpu_tokens,
+                gpu_cache: gpu_tokens - own_prompt_tokens,
+                gpu_rehit: own_prompt_tokens,
                 offload_tier: Some(hit.tier),
                 offload: tier_tokens - gpu_tokens,
-                // Prompt tokens only: recomputed output tokens are not part of the prompt.
-                computed: seq.req.prompt_len().saturating_sub(tier_tokens),
+                computed: prompt.saturating_sub(tier_tokens),
+                recomputed: 0,
             };
             let tokens = tier_tokens - gpu_tokens;
             out.fetches.push(FetchStart {
@@ -420,14 +527,53 @@ impl Scheduler {
         seq.num_computed = gpu_tokens;
         seq.num_cached_blocks = gpu_blocks as u32;
         seq.req.times.ready.get_or_insert(now);
+        let gpu_prompt = gpu_tokens.min(prompt);
         seq.req.sources = TokenSources {
-            gpu_cache: gpu_tokens,
+            gpu_cache: gpu_prompt - own_prompt_tokens,
+            gpu_rehit: own_prompt_tokens,
             offload_tier: None,
             offload: 0,
-            computed: seq.req.prompt_len().saturating_sub(gpu_tokens),
+            computed: prompt - gpu_prompt,
+            recomputed: 0,
         };
+        let upto = (gpu_tokens + n).min(num_tokens);
+        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
+    }
+
+    /// Of a waiting request's prefix hits (`shared` found by hash, then `ghost` of its own
+    /// private blocks): how many are free — taking them off the free queue costs a block
+    /// each, as vLLM's `num_evictable_computed_blocks` counts — and how many of its prompt
+    /// tokens they hold that it filled itself before a preemption (re-hits, not hits).
+    fn classify_hits(
+        pool: &BlockPool,
+        seq: &Seq,
+        shared: usize,
+        ghost: usize,
+        block_size: u32,
+    ) -> (u32, u32) {
+        let prompt = seq.req.prompt_len();
+        let prompt_in = |b: usize| {
+            let b = b as u32;
+            prompt
+                .min((b + 1) * block_size)
+                .saturating_sub(b * block_size)
+        };
+        let by_hash = seq.hashes[..shared]
+            .iter()
+            .map(|h| pool.cached_block(*h).expect("a hit is cached"));
+        let (mut evictable, mut own) = (0, 0);
+        for (b, id) in by_hash
+            .chain(seq.ghost[..ghost].iter().copied())
+            .enumerate()
+        {
+            evictable += pool.is_free(id) as u32;
+            if pool.owner(id) == seq.req.id {
+                own += prompt_in(b);
+            }
+        }
+        (evictable, own)
     }
 
     /// Admission of a READY request (its prefix already fetched into its blocks).
@@ -445,11 +591,10 @@ impl Scheduler {
         let Some(n) = self.admissible_chunk(remaining, *budget) else {
             return Consider::Blocked;
         };
-        let need = self.blocks_needed(slot, n);
-        if self.pool.num_free() < need {
+        if self.pool.num_free() < self.blocks_needed(slot, n) {
             return Consider::Blocked;
         }
-        self.grow(slot, need);
+        self.grow_and_cache(slot, n);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -490,15 +635,32 @@ impl Scheduler {
 
     fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
         let s = self.seq(slot);
-        (s.num_computed + n)
-            .div_ceil(self.cfg.block_size)
-            .saturating_sub(s.blocks.len() as u32)
+        Self::new_blocks(s, n, self.cfg.block_size)
     }
 
-    fn grow(&mut self, slot: Slot, need: u32) {
+    /// Blocks `seq` lacks for `n` more tokens (no division in the common case of a decode
+    /// that fits its last block: this runs for every sequence of every step).
+    fn new_blocks(seq: &Seq, n: u32, block_size: u32) -> u32 {
+        let tokens = seq.num_computed + n;
+        let have = seq.blocks.len() as u32;
+        if tokens <= have * block_size {
+            0
+        } else {
+            tokens.div_ceil(block_size) - have
+        }
+    }
+
+    /// Allocates the blocks `n` more tokens of `slot` need (the caller checked they are
+    /// free) and offers the blocks they fill to the prefix cache, as vLLM's
+    /// `allocate_slots` does.
+    fn grow_and_cache(&mut self, slot: Slot, n: u32) {
+        let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let need = Self::new_blocks(seq, n, bs);
         let ok = self.pool.allocate(need, &mut seq.blocks);
-        debug_assert!(ok, "grow() after a free-block check");
+        debug_assert!(ok, "grow_and_cache() after a free-block check");
+        let upto = (seq.num_computed + n).min(seq.num_tokens());
+        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
     }
 
     fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
@@ -530,18 +692,21 @@ impl Scheduler {
         seq.ghost.clear();
     }
 
-    /// Recompute preemption: free the blocks, forget progress, back to the queue's front.
+    /// Recompute preemption: free the blocks, forget progress, back to the queue.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
+        let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        // Its private computed blocks stay reusable (by it alone) until evicted.
-        let private = (seq.hashes.len() as u32).min(seq.num_cached_blocks) as usize;
-        seq.ghost = seq.blocks[private..seq.num_cached_blocks as usize].to_vec();
-        for (j, &id) in seq.ghost.iter().enumerate() {
-            self.pool
-                .cache_private(id, private_tag(seq.req.id, (private + j) as u64));
+        // Blocks cached for this step's tokens were never computed: forget their content.
+        let computed_blocks = seq.num_computed / bs;
+        for b in computed_blocks..seq.num_cached_blocks {
+            self.pool.uncache(seq.blocks[b as usize]);
         }
-        self.pool.free(&seq.blocks);
+        let cached = seq.num_cached_blocks.min(computed_blocks);
+        // Its private computed blocks stay reusable (by it alone) until evicted.
+        seq.ghost = seq.blocks[seq.shareable_blocks.min(cached) as usize..cached as usize].to_vec();
+        self.pool.free_table(&seq.blocks);
         seq.blocks.clear();
+        seq.high_water = seq.high_water.max(seq.num_computed);
         seq.num_computed = 0;
         seq.num_cached_blocks = 0;
         seq.looked_up = false;
@@ -549,13 +714,13 @@ impl Scheduler {
         seq.req.preemptions += 1;
         seq.req.state = RequestState::Waiting;
         out.preempted.push(seq.req.id);
-        self.waiting.push_front(slot);
+        let key = seq.key;
+        self.waiting.prepend(slot, key);
     }
 
     /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
-    /// prefix caching of newly full prompt blocks, completions. First tokens and completions
-    /// are stamped when the client sees them (the front end's output delay later); gaps
-    /// between tokens are the steps'.
+    /// completions. First tokens and completions are stamped when the client sees them
+    /// (the front end's output delay later); gaps between tokens are the steps'.
     pub fn finish_step(&mut self, now: f64) -> StepOutcome {
         let mut outcome = StepOutcome::default();
         let mut in_flight = std::mem::take(&mut self.in_flight);
@@ -565,8 +730,15 @@ impl Scheduler {
         let mut finished = Vec::new();
         for &(slot, n) in &in_flight {
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            // Every token but a first-time decode is prefill (recomputed ones included).
+            let decode_from = seq
+                .num_computed
+                .max(seq.req.prompt_len())
+                .max(seq.high_water);
+            let prefill = n - (seq.num_computed + n).saturating_sub(decode_from).min(n);
+            seq.prefill += prefill as u64;
+            outcome.prefill_tokens += prefill as u64;
             seq.num_computed += n;
-            Self::cache_full_blocks(&mut self.pool, seq, self.cfg.block_size);
             if seq.num_computed < seq.num_tokens() {
                 continue;
             }
@@ -584,9 +756,14 @@ impl Scheduler {
             if req.tokens_emitted >= req.output_len {
                 req.state = RequestState::Completed;
                 req.times.completed = Some(now + self.token_output_delay);
+                req.sources.recomputed = seq
+                    .prefill
+                    .saturating_sub(req.sources.computed as u64)
+                    .min(u32::MAX as u64) as u32;
                 finished.push(slot);
             }
         }
+        self.prefill_tokens += outcome.prefill_tokens;
         in_flight.clear();
         self.in_flight = in_flight;
         if !finished.is_empty() {
@@ -596,7 +773,7 @@ impl Scheduler {
             });
             for slot in finished {
                 let seq = self.seqs[slot as usize].take().expect("live slot");
-                self.pool.free(&seq.blocks);
+                self.pool.free_table(&seq.blocks);
                 self.by_id.remove(&seq.req.id);
                 self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
@@ -605,20 +782,24 @@ impl Scheduler {
         outcome
     }
 
-    /// Offers the prompt's newly full computed blocks to the prefix cache.
-    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, block_size: u32) {
-        if !pool.caching_enabled() {
+    /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
+    /// ones under their hash, private ones under the request's own tag.
+    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
+        // Most calls (decodes inside a block) fill nothing: skip the division.
+        if !pool.caching_enabled() || tokens < (seq.num_cached_blocks + 1) * block_size {
             return;
         }
-        let computed_prompt = seq.num_computed.min(seq.req.prompt_len());
-        let full = computed_prompt / block_size;
-        // Shareable blocks enter the index now; private ones are tagged only if the request
-        // is preempted (see `preempt`), the one case in which anyone can hit them.
-        let shared = full.min(seq.hashes.len() as u32);
-        for b in seq.num_cached_blocks.min(shared)..shared {
-            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize]);
+        let full = tokens / block_size;
+        seq.ensure_hashes(full, block_size);
+        let id = seq.req.id;
+        for b in seq.num_cached_blocks..full {
+            let block = seq.blocks[b as usize];
+            match seq.hashes.get(b as usize) {
+                Some(&h) => pool.cache_block(block, h, id),
+                None => pool.cache_private(block, private_tag(id, b as u64), id),
+            }
         }
-        seq.num_cached_blocks = seq.num_cached_blocks.max(full);
+        seq.num_cached_blocks = full;
     }
 
     /// The offload fetch of request `id` finished at `now`: it becomes READY.
@@ -633,7 +814,7 @@ impl Scheduler {
             return false;
         }
         seq.num_computed = seq.fetch_to;
-        Self::cache_full_blocks(&mut self.pool, seq, bs);
+        Self::cache_full_blocks(&mut self.pool, seq, seq.fetch_to, bs);
         seq.req.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
@@ -704,6 +885,28 @@ impl Scheduler {
         self.steps
     }
 
+    /// Prefill tokens computed so far: every computed token except each generated token's
+    /// first decode (prompt chunks and recomputation after preemption). Equals the sum of
+    /// `sources.computed + sources.recomputed` over the requests once they finish.
+    pub fn prefill_tokens(&self) -> u64 {
+        self.prefill_tokens
+    }
+
+    /// Ids of the waiting requests, in the order they will be considered.
+    pub fn waiting_ids(&self) -> Vec<u64> {
+        self.waiting.iter().map(|s| self.seq(s).req.id).collect()
+    }
+
+    /// Ids of the running requests, in admission order.
+    pub fn running_ids(&self) -> Vec<u64> {
+        self.running.iter().map(|&s| self.seq(s).req.id).collect()
+    }
+
+    /// The block table of request `id`, if it is on this worker.
+    pub fn block_table(&self, id: u64) -> Option<&[BlockId]> {
+        self.by_id.get(&id).map(|&s| &self.seq(s).blocks[..])
+    }
+
     /// Fraction of KV blocks referenced by requests, in [0, 1].
     pub fn kv_usage(&self) -> f64 {
         let total = self.pool.num_blocks();
@@ -736,7 +939,7 @@ impl Scheduler {
             }
             refs += seq.blocks.len() as u64;
         }
-        for &s in &self.waiting {
+        for s in self.waiting.iter() {
             let seq = self.seq(s);
             if seq.req.state != RequestState::Waiting || !seq.blocks.is_empty() {
                 return Err(format!(

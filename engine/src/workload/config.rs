@@ -58,6 +58,10 @@ pub struct StageConfig {
     /// already issued still complete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_duration_sec: Option<f64>,
+    /// Scheduling priority of the stage's requests under the workers' `priority` policy
+    /// (lower runs first, as vLLM's `priority`); ignored under `fcfs`. Default 0.
+    #[serde(skip_serializing_if = "StagePriority::is_default")]
+    pub priority: StagePriority,
     /// What generates the requests.
     #[serde(flatten)]
     pub generator: GeneratorConfig,
@@ -69,6 +73,7 @@ impl Default for StageConfig {
         Self {
             total_requests: Some(100),
             time_duration_sec: None,
+            priority: StagePriority::default(),
             generator: GeneratorConfig::ExponentialReqRate(SyntheticConfig::default()),
         }
     }
@@ -288,13 +293,91 @@ impl<'de> Deserialize<'de> for StageConfig {
                 })
             })
             .transpose()?;
+        let priority = take("priority")
+            .map(|v| {
+                StagePriority::deserialize(&v).map_err(|_| {
+                    D::Error::custom(format!(
+                        "priority: expected a whole number or {{\"values\": [...], \"weights\": [...]}}, got {v}"
+                    ))
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
         let generator = GeneratorConfig::deserialize(serde_json::Value::Object(map))
             .map_err(D::Error::custom)?;
         Ok(Self {
             total_requests,
             time_duration_sec,
+            priority,
             generator,
         })
+    }
+}
+
+/// The priority of a stage's requests: one value, or a weighted mix drawn per request (per
+/// session for session stages, whose turns share it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StagePriority {
+    /// Every request gets this priority.
+    Fixed(i32),
+    /// Each request (session) draws `values[i]` with probability `weights[i] / Σ weights`.
+    Mix {
+        /// The priorities.
+        values: Vec<i32>,
+        /// Their relative weights (≥ 0, not all 0).
+        weights: Vec<f64>,
+    },
+}
+
+impl Default for StagePriority {
+    fn default() -> Self {
+        StagePriority::Fixed(0)
+    }
+}
+
+impl StagePriority {
+    fn is_default(&self) -> bool {
+        *self == StagePriority::Fixed(0)
+    }
+
+    /// The priority of the request (or session) `key` of stage `stage` in a run seeded `seed`:
+    /// a pure function of the three, so runs stay reproducible.
+    pub fn pick(&self, seed: u64, stage: u32, key: u64) -> i32 {
+        match self {
+            StagePriority::Fixed(p) => *p,
+            StagePriority::Mix { values, weights } => {
+                let h = crate::rng::splitmix64(
+                    crate::rng::splitmix64(seed ^ ((stage as u64) << 40)) ^ key,
+                );
+                let total: f64 = weights.iter().sum();
+                let mut u = (h >> 11) as f64 / (1u64 << 53) as f64 * total;
+                for (v, w) in values.iter().zip(weights) {
+                    if u < *w {
+                        return *v;
+                    }
+                    u -= w;
+                }
+                *values.last().expect("validated: at least one value")
+            }
+        }
+    }
+
+    /// Reports problems under `path`.
+    pub fn validate(&self, path: &str, problems: &mut Problems) {
+        if let StagePriority::Mix { values, weights } = self {
+            if values.is_empty() || values.len() != weights.len() {
+                problems.push(
+                    path.to_string(),
+                    "needs as many weights as values, and at least one",
+                );
+            }
+            if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0))
+                || weights.iter().sum::<f64>() <= 0.0
+            {
+                problems.push(join(path, "weights"), "must be finite, >= 0 and not all 0");
+            }
+        }
     }
 }
 
@@ -383,6 +466,7 @@ impl StageConfig {
 
     /// Reports every problem of this stage under `path` (e.g. `workload.stages[1]`).
     pub fn validate(&self, path: &str, problems: &mut Problems) {
+        self.priority.validate(&join(path, "priority"), problems);
         let sessions = matches!(
             self.generator,
             GeneratorConfig::Sessions(_) | GeneratorConfig::SyntheticSessions(_)

@@ -16,7 +16,7 @@ pub mod length;
 pub(crate) mod stage;
 
 pub use arrival::Arrival;
-pub use config::{GeneratorConfig, StageConfig, WorkloadConfig};
+pub use config::{GeneratorConfig, StageConfig, StagePriority, WorkloadConfig};
 pub use generator::{
     RequestGenerator, RequestSpec, SessionCursor, SessionGenerator, SessionStart, SessionTurn,
     StageGenerator,

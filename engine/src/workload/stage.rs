@@ -3,7 +3,7 @@
 //! (all-of), as Opal's `AbstractWorkload._run` does.
 
 use super::generator::{RequestGenerator, RequestSpec, SessionCursor, SessionGenerator};
-use super::{StageConfig, StageGenerator};
+use super::{StageConfig, StageGenerator, StagePriority};
 use crate::kernel::{AsEvent, Environment, Event, Process, SimError, Store};
 use crate::request::Request;
 use crate::router::process::{Router, StageMsg, Submission};
@@ -15,16 +15,21 @@ pub(crate) struct Stage {
     pub index: u32,
     pub total_requests: Option<u64>,
     pub time_duration_sec: Option<f64>,
+    pub priority: StagePriority,
+    /// The run's seed (priority mixes draw from it).
+    pub seed: u64,
     pub generator: StageGenerator,
 }
 
 impl Stage {
     /// A stage from its configuration and built generator.
-    pub fn new(index: u32, config: &StageConfig, generator: StageGenerator) -> Self {
+    pub fn new(index: u32, config: &StageConfig, seed: u64, generator: StageGenerator) -> Self {
         Self {
             index,
             total_requests: config.total_requests,
             time_duration_sec: config.time_duration_sec,
+            priority: config.priority.clone(),
+            seed,
             generator,
         }
     }
@@ -56,6 +61,8 @@ async fn run_stage(ctx: Rc<Context>, router: Rc<Router>, stage: Stage) -> Result
         router,
         responses: responses.clone(),
         stage: stage.index,
+        priority: stage.priority.clone(),
+        seed: stage.seed,
         start: env.now(),
         time_bound: stage.time_duration_sec,
     };
@@ -78,6 +85,8 @@ struct Submitter {
     router: Rc<Router>,
     responses: Store<StageMsg>,
     stage: u32,
+    priority: StagePriority,
+    seed: u64,
     start: f64,
     time_bound: Option<f64>,
 }
@@ -107,6 +116,11 @@ impl Submitter {
         let mut rec = self.ctx.recorder.borrow_mut();
         let mut request = Request::new(rec.peek_id(), spec.prompt, spec.output_len, env.now());
         request.stage = self.stage;
+        // Per session for session stages: every turn of a conversation shares its priority.
+        let key = spec
+            .session
+            .map_or(request.id, |s| u64::from(s.session) | 1 << 63);
+        request.priority = self.priority.pick(self.seed, self.stage, key);
         request.session = spec.session.map(|s| s.session);
         request.turn = spec.session.map(|s| s.turn);
         rec.on_arrival(&request, spec.session);

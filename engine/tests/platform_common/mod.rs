@@ -70,7 +70,26 @@ pub fn assert_run_consistent(r: &SimulationResults) {
         // The last prompt token is always computed, except on a recompute, whose last token
         // is an output token.
         assert!(req.sources.computed >= 1 || req.preemptions > 0);
+        if req.preemptions == 0 {
+            assert_eq!((req.sources.gpu_rehit, req.recomputed), (0, 0));
+        }
     }
+    // Every request finished: the prefill each worker's scheduler counted is its requests'
+    // computed prompt tokens plus what their preemptions cost.
+    let mut prefill = vec![0u64; r.workers.workers.len()];
+    for req in &r.requests {
+        if let (Some(w), None) = (req.worker, req.failed) {
+            prefill[w as usize] += (req.sources.computed + req.recomputed) as u64;
+        }
+    }
+    for (w, row) in r.workers.workers.iter().enumerate() {
+        assert_eq!(row.prefill_tokens, prefill[w], "worker {w}");
+    }
+    let completed = r.requests.iter().filter(|q| q.failed.is_none()).count() as u64;
+    assert_eq!(
+        r.workers.workers.iter().map(|w| w.requests).sum::<u64>(),
+        completed
+    );
     let summarised: u64 = r
         .stages
         .iter()

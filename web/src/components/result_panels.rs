@@ -7,6 +7,7 @@ use crate::charts::{
 };
 use crate::results_view::{describe_decision, short, Latencies, RunSeries};
 use crate::state::EngineResults;
+use engine::stats::WorkerTable as Workers;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -42,7 +43,8 @@ pub struct RunsProps {
     pub pinned: Option<Rc<RunView>>,
 }
 
-/// Throughput, GPU busy, queues, KV use and active workers over simulated time.
+/// Throughput, GPU busy time and roofline utilisation, queues, KV use and active workers
+/// over simulated time.
 #[function_component(ChartsPanel)]
 pub fn charts_panel(props: &RunsProps) -> Html {
     let pin = |f: fn(&RunSeries) -> &LineRun| props.pinned.as_ref().map(|p| f(&p.series).clone());
@@ -53,8 +55,12 @@ pub fn charts_panel(props: &RunsProps) -> Html {
                 pinned={pin(|s| &s.output_throughput)} y_unit={Unit::TokPerSec} />
             <LineChart title="Arrivals and completions per second" run={s.requests.clone()}
                 pinned={pin(|s| &s.requests)} />
-            <LineChart title="GPU busy, per worker" run={s.busy.clone()}
+            <LineChart title="GPU busy (running a step), per worker" run={s.busy.clone()}
                 pinned={pin(|s| &s.busy)} y_unit={Unit::Percent} />
+            <LineChart title="GPU compute: achieved FLOP/s of peak, per worker" run={s.compute.clone()}
+                pinned={pin(|s| &s.compute)} y_unit={Unit::Percent} />
+            <LineChart title="GPU memory: achieved HBM bandwidth of peak, per worker" run={s.memory.clone()}
+                pinned={pin(|s| &s.memory)} y_unit={Unit::Percent} />
             <LineChart title="Waiting requests, per worker" run={s.waiting.clone()}
                 pinned={pin(|s| &s.waiting)} step=true />
             <LineChart title="Running requests, per worker" run={s.running.clone()}
@@ -174,6 +180,7 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
     let basis = d.first().map(|r| r.decision.basis).unwrap_or("");
     html! {
         <div data-testid="routing">
+            <WorkerTable table={props.results.workers.clone()} />
             <p class="note">
                 { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
             </p>
@@ -207,6 +214,66 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
                     }) }
                 </tbody>
             </table>
+        </div>
+    }
+}
+
+/// Props of [`WorkerTable`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct WorkerTableProps {
+    /// The run's per-worker rows.
+    pub table: Workers,
+}
+
+/// Per worker: the load the router gave it and what it made of it.
+#[function_component(WorkerTable)]
+pub fn worker_table(props: &WorkerTableProps) -> Html {
+    let t = &props.table;
+    let pct = |x: f64| format!("{:.1}", x * 100.0);
+    let imbalance = if t.load_imbalance.is_nan() {
+        "n/a".to_string()
+    } else {
+        format!("{:.2}", t.load_imbalance)
+    };
+    html! {
+        <div data-testid="worker-table">
+            <table class="routing-table">
+                <thead>
+                    <tr>
+                        <th scope="col" class="num">{ "Worker" }</th>
+                        <th scope="col" class="num">{ "Requests" }</th>
+                        <th scope="col" class="num">{ "Load %" }</th>
+                        <th scope="col" class="num">{ "Prompt tok" }</th>
+                        <th scope="col" class="num">{ "Output tok" }</th>
+                        <th scope="col" class="num" title="Prompt tokens found in blocks other requests computed">{ "GPU hit %" }</th>
+                        <th scope="col" class="num" title="Prompt tokens a preempted request found again in its own blocks">{ "Re-hit %" }</th>
+                        <th scope="col" class="num">{ "Prefill tok" }</th>
+                        <th scope="col" class="num" title="Share of the run it was running a step">{ "Busy %" }</th>
+                        <th scope="col" class="num" title="Achieved FLOP/s over the run, of peak">{ "FLOP/s %" }</th>
+                        <th scope="col" class="num" title="Achieved HBM bandwidth over the run, of peak">{ "HBM BW %" }</th>
+                        <th scope="col" class="num">{ "Preemptions" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for t.workers.iter().map(|w| html! {
+                        <tr>
+                            <td class="num">{ w.worker }</td>
+                            <td class="num">{ w.requests }</td>
+                            <td class="num">{ pct(w.load_share) }</td>
+                            <td class="num">{ w.prompt_tokens }</td>
+                            <td class="num">{ w.output_tokens }</td>
+                            <td class="num">{ pct(w.gpu_hit_rate) }</td>
+                            <td class="num">{ pct(w.gpu_rehit_rate) }</td>
+                            <td class="num">{ w.prefill_tokens }</td>
+                            <td class="num">{ pct(w.busy) }</td>
+                            <td class="num">{ pct(w.compute_utilization) }</td>
+                            <td class="num">{ pct(w.memory_utilization) }</td>
+                            <td class="num">{ w.preemptions }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            <p class="note">{ format!("Load imbalance (most requests on one worker over the mean): {imbalance}.") }</p>
         </div>
     }
 }

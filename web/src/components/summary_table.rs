@@ -184,7 +184,21 @@ fn rows(s: &StageSummary) -> Vec<Row> {
         ));
     }
     r.extend([
+        row(
+            "GPU re-hits after preemption (%)",
+            "rehit_gpu",
+            hits.gpu_rehit,
+            Percent,
+            Neither,
+        ),
         row("Computed (%)", "computed", hits.computed, Percent, Lower),
+        row(
+            "Extra prefill from preemptions (tokens)",
+            "recomputed",
+            hits.recomputed_tokens as f64,
+            Count,
+            Lower,
+        ),
         row(
             "Preemptions",
             "preemptions",

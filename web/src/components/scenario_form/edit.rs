@@ -83,6 +83,7 @@ pub fn stage_default(ty: &str) -> Value {
     to_value(&StageConfig {
         total_requests: open_loop.then_some(100),
         time_duration_sec: None,
+        priority: Default::default(),
         generator,
     })
 }

@@ -166,6 +166,10 @@ fn stop_conditions(c: &FormCtx, p: &str, ty: &str) -> Html {
                 { optional("total_requests", "Total requests", Some("requests"), "Stop after this many requests.", serde_json::json!(100)) }
             }
             { optional("time_duration_sec", "Duration", Some("s"), "No new request at or after this time from the stage start.", serde_json::json!(60.0)) }
+            if c.str("worker.scheduling_policy") == "priority" {
+                { c.number(&format!("{p}.priority"), "Priority").whole()
+                    .hint("Lower runs first and is preempted last (the workers' priority policy); empty means 0. A weighted mix is set in the JSON view.").html() }
+            }
         </div>
     }
 }

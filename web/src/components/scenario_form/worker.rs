@@ -4,6 +4,11 @@ use super::SectionProps;
 use crate::components::form::FieldGroup;
 use yew::prelude::*;
 
+const POLICIES: [(&str, &str); 2] = [
+    ("fcfs", "First come, first served"),
+    ("priority", "By the stages' priority, then arrival"),
+];
+
 const TIMING_MODELS: [(&str, &str); 4] = [
     (
         "calibrated",
@@ -38,7 +43,8 @@ pub fn worker_section(props: &SectionProps) -> Html {
                 { c.number("worker.long_prefill_token_threshold", "Longest prefill chunk").whole().unit("tokens")
                     .hint("Per sequence per step; 0 means no limit.").html() }
             }
-            { c.toggle("worker.enable_prefix_caching", "Prefix caching", "Keep computed prompt blocks for reuse (vLLM APC).") }
+            { c.toggle("worker.enable_prefix_caching", "Prefix caching", "Keep every computed block, prompt or reply, for reuse (vLLM APC).") }
+            { c.select("worker.scheduling_policy", "Scheduling policy", "Which waiting request runs next and which running one is preempted (vLLM's --scheduling-policy); set each stage's priority below.", &POLICIES, None) }
             { c.number("worker.max_kvc_ready_requests", "KV fetches in flight").whole().unit("requests")
                 .hint("Requests fetching from offload tiers, or fetched but not yet admitted.").html() }
             { c.number("worker.step_overhead", "Step overhead").unit("s").step(0.0005)
