@@ -17,6 +17,7 @@ fn tiers(list: Vec<TierConfig>) -> OffloadTiers {
         &OffloadConfig {
             tiers: list,
             chunk_size: 4,
+            ..Default::default()
         },
         250.0,
     )

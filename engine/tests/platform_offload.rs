@@ -145,3 +145,35 @@ fn a_prompt_reaches_a_tier_only_once_its_write_has_crossed_the_link() {
     );
     assert_eq!(r.requests[2].sources.tiers[0], 512, "it had by 2 s");
 }
+
+#[test]
+fn kv_reaches_the_tiers_as_it_is_computed_not_when_the_request_completes() {
+    // Request 0 (600 prompt tokens, 100 output tokens) runs on worker 0 from t = 0: its
+    // prefill step [0, 0.01] computes prompt chunks 1 and 2 (tokens 0..512), which vLLM's
+    // offloading connector saves at once: by 0.01 + 0.94 ms they are in the shared tier,
+    // while request 0 decodes until 0.01 + 99 · 0.01 = 1.00 s. Request 1, the same prompt
+    // at 0.5 s, goes to worker 1 (round robin) and fetches those 512 tokens; its 3rd chunk
+    // (tokens 512..768) never filled: 600 + 99 tokens is all request 0 ever computed.
+    let t = trace(&[(0.0, 600, 100, &[1, 2, 3]), (500.0, 600, 2, &[1, 2, 3])]);
+    let as_computed = scenario(2, r#"{ "preset": "distributed_fs" }"#, "");
+    let r = run(&as_computed, &[("t.jsonl", &t)]);
+    assert_close(
+        r.requests[0].completion,
+        1.0,
+        "request 0 still decoding at 0.5 s",
+    );
+    let q = &r.requests[1];
+    assert_eq!(q.worker, Some(1));
+    assert_eq!((q.sources.tiers[0], q.sources.computed), (512, 88));
+    // 100 µs + 512 · 163,840 B / 100e9 B/s = 0.0009388608 s.
+    assert_close(q.ready - q.kv_lookup_start, 0.000_938_860_8, "fetch time");
+
+    // Storing completed prompts only (the original Opal), the tier is still empty at 0.5 s.
+    let on_completion = as_computed.replace(
+        r#""chunk_size": 256 }"#,
+        r#""chunk_size": 256, "store": "on_completion" }"#,
+    );
+    let r = run(&on_completion, &[("t.jsonl", &t)]);
+    let q = &r.requests[1];
+    assert_eq!((q.sources.tiers[0], q.sources.computed), (0, 600));
+}

@@ -146,6 +146,7 @@ fn the_view_equals_a_workers_tier_contents_after_every_flush() {
     let cfg = OffloadConfig {
         tiers: vec![tier],
         chunk_size: 4,
+        ..Default::default()
     };
     let mut tiers = OffloadTiers::new(&cfg, 250.0);
     assert_eq!(tiers.capacity_chunks(0), 5);

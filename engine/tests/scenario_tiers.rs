@@ -74,6 +74,7 @@ fn a_written_tier_reads_back_identically() {
     let o = OffloadConfig {
         tiers: vec![TierConfig::local_nvme(), custom],
         chunk_size: 256,
+        ..Default::default()
     };
     let text = serde_json::to_string(&o).unwrap();
     assert!(!text.contains("preset"));

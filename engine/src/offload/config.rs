@@ -175,6 +175,20 @@ pub struct OffloadConfig {
     pub tiers: Vec<TierConfig>,
     /// Tokens per offloaded chunk (the tiers' hash granularity). Default 256.
     pub chunk_size: u32,
+    /// When KV reaches the tiers. Default `as_computed`.
+    pub store: StoreWhen,
+}
+
+/// When a worker writes KV to the offload tiers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreWhen {
+    /// Every chunk as soon as all its tokens are computed, prompt and generated tokens alike,
+    /// as vLLM's offloading connector saves blocks step by step.
+    #[default]
+    AsComputed,
+    /// A request's prompt once the request completes (the original Opal).
+    OnCompletion,
 }
 
 impl Default for OffloadConfig {
@@ -193,6 +207,7 @@ impl OffloadConfig {
                 TierConfig::distributed_fs(),
             ],
             chunk_size: 256,
+            store: StoreWhen::AsComputed,
         }
     }
 }
@@ -206,6 +221,7 @@ impl OffloadConfig {
         Self {
             tiers: Vec::new(),
             chunk_size: 256,
+            store: StoreWhen::AsComputed,
         }
     }
 

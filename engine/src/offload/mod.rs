@@ -10,7 +10,9 @@ pub mod store;
 pub mod tiers;
 pub(crate) mod transfer;
 
-pub use config::{OffloadConfig, TierConfig, TierScope, BYTES_PER_GB, MAX_TIERS, TIER_PRESETS};
+pub use config::{
+    OffloadConfig, StoreWhen, TierConfig, TierScope, BYTES_PER_GB, MAX_TIERS, TIER_PRESETS,
+};
 pub use link::{Completion, TransferId, TransferLink};
 pub use store::TierStore;
 pub use tiers::{OffloadTiers, TierHit};

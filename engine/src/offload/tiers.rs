@@ -14,7 +14,7 @@
 //!   ready when the last part lands.
 
 use crate::kv_events::KvEvent;
-use crate::offload::{OffloadConfig, TierConfig, TierScope, TierStore};
+use crate::offload::{OffloadConfig, StoreWhen, TierConfig, TierScope, TierStore};
 use crate::request::BlockHash;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -49,6 +49,7 @@ pub struct OffloadTiers {
     configs: Vec<TierConfig>,
     chunk_size: u32,
     chunk_bytes: f64,
+    store: StoreWhen,
     capacities: Vec<u64>,
     instances: Vec<Instances>,
 }
@@ -76,9 +77,15 @@ impl OffloadTiers {
             configs: config.tiers.clone(),
             chunk_size,
             chunk_bytes,
+            store: config.store,
             capacities,
             instances,
         }
+    }
+
+    /// When workers write KV to the tiers.
+    pub fn store_when(&self) -> StoreWhen {
+        self.store
     }
 
     /// Tokens per chunk.

@@ -347,6 +347,8 @@ impl Importer {
         w.step_overhead = 0.0;
         // Opal decides each batch when the previous step ends (no async scheduling).
         w.async_scheduling = false;
+        // Opal writes a request's prompt to the tiers once the request completes.
+        self.scenario.kv_cache.store = crate::offload::StoreWhen::OnCompletion;
     }
 
     fn simulation(&mut self, top: &mut Obj) {

@@ -55,6 +55,14 @@ impl Context {
         }
     }
 
+    /// The chunk size when workers store KV to the tiers as it is computed (`None` without
+    /// tiers, or when they store completed prompts).
+    pub fn store_as_computed(&self) -> Option<u32> {
+        let tiers = self.tiers.borrow();
+        (!tiers.is_empty() && tiers.store_when() == crate::offload::StoreWhen::AsComputed)
+            .then(|| tiers.chunk_size())
+    }
+
     /// The link worker `worker` reads tier `tier` through (started on first use).
     pub fn link(&self, tier: u8, worker: u32) -> Option<Rc<LinkDriver>> {
         let tiers = self.tiers.borrow();

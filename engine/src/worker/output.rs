@@ -66,4 +66,7 @@ pub struct StepOutcome {
     /// Prefill tokens the step computed (all but first-time decodes; see
     /// `Scheduler::prefill_tokens`).
     pub prefill_tokens: u64,
+    /// Chained hashes of the offload chunks whose last token this step computed (prompt or
+    /// generated tokens), for a worker that stores KV as it is computed; empty otherwise.
+    pub computed_chunks: Vec<crate::request::BlockHash>,
 }

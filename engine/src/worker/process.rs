@@ -99,6 +99,7 @@ impl Worker {
             ctx.num_gpu_blocks,
         );
         scheduler.set_record_kv_events(ctx.kv_event_interval.is_some());
+        scheduler.set_offload_chunks(ctx.store_as_computed());
         let worker = Rc::new(Self {
             id,
             ctx: Rc::clone(ctx),
@@ -305,8 +306,15 @@ impl Worker {
         let now = env.now();
         let outcome = self.state.borrow_mut().scheduler.finish_step(now);
         self.record_step(start, now, utilization, &outcome);
-        for req in &outcome.finished {
-            self.store_prompt(&req.prompt);
+        if self.ctx.store_as_computed().is_some() {
+            self.store_chunks(&outcome.computed_chunks);
+        } else {
+            for req in &outcome.finished {
+                let tiers = self.ctx.tiers.borrow();
+                let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
+                drop(tiers);
+                self.store_chunks(&hashes);
+            }
         }
         self.hand_back(outcome.finished);
         Ok(true)
@@ -394,21 +402,20 @@ impl Worker {
         }
     }
 
-    /// Writes a completed prompt's KV to every offload tier in the background (the worker
-    /// does not wait): the chunks a tier lacks move over its link, sharing its bandwidth
-    /// with fetches, and become available there once written. Chunks a tier already holds
-    /// are only refreshed in its LRU order.
-    fn store_prompt(self: &Rc<Self>, prompt: &PromptContent) {
+    /// Writes KV chunks (`hashes`, chained) to every offload tier in the background (the
+    /// worker does not wait): the chunks a tier lacks move over its link, sharing its
+    /// bandwidth with fetches, and become available there once written. Chunks a tier
+    /// already holds are only refreshed in its LRU order.
+    fn store_chunks(self: &Rc<Self>, hashes: &[crate::request::BlockHash]) {
         let (hashes, writes) = {
             let tiers = self.ctx.tiers.borrow();
-            if tiers.is_empty() {
+            if tiers.is_empty() || hashes.is_empty() {
                 return;
             }
-            let hashes: Vec<_> = prompt.block_hashes(tiers.chunk_size()).collect();
             let writes: Vec<(u8, u32)> = (0..tiers.len() as u8)
-                .map(|t| (t, tiers.missing(self.id, t, &hashes)))
+                .map(|t| (t, tiers.missing(self.id, t, hashes)))
                 .collect();
-            (Rc::new(hashes), writes)
+            (Rc::new(hashes.to_vec()), writes)
         };
         let chunk_bytes = self.ctx.tiers.borrow().chunk_bytes();
         for (tier, missing) in writes {

@@ -121,6 +121,8 @@ pub struct Scheduler {
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
     steps: u64,
+    /// Tokens per offload chunk when the worker stores KV as it is computed.
+    offload_chunk: Option<u32>,
     /// From a step's end to the client seeing its tokens (the front end's streaming).
     token_output_delay: f64,
     /// Prefill tokens computed so far (every computed token but first-time decodes).
@@ -171,6 +173,7 @@ impl Scheduler {
             kvc: Vec::new(),
             in_flight: Vec::new(),
             steps: 0,
+            offload_chunk: None,
             prefill_tokens: 0,
         }
     }
@@ -738,6 +741,16 @@ impl Scheduler {
             let prefill = n - (seq.num_computed + n).saturating_sub(decode_from).min(n);
             seq.prefill += prefill as u64;
             outcome.prefill_tokens += prefill as u64;
+            if let Some(cs) = self
+                .offload_chunk
+                .filter(|&cs| (seq.num_computed + n) / cs > seq.num_computed / cs)
+            {
+                let (from, to) = (seq.num_computed / cs, (seq.num_computed + n) / cs);
+                let hashes = seq.req.prompt.sequence_hashes(cs, seq.output(), 0, 0);
+                outcome
+                    .computed_chunks
+                    .extend(hashes.take(to as usize).skip(from as usize));
+            }
             seq.num_computed += n;
             if seq.num_computed < seq.num_tokens() {
                 continue;
@@ -838,6 +851,12 @@ impl Scheduler {
     /// Drains the GPU prefix cache's stored/removed events, in order (for the periodic flush).
     pub fn take_kv_events(&mut self) -> Vec<KvEvent> {
         self.pool.take_events()
+    }
+
+    /// Reports the offload chunks of `chunk_size` tokens each step completes
+    /// ([`StepOutcome::computed_chunks`]); `None` (the default) reports none.
+    pub fn set_offload_chunks(&mut self, chunk_size: Option<u32>) {
+        self.offload_chunk = chunk_size.filter(|&c| c > 0);
     }
 
     /// Records KV events for the router (on by default; off when no policy reads them).

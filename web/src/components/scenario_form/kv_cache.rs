@@ -5,6 +5,17 @@ use crate::components::form::{FieldGroup, ListItem};
 use serde_json::Value;
 use yew::prelude::*;
 
+const STORE_WHEN: [(&str, &str); 2] = [
+    (
+        "as_computed",
+        "Each chunk as it is computed (vLLM's offloading connector)",
+    ),
+    (
+        "on_completion",
+        "A request's prompt when it completes (original Opal)",
+    ),
+];
+
 const SCOPES: [(&str, &str); 2] = [
     ("per_worker", "Per worker"),
     ("shared", "Shared by all workers"),
@@ -80,6 +91,7 @@ pub fn kv_cache_section(props: &SectionProps) -> Html {
             </div>
             { c.number("kv_cache.chunk_size", "Chunk size").whole().unit("tokens")
                 .hint("Tokens per offloaded chunk (the tiers' hash granularity).").html() }
+            { c.select("kv_cache.store", "Store", "When KV reaches the tiers.", &STORE_WHEN, None) }
         </FieldGroup>
     }
 }
