@@ -130,6 +130,33 @@ fn negative_or_nan_delay_is_an_error_value() {
         Err(SimError::InvalidDelay(_))
     ));
     assert_eq!(env.now(), 0.0);
+    // The first bad delay is the run's fault, whatever the process did with it.
+    assert_eq!(env.fault(), Some(SimError::InvalidDelay(-1.0)));
+}
+
+#[test]
+fn a_delay_past_the_clocks_range_is_an_error_not_a_sleep_until_infinity() {
+    let env = Environment::new();
+    let p = env.process({
+        let env = env.clone();
+        async move {
+            env.timeout(1e308).await?; // t = 1e308: still a number
+            env.timeout(1e308).await // 1e308 + 1e308 overflows
+        }
+    });
+    env.run();
+    let overflow = SimError::TimeOverflow {
+        now: 1e308,
+        delay: 1e308,
+    };
+    assert_eq!(p.value(), Some(Err(overflow.clone())));
+    assert_eq!(env.now(), 1e308, "the clock never reaches infinity");
+    assert_eq!(env.fault(), Some(overflow));
+    assert!(env.try_timeout(f64::MAX).is_err());
+    // An infinite delay is still the idle sleep, not a fault.
+    let fresh = Environment::new();
+    drop(fresh.timeout(f64::INFINITY));
+    assert_eq!(fresh.fault(), None);
 }
 
 #[test]

@@ -73,29 +73,47 @@ impl Environment {
 
     /// An event that fires `delay` seconds from now (SimPy `env.timeout`). `f64::INFINITY` is an
     /// idle sleep that only an interrupt ends: it is never queued, so it neither sits in the
-    /// heap nor keeps [`run`](Self::run) going. A negative or NaN delay makes a timeout whose
-    /// await returns [`SimError::InvalidDelay`].
+    /// heap nor keeps [`run`](Self::run) going. A negative or NaN delay, or a finite one whose
+    /// end the clock cannot represent, makes a timeout whose await returns the error; the
+    /// first such error is also kept as the run's [`fault`](Self::fault), so a driver learns
+    /// of it even when the process that asked ignores it.
     pub fn timeout(&self, delay: f64) -> Timeout {
-        if delay.is_nan() || delay < 0.0 {
-            return Timeout::invalid(self.clone(), delay);
+        match self.try_timeout(delay) {
+            Ok(t) => t,
+            Err(e) => Timeout::invalid(self.clone(), e),
         }
-        let mut st = self.state();
-        let id = st.new_event();
-        if (st.now + delay).is_finite() {
-            st.schedule(id, NORMAL, delay);
-        }
-        drop(st);
-        Timeout::from_parts(self.clone(), id)
     }
 
     /// Like [`timeout`](Self::timeout) but reports an invalid delay at once, for building
     /// conditions.
     pub fn try_timeout(&self, delay: f64) -> Result<Timeout, SimError> {
+        let mut st = self.state();
         if delay.is_nan() || delay < 0.0 {
-            Err(SimError::InvalidDelay(delay))
-        } else {
-            Ok(self.timeout(delay))
+            return Err(st.fault(SimError::InvalidDelay(delay)));
         }
+        let at = st.now + delay;
+        if !at.is_finite() && delay.is_finite() {
+            let now = st.now;
+            return Err(st.fault(SimError::TimeOverflow { now, delay }));
+        }
+        let id = st.new_event();
+        if at.is_finite() {
+            st.schedule(id, NORMAL, delay);
+        }
+        drop(st);
+        Ok(Timeout::from_parts(self.clone(), id))
+    }
+
+    /// Records `error` as the run's fault (unless one came first) and hands it back: for a
+    /// process that finds a time it cannot wait for, e.g. a step time of ∞.
+    pub fn fail(&self, error: SimError) -> SimError {
+        self.state().fault(error)
+    }
+
+    /// The first invalid delay any process asked for (see [`timeout`](Self::timeout)), if any:
+    /// a run that hits one cannot be trusted to go on.
+    pub fn fault(&self) -> Option<SimError> {
+        self.state().first_fault.clone()
     }
 
     /// Starts `body` as a new process; its first poll happens at the current time, before other

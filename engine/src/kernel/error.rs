@@ -39,6 +39,16 @@ pub enum SimError {
     Interrupt(Interrupt),
     /// A timeout was asked for a negative or NaN delay.
     InvalidDelay(f64),
+    /// A finite delay whose end the clock cannot represent (`now + delay` overflows to ∞).
+    TimeOverflow {
+        /// The clock when the timeout was asked for.
+        now: f64,
+        /// The delay asked for.
+        delay: f64,
+    },
+    /// A process found its model in a state time cannot go on from (e.g. a step that would
+    /// take ∞ seconds), in its own words.
+    Fault(Rc<str>),
 }
 
 impl SimError {
@@ -59,6 +69,11 @@ impl fmt::Display for SimError {
         match self {
             SimError::Interrupt(i) => i.fmt(f),
             SimError::InvalidDelay(d) => write!(f, "invalid timeout delay {d} (must be >= 0)"),
+            SimError::Fault(message) => f.write_str(message),
+            SimError::TimeOverflow { now, delay } => write!(
+                f,
+                "a delay of {delay:e} s from t = {now} s lies beyond the clock's range"
+            ),
         }
     }
 }

@@ -92,6 +92,9 @@
 //!
 //! - `timeout(f64::INFINITY)` is never queued (SimPy queues it at time ∞, so `run()` would end
 //!   at `now = ∞`); only an interrupt ends it.
+//! - A finite delay whose end overflows the clock (`now + delay == ∞`) is an error, like a
+//!   negative or NaN one, rather than a sleep until ∞; the environment keeps the first such
+//!   error as its [`fault`](Environment::fault) for the driver to report.
 //! - An abandoned store get (dropped handle, interrupted waiter, lost `get_with_timeout` race)
 //!   is withdrawn and never swallows a later item; an item already handed to it goes back to the
 //!   front of the store. SimPy only does this inside `with store.get()`.

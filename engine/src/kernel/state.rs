@@ -13,7 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::callback::Callback;
-use super::error::Interrupt;
+use super::error::{Interrupt, SimError};
 
 /// SimPy's `URGENT`: process initialisation and interruptions.
 pub(crate) const URGENT: u8 = 0;
@@ -135,6 +135,8 @@ pub(crate) struct State {
     free_conds: Vec<u32>,
     /// The process being polled (SimPy `Environment.active_process`).
     pub(crate) active: Option<Pid>,
+    /// The first invalid delay asked for (see `Environment::fault`).
+    pub(crate) first_fault: Option<SimError>,
 }
 
 impl State {
@@ -150,7 +152,14 @@ impl State {
             conds: Vec::new(),
             free_conds: Vec::new(),
             active: None,
+            first_fault: None,
         }
+    }
+
+    /// Keeps `error` as the run's fault unless one came first; hands it back.
+    pub(crate) fn fault(&mut self, error: SimError) -> SimError {
+        self.first_fault.get_or_insert_with(|| error.clone());
+        error
     }
 
     // ----- event slab -------------------------------------------------------------------------

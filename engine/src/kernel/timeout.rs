@@ -13,8 +13,8 @@ use super::state::{EventId, EventState};
 /// or put it in a condition. Re-awaiting it after an interrupt waits for the same instant.
 pub struct Timeout {
     env: Environment,
-    /// `Err(delay)` for a negative or NaN delay.
-    id: Result<EventId, f64>,
+    /// The error a bad delay (negative, NaN, or past the clock's range) resolves to.
+    id: Result<EventId, SimError>,
     waiting: bool,
 }
 
@@ -27,10 +27,10 @@ impl Timeout {
         }
     }
 
-    pub(crate) fn invalid(env: Environment, delay: f64) -> Self {
+    pub(crate) fn invalid(env: Environment, error: SimError) -> Self {
         Timeout {
             env,
-            id: Err(delay),
+            id: Err(error),
             waiting: false,
         }
     }
@@ -76,9 +76,9 @@ impl Future for Timeout {
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        match this.id {
-            Err(delay) => Poll::Ready(Err(SimError::InvalidDelay(delay))),
-            Ok(id) => this
+        match &this.id {
+            Err(e) => Poll::Ready(Err(e.clone())),
+            &Ok(id) => this
                 .env
                 .poll_wait(id, &mut this.waiting)
                 .map_err(SimError::from),
