@@ -44,3 +44,14 @@ pub struct KvEventBatch {
     /// Events in the order they happened.
     pub events: Vec<KvEvent>,
 }
+
+/// What one flush tells the router: the worker's KV events since its last flush, and the
+/// share of its GPU KV blocks in use at the flush. The router's view of both is as stale
+/// as the flush interval, as a real router's scraped metrics are.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KvReport {
+    /// The events, with the worker that sent them.
+    pub batch: KvEventBatch,
+    /// Fraction of the worker's GPU KV blocks in use, 0..=1.
+    pub kv_usage: f64,
+}

@@ -49,7 +49,7 @@ fn busy_time_splits_across_a_second_boundary() {
     s.on_busy(1, 0.8, 1.3, 0.5, 1.0);
     s.on_busy(1, 1.5, 3.25, 0.2, 0.0);
     let c = s.finish(4.0);
-    assert_eq!(c.seconds, 4);
+    assert_eq!(c.points, 4);
     assert_eq!(c.workers.len(), 2); // worker 0 never busy: all zeros
     assert_eq!(c.workers[0].busy_fraction, vec![0.0; 4]);
     let b = &c.workers[1].busy_fraction;
@@ -77,7 +77,7 @@ fn last_partial_second_is_a_fraction_of_its_covered_part() {
     // The run ends at 2.5: second 2 covers 0.5 s, of which the worker was busy 0.25 s.
     s.on_busy(0, 2.0, 2.25, 0.0, 0.0);
     let c = s.finish(2.5);
-    assert_eq!(c.seconds, 3);
+    assert_eq!(c.points, 3);
     assert_eq!(c.workers[0].busy_fraction[2], 0.5);
 }
 
@@ -91,12 +91,14 @@ fn counters_land_in_their_second_and_columns_line_up() {
     s.on_tokens(2.5, 7);
     s.on_tokens(2.9, 3);
     s.sample_active_workers(1, 2);
-    s.sample_worker(2, 1, 4, 8, 120);
+    s.sample_workers(2, [(1, 4, 8, 120)]);
     let c = s.finish(3.0);
     assert_eq!(c.arrivals, vec![2, 1, 0]);
     assert_eq!(c.completions, vec![0, 0, 1]);
     assert_eq!(c.output_tokens, vec![0, 0, 10]);
-    assert_eq!(c.active_workers, vec![0, 2, 0]);
+    // A sample holds until the next one: nothing was sampled before second 1, and the
+    // sample of second 1 still holds in second 2.
+    assert_eq!(c.active_workers, vec![0, 2, 2]);
     assert_eq!(c.workers[1].waiting, vec![0, 0, 4]);
     assert_eq!(c.workers[1].running, vec![0, 0, 8]);
     assert_eq!(c.workers[1].kv_blocks, vec![0, 0, 120]);

@@ -2,8 +2,8 @@
 
 use engine::request::{PromptContent, Source};
 use engine::workload::generator::{
-    parse_sessions, parse_trace, RequestGenerator, SessionCursor, SessionGenerator,
-    SessionsGenerator, TraceGenerator, TurnLengths,
+    hash_id_warning, parse_sessions, parse_trace, RequestGenerator, SessionCursor,
+    SessionGenerator, SessionsGenerator, TraceGenerator, TurnLengths,
 };
 use engine::workload::{StageConfig, StageGenerator};
 
@@ -22,14 +22,16 @@ fn sessions_err(text: &str) -> String {
 fn example_trace_parses_and_replays_at_its_timestamps_times_the_scale() {
     let records = parse_trace(MOONCAKE).unwrap();
     assert_eq!(records.len(), 50);
+    assert_eq!(records[0].timestamp_ms, 120.0);
     let mut g = TraceGenerator::new(records.clone(), 512, 2.0);
     let mut t = 0.0;
     for (i, r) in records.iter().enumerate() {
         let s = g.next_request(i as u64).unwrap();
         t += s.gap;
-        // Arrival = timestamp (ms) / 1000 × time_scale 2, within float summation error.
+        // Arrival = (timestamp − the first one, 120 ms) / 1000 × time_scale 2, within float
+        // summation error: the first request arrives at the stage start.
         assert!(
-            (t - r.timestamp_ms / 1000.0 * 2.0).abs() < 1e-9,
+            (t - (r.timestamp_ms - 120.0) / 1000.0 * 2.0).abs() < 1e-9,
             "line {}",
             i + 1
         );
@@ -37,6 +39,47 @@ fn example_trace_parses_and_replays_at_its_timestamps_times_the_scale() {
         assert_eq!(s.output_len, r.output_length);
     }
     assert!(g.next_request(50).is_none());
+    // With absolute times the first request waits its 120 ms × 2.
+    let mut absolute = TraceGenerator::new(records, 512, 2.0).with_absolute_times();
+    assert!((absolute.next_request(0).unwrap().gap - 0.24).abs() < 1e-12);
+}
+
+#[test]
+fn a_trace_in_epoch_milliseconds_replays_from_its_first_line() {
+    // Real traces often stamp epoch milliseconds: 1.7e12 ms is 54 years after 1970.
+    let text = "\u{feff}{\"timestamp\":1700000000000,\"input_length\":10,\"output_length\":1}\n\
+                {\"timestamp\":1700000000500,\"input_length\":10,\"output_length\":1}";
+    let records = parse_trace(text).expect("a byte-order mark is skipped");
+    let mut g = TraceGenerator::new(records, 512, 1.0);
+    assert_eq!(g.next_request(0).unwrap().gap, 0.0);
+    assert_eq!(g.next_request(1).unwrap().gap, 0.5);
+    assert_eq!(
+        g.data_shape().map(|s| (s.requests, s.seconds)),
+        Some((2, 0.5))
+    );
+}
+
+#[test]
+fn hash_ids_that_do_not_match_the_block_size_are_a_warning_naming_one_that_fits() {
+    // 1024 tokens at 512 per id need 2 ids; these lines carry 64 (1024 / 16) and 32 (512 / 16).
+    let ids = |n: u64| format!("{:?}", (0..n).collect::<Vec<_>>());
+    let text = format!(
+        "{{\"timestamp\":0,\"input_length\":1024,\"output_length\":1,\"hash_ids\":{}}}\n\
+         {{\"timestamp\":1,\"input_length\":512,\"output_length\":1,\"hash_ids\":{}}}\n\
+         {{\"timestamp\":2,\"input_length\":512,\"output_length\":1}}",
+        ids(64),
+        ids(32)
+    );
+    let records = parse_trace(&text).unwrap();
+    assert_eq!(
+        hash_id_warning(&records, 512).unwrap(),
+        "2 of 3 lines have a number of hash_ids other than input_length / hash_block_size \
+         (512), e.g. the line of request 1 has 64 ids for 1024 tokens (expected 2); every \
+         line fits hash_block_size 16"
+    );
+    // A line without hash ids is a prompt shared with no one, not a mismatch.
+    assert_eq!(hash_id_warning(&records, 16), None);
+    assert_eq!(hash_id_warning(&parse_trace(MOONCAKE).unwrap(), 512), None);
 }
 
 #[test]

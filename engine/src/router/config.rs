@@ -5,6 +5,9 @@ use crate::router::policy::PolicyConfig;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 
+/// Shortest `kv_event_interval`, seconds.
+pub const MIN_KV_EVENT_INTERVAL: f64 = 0.001;
+
 /// Router settings (`router`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -13,7 +16,7 @@ pub struct RouterConfig {
     pub policy: PolicyConfig,
     /// Seconds between a worker's KV event flushes to the router, i.e. how stale
     /// the global KV view may be (> 0). Lives here because it is the router's view
-    /// that it shapes. Default 1.
+    /// that it shapes. At least 0.001. Default 1.
     pub kv_event_interval: f64,
     /// Autoscaler settings. Default: disabled.
     pub autoscaler: AutoscalerConfig,
@@ -33,7 +36,15 @@ impl RouterConfig {
     /// Records every problem under `path` (normally `router`).
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.policy.validate(&join(path, "policy"), problems);
-        problems.positive(path, "kv_event_interval", self.kv_event_interval);
+        if !(self.kv_event_interval >= MIN_KV_EVENT_INTERVAL) {
+            problems.push(
+                join(path, "kv_event_interval"),
+                format!(
+                    "must be at least {MIN_KV_EVENT_INTERVAL} s (a millisecond): a shorter \
+                     interval changes nothing but the number of flushes"
+                ),
+            );
+        }
         self.autoscaler
             .validate(&join(path, "autoscaler"), problems);
     }

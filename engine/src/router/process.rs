@@ -5,14 +5,15 @@
 //! - **collect completions**: results store → statistics, the request's `completed`
 //!   event, the owning stage's response store;
 //! - **per-second statistics**: queue depths, KV usage and active workers, once a second;
-//! - **process events**: workers' KV event batches → the global KV view;
+//! - **process events**: workers' KV reports → the global KV view and each worker's
+//!   reported KV usage;
 //! - **autoscaler**: once a second, the scale-up/scale-down rule.
 
 use super::{
     Autoscaler, ClusterView, KvIndex, RouteRequest, RoutingPolicy, ScaleAction, WorkerLoad,
 };
 use crate::kernel::{Event, SimError, Store};
-use crate::kv_events::KvEventBatch;
+use crate::kv_events::KvReport;
 use crate::request::{FailReason, Request, RequestState};
 use crate::simulation::context::Context;
 use crate::worker::process::Worker;
@@ -41,6 +42,8 @@ struct WorkerSlot {
     worker: Rc<Worker>,
     outstanding: u32,
     draining: bool,
+    /// KV usage as last reported by the worker's flush (0 until its first report).
+    reported_kv_usage: f64,
 }
 
 struct State {
@@ -61,7 +64,7 @@ pub(crate) struct Router {
     /// Requests from the workload stages.
     pub input: Store<Submission>,
     results: Store<Request>,
-    kv_events: Store<KvEventBatch>,
+    kv_events: Store<KvReport>,
     state: RefCell<State>,
 }
 
@@ -115,6 +118,7 @@ impl Router {
                 worker,
                 outstanding: 0,
                 draining: false,
+                reported_kv_usage: 0.0,
             },
         );
     }
@@ -155,12 +159,19 @@ impl Router {
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
             st.loads.clear();
+            // KV usage as the workers last reported it when they report (the policy reads
+            // the KV view); otherwise the live figure, shown for information only.
+            let reported = self.ctx.kv_event_interval.is_some();
             for (&id, slot) in &st.workers {
                 if !slot.draining {
                     st.loads.push(WorkerLoad {
                         id,
                         outstanding: slot.outstanding,
-                        kv_usage: slot.worker.kv_usage(),
+                        kv_usage: if reported {
+                            slot.reported_kv_usage
+                        } else {
+                            slot.worker.kv_usage()
+                        },
                     });
                 }
             }
@@ -196,6 +207,11 @@ impl Router {
         }
     }
 
+    /// A session's last turn is over: stateful policies may forget it.
+    pub fn end_session(&self, session: u32) {
+        self.state.borrow_mut().policy.end_session(session.into());
+    }
+
     async fn collect_loop(self: Rc<Self>) -> Result<(), SimError> {
         loop {
             let request = self.results.get().await?;
@@ -221,33 +237,41 @@ impl Router {
         }
     }
 
+    /// Samples every worker's load once a second while anything happens; when the next
+    /// event of any other process lies seconds ahead, nothing can change before it, so the
+    /// loop sleeps to the first whole second at or after it (the samples hold meanwhile)
+    /// and an idle platform or a long step costs one wake-up, not one per second.
     async fn per_second_loop(self: Rc<Self>) -> Result<(), SimError> {
         let env = self.ctx.env.clone();
         loop {
-            let second = env.now().floor() as usize;
+            let now = env.now();
+            let second = now.floor();
             {
                 let st = self.state.borrow();
                 let mut rec = self.ctx.recorder.borrow_mut();
-                let mut active = 0;
-                for (&id, slot) in &st.workers {
+                let loads = st.workers.iter().map(|(&id, slot)| {
                     let (waiting, running, blocks) = slot.worker.load();
-                    rec.series
-                        .sample_worker(second, id as usize, waiting, running, blocks);
-                    active += u32::from(!slot.draining);
-                }
-                rec.series.sample_active_workers(second, active);
+                    (id as usize, waiting, running, blocks)
+                });
+                rec.series.sample_workers(second as usize, loads);
+                let active = st.workers.values().filter(|s| !s.draining).count();
+                rec.series
+                    .sample_active_workers(second as usize, active as u32);
             }
-            env.timeout(1.0).await?;
+            let next = (second + 1.0).max(env.peek().ceil());
+            env.timeout(next - now).await?;
         }
     }
 
     async fn events_loop(self: Rc<Self>) -> Result<(), SimError> {
         loop {
-            let batch = self.kv_events.get().await?;
+            let report = self.kv_events.get().await?;
             let mut st = self.state.borrow_mut();
-            // A removed worker's last batch must not resurrect its entries.
-            if st.workers.contains_key(&batch.worker) {
-                st.kv_index.apply(&batch);
+            let st = &mut *st;
+            // A removed worker's last report must not resurrect its entries.
+            if let Some(slot) = st.workers.get_mut(&report.batch.worker) {
+                slot.reported_kv_usage = report.kv_usage;
+                st.kv_index.apply(&report.batch);
             }
         }
     }

@@ -9,7 +9,9 @@ use crate::hardware::Hardware;
 use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::scenario::simulation::MAX_WORKERS;
+use crate::timing::{SeqWork, TimingKind, TimingModel};
 use crate::validate::{index, join, Problems};
+use crate::worker::MAX_STEP_SECONDS;
 use crate::worker::{num_gpu_blocks, MemoryError};
 use crate::workload::{GeneratorConfig, StageConfig};
 
@@ -23,6 +25,7 @@ pub(super) fn validate(s: &Scenario, p: &mut Problems) {
     if let (Some(model), Some(hw)) = (&model, &hw) {
         tensor_parallel(model, hw, p);
         memory(s, model, hw, p);
+        step_time(s, model, hw, p);
     }
     scheduler_limits(s, model.as_ref(), p);
     if let Some(model) = &model {
@@ -136,6 +139,30 @@ fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
                 ),
             );
         }
+    }
+}
+
+/// A single one-token decode step must end, and within the hour: a GPU of next to no FLOP/s
+/// or bandwidth would otherwise make every step take years (or forever).
+fn step_time(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
+    if s.worker.timing.model == TimingKind::Constant {
+        return; // constant_step_time and step_overhead are bounded where they are set
+    }
+    let timing = TimingModel::new(&s.worker.timing, model, hw, s.worker.step_overhead);
+    let t = timing.step_time([SeqWork {
+        new_tokens: 1,
+        context: 1,
+        decode: true,
+    }]);
+    if !(t <= MAX_STEP_SECONDS) {
+        p.push(
+            "hardware",
+            format!(
+                "one decode step of {} would take {t:.1e} s on the {} at tp={} (a step must \
+                 take at most {MAX_STEP_SECONDS} s); check peak_tflops and hbm_tbps",
+                model.name, hw.gpu.name, hw.tp
+            ),
+        );
     }
 }
 

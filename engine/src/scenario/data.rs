@@ -6,6 +6,7 @@
 
 use super::Scenario;
 use crate::validate::{index, join, Problem, Problems};
+use crate::workload::StageConfig;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -42,6 +43,26 @@ impl<N: Into<String>, T: Into<String>> FromIterator<(N, T)> for ScenarioData {
     }
 }
 
+/// The problem of stage `i`'s data file not being given.
+pub(crate) fn missing_data_file(i: usize, stage: &StageConfig) -> Problem {
+    Problem {
+        path: join(&index("workload.stages", i), stage.data_field()),
+        message: format!(
+            "the file \"{}\" was not provided",
+            stage.data_file().unwrap_or_default()
+        ),
+    }
+}
+
+/// What checking a scenario's data files found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataReport {
+    /// What stops the run, each at its field.
+    pub problems: Vec<Problem>,
+    /// What is odd but does not stop it, each at the field naming the file.
+    pub warnings: Vec<Problem>,
+}
+
 /// One data file a scenario needs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RequiredFile {
@@ -66,14 +87,14 @@ impl Scenario {
     pub fn required_data_files(&self) -> Vec<RequiredFile> {
         let mut out = Vec::new();
         for (i, stage) in self.workload.stages.iter().enumerate() {
-            let (field, kind) = match stage.type_name() {
-                "Trace" => ("trace_file", "trace"),
-                "Sessions" => ("sessions_file", "sessions"),
+            let kind = match stage.type_name() {
+                "Trace" => "trace",
+                "Sessions" => "sessions",
                 _ => continue,
             };
             if let Some(file) = stage.data_file().filter(|f| !f.is_empty()) {
                 out.push(RequiredFile {
-                    path: join(&index("workload.stages", i), field),
+                    path: join(&index("workload.stages", i), stage.data_field()),
                     file: file.to_string(),
                     kind,
                 });
@@ -82,34 +103,53 @@ impl Scenario {
         out
     }
 
-    /// Problems with the data files: missing ones, and the first malformed line of each
-    /// given one (`workload.stages[1].trace_file: trace line 3: missing field "input_length"`).
+    /// Problems with the data files: missing ones, the first malformed line of each given
+    /// one (`workload.stages[1].trace_file: trace line 3: missing field "input_length"`), and
+    /// any limit of the `simulation` section the files push the work past.
     pub fn check_data(&self, data: &ScenarioData) -> Vec<Problem> {
+        self.inspect_data(data).problems
+    }
+
+    /// Everything [`check_data`](Self::check_data) finds, plus what is odd about a file but
+    /// does not stop the run (warnings, at the field naming the file).
+    pub fn inspect_data(&self, data: &ScenarioData) -> DataReport {
         let mut p = Problems::new();
+        let mut warnings = Vec::new();
+        let mut shapes = vec![None; self.workload.stages.len()];
         for (i, stage) in self.workload.stages.iter().enumerate() {
             let Some(file) = stage.data_file().filter(|f| !f.is_empty()) else {
                 continue;
             };
+            let field = join(&index("workload.stages", i), stage.data_field());
             let Some(text) = data.get(file) else {
-                let field = if stage.type_name() == "Trace" {
-                    "trace_file"
-                } else {
-                    "sessions_file"
-                };
-                p.push(
-                    join(&index("workload.stages", i), field),
-                    format!("the file \"{file}\" was not provided"),
-                );
+                let missing = missing_data_file(i, stage);
+                p.push(missing.path, missing.message);
                 continue;
             };
             // Building the generator parses the file and reports its first bad line.
-            if let Err(problems) = stage.build(self.simulation.seed, i, Some(text)) {
-                for problem in problems {
-                    p.push(problem.path, problem.message);
+            match stage.build(self.simulation.seed, i, Some(text)) {
+                Ok(generator) => {
+                    shapes[i] = generator.data_shape();
+                    if let Some(message) = generator.data_warning() {
+                        warnings.push(Problem {
+                            path: field,
+                            message,
+                        });
+                    }
+                }
+                Err(problems) => {
+                    for problem in problems {
+                        p.push(problem.path, problem.message);
+                    }
                 }
             }
         }
-        p.into_vec()
+        let mut problems = p.into_vec();
+        // Limits the configuration alone exceeds are the document's problems, not the files'.
+        if self.work_problems(&[]).is_empty() {
+            problems.extend(self.work_problems(&shapes));
+        }
+        DataReport { problems, warnings }
     }
 
     /// Parses a document and checks it together with its data files: every problem at once.

@@ -14,11 +14,17 @@ mod data;
 mod opal_import;
 mod presets;
 mod simulation;
+mod work;
 
-pub use data::{RequiredFile, ScenarioData};
+pub(crate) use data::missing_data_file;
+pub use data::{DataReport, RequiredFile, ScenarioData};
 pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};
 pub use presets::{preset, presets, Preset};
-pub use simulation::{SimulationConfig, MAX_WORKERS};
+pub use simulation::{
+    SimulationConfig, DEFAULT_MAX_EVENTS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SIMULATED_SECONDS,
+    MAX_WORKERS,
+};
+pub use work::{WorkEstimate, EVENTS_PER_REQUEST};
 
 use crate::hardware::HardwareConfig;
 use crate::model::ModelConfig;
@@ -124,7 +130,12 @@ impl Scenario {
             &mut p,
         );
         cross::validate(self, &mut p);
-        p.into_vec()
+        let mut problems = p.into_vec();
+        // The estimate needs sound sections (a rate of NaN estimates nothing useful).
+        if problems.is_empty() {
+            problems = self.work_problems(&[]);
+        }
+        problems
     }
 
     /// The document as pretty JSON (what the app's JSON view and exports show).

@@ -32,7 +32,8 @@ pub(crate) struct Context {
 }
 
 impl Context {
-    /// A context for one run.
+    /// A context for one run, which may issue at most `max_requests` requests.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         env: Environment,
         model: Model,
@@ -41,6 +42,7 @@ impl Context {
         num_gpu_blocks: u32,
         kv_event_interval: Option<f64>,
         tiers: OffloadTiers,
+        max_requests: u64,
     ) -> Self {
         Self {
             env,
@@ -51,7 +53,7 @@ impl Context {
             kv_event_interval,
             tiers: RefCell::new(tiers),
             links: RefCell::new(BTreeMap::new()),
-            recorder: RefCell::new(Recorder::default()),
+            recorder: RefCell::new(Recorder::new(max_requests)),
         }
     }
 

@@ -22,13 +22,13 @@ mod results;
 mod tests;
 
 pub use recorder::RoutingRecord;
-pub use results::SimulationResults;
+pub use results::{SimulationResults, Stop};
 
 use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
-use crate::scenario::{Scenario, ScenarioData};
+use crate::scenario::{missing_data_file, Scenario, ScenarioData};
 use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
@@ -50,7 +50,8 @@ pub struct Progress {
     pub requests_finished: u64,
     /// Kernel events processed so far.
     pub events: u64,
-    /// True when the run is over (workload done, or the time bound reached).
+    /// True when the run is over: the workload is done, or it was stopped by a bound, a
+    /// limit or an error (the results say which).
     pub finished: bool,
 }
 
@@ -60,7 +61,11 @@ pub struct Simulation {
     orchestrator: Process<Result<(), SimError>>,
     router: Rc<Router>,
     /// `simulation.simulation_time`, or ∞.
-    bound: f64,
+    simulation_time: f64,
+    /// `simulation.max_simulated_seconds`.
+    max_seconds: f64,
+    /// `simulation.max_events`.
+    max_events: u64,
     /// Total requests when every stage says how many it issues.
     expected_requests: Option<u64>,
     num_tiers: usize,
@@ -103,14 +108,8 @@ impl Simulation {
             let data = match config.data_file() {
                 Some(name) => match files.get(name) {
                     Some(text) => Some(text),
-                    // The scenario's own check words it; the file is parsed once, below.
                     None => {
-                        problems.extend(
-                            scenario
-                                .check_data(files)
-                                .into_iter()
-                                .filter(|p| p.path.starts_with(&format!("workload.stages[{i}]."))),
-                        );
+                        problems.push(missing_data_file(i, config));
                         continue;
                     }
                 },
@@ -123,6 +122,11 @@ impl Simulation {
             expected = expected
                 .zip(config.total_requests)
                 .and_then(|(a, b)| a.checked_add(b));
+        }
+        if problems.is_empty() {
+            // The files' share of the work, now that they are parsed.
+            let shapes: Vec<_> = stages.iter().map(|s| s.generator.data_shape()).collect();
+            problems = scenario.work_problems(&shapes);
         }
         if !problems.is_empty() {
             return Err(problems);
@@ -147,6 +151,7 @@ impl Simulation {
                 .uses_kv_view()
                 .then_some(scenario.router.kv_event_interval),
             tiers,
+            scenario.simulation.max_requests,
         ));
         let router = Router::start(
             &ctx,
@@ -160,7 +165,9 @@ impl Simulation {
             ctx,
             orchestrator,
             router,
-            bound: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
+            simulation_time: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
+            max_seconds: scenario.simulation.max_simulated_seconds,
+            max_events: scenario.simulation.max_events,
             expected_requests: expected,
             num_tiers: scenario.kv_cache.tiers.len(),
             events: 0,
@@ -189,9 +196,44 @@ impl Simulation {
         self.progress()
     }
 
-    /// True when the workload is done or the next event lies past the time bound.
+    /// True when the run can go no further: the workload is done, the next event lies past
+    /// a time bound, a limit was reached, or the run hit an error.
     pub fn is_finished(&self) -> bool {
-        !self.orchestrator.is_alive() || self.ctx.env.peek() > self.bound
+        self.end().is_some()
+    }
+
+    /// Why the run can go no further, `None` while it can.
+    fn end(&self) -> Option<End> {
+        if !self.orchestrator.is_alive() {
+            return Some(End::Done);
+        }
+        let env = &self.ctx.env;
+        let stop = if let Some(fault) = env.fault() {
+            Stop::Error(format!("at t = {} s: {fault}", env.now()))
+        } else if self.ctx.recorder.borrow().capped {
+            Stop::MaxRequests
+        } else if self.events >= self.max_events {
+            Stop::MaxEvents
+        } else {
+            let next = env.peek();
+            if next > self.simulation_time {
+                Stop::SimulationTime
+            } else if next > self.max_seconds {
+                Stop::MaxSimulatedSeconds
+            } else if next == f64::INFINITY {
+                let rec = self.ctx.recorder.borrow();
+                Stop::Error(format!(
+                    "at t = {} s nothing is left to happen, yet {} of {} requests are \
+                     unfinished",
+                    env.now(),
+                    rec.peek_id() - rec.finished,
+                    rec.peek_id()
+                ))
+            } else {
+                return None;
+            }
+        };
+        Some(End::Stopped(stop))
     }
 
     /// Consistency check for tests and debugging: every live worker's scheduler is
@@ -222,7 +264,10 @@ impl Simulation {
         let rec = self.ctx.recorder.borrow();
         let now = self.ctx.env.now();
         let finished = self.is_finished();
-        let by_time = self.bound.is_finite().then(|| now / self.bound);
+        let by_time = self
+            .simulation_time
+            .is_finite()
+            .then(|| now / self.simulation_time);
         let by_requests = self
             .expected_requests
             .filter(|&n| n > 0)
@@ -250,12 +295,16 @@ impl Simulation {
     pub fn results(&self) -> SimulationResults {
         let rec = self.ctx.recorder.borrow();
         let now = self.ctx.env.now();
-        let truncated = self.orchestrator.is_alive();
-        // A run cut off by `simulation_time` was observed up to the bound itself.
-        let end_time = if truncated && self.is_finished() {
-            self.bound
-        } else {
-            now
+        let stop = match self.end() {
+            Some(End::Done) => None,
+            Some(End::Stopped(stop)) => Some(stop),
+            None => Some(Stop::Interrupted),
+        };
+        // A run cut off by a time bound was observed up to the bound itself.
+        let end_time = match stop {
+            Some(Stop::SimulationTime) => self.simulation_time,
+            Some(Stop::MaxSimulatedSeconds) => self.max_seconds,
+            _ => now,
         };
         let stages = rec
             .stages
@@ -263,8 +312,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, s)| {
                 let end = s.end.unwrap_or(end_time);
-                let records = rec.records.iter().filter(|r| r.stage == i as u32);
-                s.stats.summarize(end, self.num_tiers, records)
+                s.stats.summarize(end, self.num_tiers, rec.stage_records(i))
             })
             .collect();
         let series = rec.series.finish(end_time);
@@ -272,7 +320,8 @@ impl Simulation {
             engine_version: crate::VERSION,
             timing: self.timing.clone(),
             end_time,
-            truncated,
+            truncated: stop.is_some(),
+            stop,
             events: self.events,
             stages,
             workers: WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time),
@@ -286,6 +335,14 @@ impl Simulation {
             decisions: rec.decisions.clone(),
         }
     }
+}
+
+/// How a run ended.
+enum End {
+    /// The workload ran to its end.
+    Done,
+    /// Something else ended it first.
+    Stopped(Stop),
 }
 
 impl Drop for Simulation {

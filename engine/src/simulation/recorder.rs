@@ -1,9 +1,16 @@
 //! The statistics sink every process writes to: per-request records, per-stage
 //! accumulators, per-second series and routing decisions.
+//!
+//! The books stay consistent at every instant, not only at the end: a request's record
+//! shows its worker once it is routed and its output tokens as they are emitted, so a run
+//! cut short (by `simulation_time`, a limit, or the user) reports its requests in flight
+//! with what they produced, and the routing decisions, per-second tokens, inter-token
+//! gaps and per-request records all agree.
 
 use crate::request::{Request, RequestState};
 use crate::router::RoutingDecision;
 use crate::stats::{RequestRecord, SecondSeries, StageStats};
+use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
 use serde::Serialize;
 
@@ -27,10 +34,13 @@ pub struct RoutingRecord {
 pub(crate) struct StageRun {
     pub stats: StageStats,
     pub end: Option<f64>,
+    /// The id of the stage's first request: stages run one after another and ids are
+    /// handed out in order, so a stage's records are the ids from here to the next stage's.
+    pub first_id: u64,
 }
 
 /// Everything the run records.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Recorder {
     /// Indexed by request id (ids are handed out densely from 0).
     pub records: Vec<RequestRecord>,
@@ -43,9 +53,48 @@ pub(crate) struct Recorder {
     pub finished: u64,
     /// Prefill tokens each worker computed, by worker id.
     pub worker_prefill: Vec<u64>,
+    /// Per-stage token counts of the step being recorded (reused buffer, a few entries).
+    step_tokens: Vec<(u32, u64)>,
+    /// `simulation.max_requests`.
+    max_requests: u64,
+    /// True once a stage wanted to issue a request past `max_requests`.
+    pub capped: bool,
 }
 
 impl Recorder {
+    /// Empty books for a run that may issue at most `max_requests` requests.
+    pub fn new(max_requests: u64) -> Self {
+        Self {
+            records: Vec::new(),
+            stages: Vec::new(),
+            series: SecondSeries::new(),
+            decisions: Vec::new(),
+            candidates_kept: 0,
+            next_session: 0,
+            finished: 0,
+            worker_prefill: Vec::new(),
+            step_tokens: Vec::new(),
+            max_requests,
+            capped: false,
+        }
+    }
+
+    /// Whether one more request may be issued; past `max_requests` the run is capped.
+    pub fn may_issue(&mut self) -> bool {
+        if self.peek_id() < self.max_requests {
+            return true;
+        }
+        self.capped = true;
+        false
+    }
+
+    /// The records of stage `index`, in id order.
+    pub fn stage_records(&self, index: usize) -> &[RequestRecord] {
+        let id = |s: Option<&StageRun>| s.map_or(self.records.len(), |s| s.first_id as usize);
+        let (from, to) = (id(self.stages.get(index)), id(self.stages.get(index + 1)));
+        &self.records[from.min(to)..to]
+    }
+
     /// The id the next request will get.
     pub fn peek_id(&self) -> u64 {
         self.records.len() as u64
@@ -59,9 +108,11 @@ impl Recorder {
 
     /// Opens stage `index` at `now`.
     pub fn start_stage(&mut self, index: u32, now: f64) {
+        let first_id = self.peek_id();
         self.stages.push(StageRun {
             stats: StageStats::new(index, now),
             end: None,
+            first_id,
         });
     }
 
@@ -80,10 +131,17 @@ impl Recorder {
         r.priority = req.priority;
         self.records.push(r);
         self.series.on_arrival(req.times.created);
+        if let Some(s) = self.stages.get_mut(req.stage as usize) {
+            s.stats.on_arrival(req.times.created);
+        }
     }
 
     /// The router decided where `request` goes.
     pub fn on_routed(&mut self, request: u64, time: f64, mut decision: RoutingDecision) {
+        if let Some(r) = self.records.get_mut(request as usize) {
+            r.worker = Some(decision.worker);
+            r.router_in = time;
+        }
         if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
             decision.candidates = Vec::new();
         }
@@ -95,30 +153,76 @@ impl Recorder {
         });
     }
 
-    /// `n` output tokens were emitted at `t` by requests of `stage`.
-    pub fn on_tokens(&mut self, stage: u32, t: f64, n: u64) {
-        if let Some(s) = self.stages.get_mut(stage as usize) {
-            s.stats.on_tokens(t, n);
-        }
-        self.series.on_tokens(t, n);
-    }
-
-    /// Worker `worker` computed `n` prefill tokens in a step.
-    pub fn on_prefill(&mut self, worker: u32, n: u64) {
+    /// Worker `worker` finished a step it started at `start`, achieving `utilization` =
+    /// (compute, memory) shares of its peak: its busy time and prefill tokens, each request's
+    /// new token (on its record, in its stage's throughput and in the series), and the
+    /// inter-token gaps, run-length grouped (the requests decoding together share one gap,
+    /// so the histogram grows per step, not per token).
+    pub fn on_step(
+        &mut self,
+        worker: u32,
+        start: f64,
+        now: f64,
+        utilization: (f64, f64),
+        outcome: &StepOutcome,
+    ) {
+        let (compute, memory) = utilization;
+        self.series
+            .on_busy(worker as usize, start, now, compute, memory);
         let w = worker as usize;
         if self.worker_prefill.len() <= w {
             self.worker_prefill.resize(w + 1, 0);
         }
-        self.worker_prefill[w] += n;
-    }
-
-    /// The stage of request `id`.
-    pub fn stage_of(&self, id: u64) -> u32 {
-        self.records.get(id as usize).map_or(0, |r| r.stage)
+        self.worker_prefill[w] += outcome.prefill_tokens;
+        let mut stage_tokens = std::mem::take(&mut self.step_tokens);
+        stage_tokens.clear();
+        let mut count = |stage: u32| match stage_tokens.iter_mut().find(|(s, _)| *s == stage) {
+            Some((_, n)) => *n += 1,
+            None => stage_tokens.push((stage, 1)),
+        };
+        for &id in &outcome.first_tokens {
+            if let Some(r) = self.records.get_mut(id as usize) {
+                r.output_tokens += 1;
+                r.first_token = now;
+                count(r.stage);
+            }
+        }
+        let mut run: Option<(u32, f64, u64)> = None;
+        for &(id, gap) in &outcome.token_gaps {
+            let Some(r) = self.records.get_mut(id as usize) else {
+                continue;
+            };
+            r.output_tokens += 1;
+            let stage = r.stage;
+            count(stage);
+            match &mut run {
+                Some((s, g, n)) if *s == stage && *g == gap => *n += 1,
+                _ => {
+                    if let Some((s, g, n)) = run.take() {
+                        self.on_itl(s, g, n);
+                    }
+                    run = Some((stage, gap, 1));
+                }
+            }
+        }
+        if let Some((s, g, n)) = run {
+            self.on_itl(s, g, n);
+        }
+        let mut total = 0;
+        for &(stage, n) in &stage_tokens {
+            if let Some(s) = self.stages.get_mut(stage as usize) {
+                s.stats.on_tokens(now, n);
+            }
+            total += n;
+        }
+        if total > 0 {
+            self.series.on_tokens(now, total);
+        }
+        self.step_tokens = stage_tokens;
     }
 
     /// `count` tokens of `stage`'s requests came `gap` seconds after their previous token.
-    pub fn on_itl(&mut self, stage: u32, gap: f64, count: u64) {
+    fn on_itl(&mut self, stage: u32, gap: f64, count: u64) {
         if let Some(s) = self.stages.get_mut(stage as usize) {
             s.stats.on_itl(gap, count);
         }

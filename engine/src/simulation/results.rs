@@ -15,8 +15,10 @@ pub struct SimulationResults {
     pub timing: String,
     /// Simulated time the run ended, seconds.
     pub end_time: f64,
-    /// True when `simulation.simulation_time` cut the workload short.
+    /// True when the run ended before its workload did (see `stop`).
     pub truncated: bool,
+    /// Why a truncated run ended; `None` when the workload ran to its end.
+    pub stop: Option<Stop>,
     /// Kernel events processed.
     pub events: u64,
     /// The `vllm bench serve`-style table of each stage.
@@ -32,6 +34,42 @@ pub struct SimulationResults {
     pub requests: Vec<RequestRecord>,
     /// Every routing decision, in the order they were made.
     pub decisions: Vec<RoutingRecord>,
+}
+
+/// Why a run ended before its workload did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "reason", content = "message", rename_all = "snake_case")]
+pub enum Stop {
+    /// `simulation.simulation_time` was reached.
+    SimulationTime,
+    /// The clock reached `simulation.max_simulated_seconds`.
+    MaxSimulatedSeconds,
+    /// `simulation.max_events` kernel events were processed.
+    MaxEvents,
+    /// A stage wanted to issue more than `simulation.max_requests` requests.
+    MaxRequests,
+    /// The results were taken before the run was over (stopped by the user or a wall-clock
+    /// limit).
+    Interrupted,
+    /// The run cannot go on: a delay no clock can wait for, or nothing left to happen while
+    /// requests are still in flight. The message says what and where.
+    Error(String),
+}
+
+impl Stop {
+    /// One line for a person: "cut short by simulation_time", …
+    pub fn describe(&self) -> String {
+        match self {
+            Stop::SimulationTime => "cut short by simulation_time".into(),
+            Stop::MaxSimulatedSeconds => {
+                "stopped at simulation.max_simulated_seconds (raise it to go on)".into()
+            }
+            Stop::MaxEvents => "stopped at simulation.max_events (raise it to go on)".into(),
+            Stop::MaxRequests => "stopped at simulation.max_requests (raise it to go on)".into(),
+            Stop::Interrupted => "stopped before the end".into(),
+            Stop::Error(message) => format!("stopped by an error: {message}"),
+        }
+    }
 }
 
 impl SimulationResults {

@@ -9,13 +9,20 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// What a stage's loops accumulate while it runs (the rest comes from its request records).
+///
+/// The benchmark clock starts at the stage's first arrival, as `vllm bench serve`'s does
+/// when it sends its first request: a stage that waits before its first request (a trace
+/// slice starting late, a slow first gap) does not count the wait as serving time.
 #[derive(Debug, Clone)]
 pub struct StageStats {
     stage: u32,
     start: f64,
+    first_arrival: Option<f64>,
     itl: ItlHistogram,
-    /// Output tokens per 1-second window `[start + k, start + k + 1)`.
-    tokens_per_window: Vec<u64>,
+    /// The 1-second window `[first arrival + k, … + k + 1)` being counted: (k, tokens).
+    window: (u64, u64),
+    /// Most tokens in any earlier window.
+    peak_window: u64,
 }
 
 impl StageStats {
@@ -24,18 +31,31 @@ impl StageStats {
         Self {
             stage,
             start,
+            first_arrival: None,
             itl: ItlHistogram::new(),
-            tokens_per_window: Vec::new(),
+            window: (0, 0),
+            peak_window: 0,
         }
     }
 
-    /// `n` output tokens of this stage's requests were emitted at time `t`.
+    /// One of the stage's requests arrived at `t`.
+    pub fn on_arrival(&mut self, t: f64) {
+        self.first_arrival.get_or_insert(t);
+    }
+
+    /// When the benchmark clock started: the first arrival, or the stage start without one.
+    pub fn origin(&self) -> f64 {
+        self.first_arrival.unwrap_or(self.start)
+    }
+
+    /// `n` output tokens of this stage's requests were emitted at time `t` (in time order).
     pub fn on_tokens(&mut self, t: f64, n: u64) {
-        let k = (t - self.start).max(0.0).floor() as usize;
-        if self.tokens_per_window.len() <= k {
-            self.tokens_per_window.resize(k + 1, 0);
+        let k = (t - self.origin()).max(0.0).floor() as u64;
+        if k != self.window.0 {
+            self.peak_window = self.peak_window.max(self.window.1);
+            self.window = (k, 0);
         }
-        self.tokens_per_window[k] += n;
+        self.window.1 += n;
     }
 
     /// `count` requests each had an inter-token gap of `gap` seconds.
@@ -69,7 +89,7 @@ impl StageStats {
             }
         }
         let failed: u64 = failed_by_reason.values().sum();
-        let duration = end - self.start;
+        let duration = end - self.origin();
         let input: u64 = done.iter().map(|r| r.prompt_tokens as u64).sum();
         let output: u64 = done.iter().map(|r| r.output_tokens as u64).sum();
         let per_s = |x: f64| {
@@ -94,8 +114,7 @@ impl StageStats {
             request_throughput: per_s(done.len() as f64),
             output_throughput: per_s(output as f64),
             total_token_throughput: per_s((input + output) as f64),
-            peak_output_throughput: self.tokens_per_window.iter().copied().max().unwrap_or(0)
-                as f64,
+            peak_output_throughput: self.peak_window.max(self.window.1) as f64,
             peak_concurrent_requests: peak_concurrency(&records),
             ttft: lat(RequestRecord::ttft),
             tpot: lat(RequestRecord::tpot),
@@ -180,7 +199,7 @@ pub struct StageSummary {
     pub failed_by_reason: BTreeMap<String, u64>,
     /// Issued but neither completed nor failed when the run ended (e.g. `simulation_time`).
     pub unfinished_requests: u64,
-    /// Stage start to stage end, seconds.
+    /// First arrival to stage end, seconds (stage start to end if nothing arrived).
     pub duration_s: f64,
     /// Prompt tokens of completed requests.
     pub total_input_tokens: u64,
@@ -192,7 +211,7 @@ pub struct StageSummary {
     pub output_throughput: f64,
     /// (Input + generated tokens) / duration, tok/s.
     pub total_token_throughput: f64,
-    /// Most output tokens in one 1-second window `[start + k, start + k + 1)`, tok/s.
+    /// Most output tokens in one 1-second window `[first arrival + k, … + k + 1)`, tok/s.
     pub peak_output_throughput: f64,
     /// Most requests in the platform at once.
     pub peak_concurrent_requests: u64,

@@ -47,15 +47,16 @@ pub struct WorkerTable {
     pub load_imbalance: f64,
 }
 
-/// Time average of a per-second column over [0, end).
-fn over_run(column: &[f64], end: f64) -> f64 {
+/// Time average over [0, end) of a column of `width`-second points.
+fn over_run(column: &[f64], width: u64, end: f64) -> f64 {
     if end <= 0.0 {
         return 0.0;
     }
+    let w = width as f64;
     let total: f64 = column
         .iter()
         .enumerate()
-        .map(|(k, x)| x * (end - k as f64).clamp(0.0, 1.0))
+        .map(|(k, x)| x * (end - k as f64 * w).clamp(0.0, w))
         .sum();
     total / end
 }
@@ -81,7 +82,7 @@ impl WorkerTable {
             .map(|w| {
                 let cols = series.workers.get(w);
                 let util = |f: fn(&super::WorkerColumns) -> &Vec<f64>| {
-                    cols.map_or(0.0, |c| over_run(f(c), end))
+                    cols.map_or(0.0, |c| over_run(f(c), series.bucket_seconds, end))
                 };
                 WorkerSummary {
                     worker: w as u32,
@@ -208,7 +209,8 @@ mod tests {
         recs.push(failed);
         let col = |x: f64| vec![x, x];
         let series = SeriesColumns {
-            seconds: 2,
+            points: 2,
+            bucket_seconds: 1,
             arrivals: vec![0; 2],
             completions: vec![0; 2],
             output_tokens: vec![0; 2],

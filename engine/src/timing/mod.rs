@@ -94,7 +94,16 @@ impl TimingConfig {
                 problems.push(join(path, field), "must be in (0, 1]");
             }
         }
-        problems.positive(path, "constant_step_time", self.constant_step_time);
+        let step = self.constant_step_time;
+        if !(step > 0.0 && step <= crate::worker::MAX_STEP_SECONDS) {
+            problems.push(
+                join(path, "constant_step_time"),
+                format!(
+                    "must be > 0 and at most {} s",
+                    crate::worker::MAX_STEP_SECONDS
+                ),
+            );
+        }
         problems.non_negative(path, "opal_a", self.opal_a);
         problems.non_negative(path, "opal_b", self.opal_b);
     }

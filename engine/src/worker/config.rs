@@ -130,7 +130,13 @@ impl SchedulerConfig {
                 format!("must be at most {}", super::MAX_GPU_BLOCKS),
             );
         }
-        problems.non_negative(path, "step_overhead", self.step_overhead);
+        problems.in_range(
+            path,
+            "step_overhead",
+            self.step_overhead,
+            0.0,
+            super::MAX_STEP_SECONDS,
+        );
         self.timing.validate(&join(path, "timing"), problems);
     }
 }

@@ -15,6 +15,10 @@ mod request_queue;
 mod scheduler;
 
 pub use config::{SchedulerConfig, SchedulingPolicy};
+
+/// Longest a single scheduler step may take, seconds: an hour, far beyond any real step,
+/// so a mistyped figure is caught before it makes a run cover years.
+pub const MAX_STEP_SECONDS: f64 = 3600.0;
 pub use memory::{num_gpu_blocks, MemoryError, MAX_GPU_BLOCKS};
 pub use offload::{NoOffload, OffloadLookup, TierHit};
 pub use output::{FetchStart, ScheduledSeq, SchedulerOutput, StepOutcome};

@@ -9,16 +9,18 @@
 //!   atomic with respect to interrupts, like Opal's `yield from _scheduler_step()`), and
 //!   otherwise sleeps on `timeout(∞)` until the intake or a finished KV fetch wakes it.
 //! - **KV-event flush**: every `kv_event_interval` sends the GPU cache's and the offload
-//!   tiers' stored/removed events to the router (only when the routing policy reads them).
+//!   tiers' stored/removed events and the GPU cache's usage to the router (only when the
+//!   routing policy reads them); with nothing new to say it sleeps on `timeout(∞)` until
+//!   a step or a tier write wakes it, so an idle worker costs no events.
 //! - **KV fetches**: one short process per request in FETCH_KVC, moving its prefix over the
 //!   tiers' links, then marking it READY.
 //!
 //! Each idle flag is cleared by whoever sends the wake-up, so a process is interrupted at
 //! most once per sleep and never while it waits on anything else.
 
-use super::{FetchStart, OffloadLookup, Scheduler, StepOutcome, TierHit};
+use super::{FetchStart, OffloadLookup, Scheduler, TierHit};
 use crate::kernel::{AsEvent, Process, SimError, Store};
-use crate::kv_events::{KvEvent, KvEventBatch};
+use crate::kv_events::{KvEvent, KvEventBatch, KvReport};
 use crate::offload::OffloadTiers;
 use crate::request::{PromptContent, Request};
 use crate::simulation::context::Context;
@@ -36,7 +38,7 @@ pub(crate) struct Worker {
     /// The router's results store (completed and rejected requests go there at once).
     results: Store<Request>,
     /// The router's KV event store.
-    kv_events: Store<KvEventBatch>,
+    kv_events: Store<KvReport>,
     state: RefCell<State>,
     intake: RefCell<Option<Loop>>,
     scheduler_loop: RefCell<Option<Loop>>,
@@ -49,11 +51,10 @@ struct State {
     frontend_free_at: f64,
     intake_idle: bool,
     scheduler_idle: bool,
+    flush_idle: bool,
     stopped: bool,
     /// Tier events caused by this worker's stores, flushed with the GPU events.
     tier_events: Vec<KvEvent>,
-    /// Per-stage token counts of the step being recorded (reused buffer).
-    stage_tokens: Vec<u64>,
     /// Prices a step's FLOPs and bytes at 100 % of peak, for the utilisation series.
     peak: crate::timing::Roofline,
 }
@@ -84,7 +85,7 @@ impl Worker {
         ctx: &Rc<Context>,
         id: u32,
         results: Store<Request>,
-        kv_events: Store<KvEventBatch>,
+        kv_events: Store<KvReport>,
     ) -> Rc<Self> {
         let mut scheduler = Scheduler::with_blocks(
             id,
@@ -111,9 +112,9 @@ impl Worker {
                 frontend_free_at: 0.0,
                 intake_idle: false,
                 scheduler_idle: false,
+                flush_idle: false,
                 stopped: false,
                 tier_events: Vec::new(),
-                stage_tokens: Vec::new(),
                 peak: crate::timing::Roofline::new(
                     &crate::timing::TimingConfig {
                         compute_efficiency: 1.0,
@@ -194,6 +195,7 @@ impl Worker {
         let (intake, scheduler) = (st.intake_idle, st.scheduler_idle);
         st.intake_idle = false;
         st.scheduler_idle = false;
+        st.flush_idle = false;
         drop(st);
         if intake {
             wake(&self.intake);
@@ -302,10 +304,25 @@ impl Worker {
         if out.is_empty() {
             return Ok(false);
         }
+        if !step_time.is_finite() {
+            // A step that never ends (e.g. a GPU of ~0 FLOP/s) would park the worker forever.
+            return Err(env.fail(SimError::Fault(
+                format!(
+                    "worker {}: a scheduler step would take {step_time} s (check the GPU's \
+                     peak_tflops and hbm_tbps, and the timing model)",
+                    self.id
+                )
+                .into(),
+            )));
+        }
         env.timeout(step_time).await?;
         let now = env.now();
         let outcome = self.state.borrow_mut().scheduler.finish_step(now);
-        self.record_step(start, now, utilization, &outcome);
+        self.ctx
+            .recorder
+            .borrow_mut()
+            .on_step(self.id, start, now, utilization, &outcome);
+        self.wake_flush();
         if self.ctx.store_as_computed().is_some() {
             self.store_chunks(&outcome.computed_chunks);
         } else {
@@ -357,51 +374,6 @@ impl Worker {
         )
     }
 
-    /// Busy time and utilisation, tokens per stage, and inter-token gaps (run-length
-    /// grouped: the requests decoding together share one gap, so the histogram grows per
-    /// step, not per token).
-    fn record_step(&self, start: f64, now: f64, utilization: (f64, f64), outcome: &StepOutcome) {
-        let mut rec = self.ctx.recorder.borrow_mut();
-        let mut st = self.state.borrow_mut();
-        let (compute, memory) = utilization;
-        rec.series
-            .on_busy(self.id as usize, start, now, compute, memory);
-        rec.on_prefill(self.id, outcome.prefill_tokens);
-        let tokens = &mut st.stage_tokens;
-        tokens.clear();
-        tokens.resize(rec.stages.len().max(1), 0);
-        for &id in &outcome.first_tokens {
-            let stage = rec.stage_of(id) as usize;
-            if let Some(n) = tokens.get_mut(stage) {
-                *n += 1;
-            }
-        }
-        let mut run: Option<(u32, f64, u64)> = None;
-        for &(id, gap) in &outcome.token_gaps {
-            let stage = rec.stage_of(id);
-            if let Some(n) = tokens.get_mut(stage as usize) {
-                *n += 1;
-            }
-            match &mut run {
-                Some((s, g, count)) if *s == stage && *g == gap => *count += 1,
-                _ => {
-                    if let Some((s, g, count)) = run.take() {
-                        rec.on_itl(s, g, count);
-                    }
-                    run = Some((stage, gap, 1));
-                }
-            }
-        }
-        if let Some((s, g, count)) = run {
-            rec.on_itl(s, g, count);
-        }
-        for (stage, &n) in tokens.iter().enumerate() {
-            if n > 0 {
-                rec.on_tokens(stage as u32, now, n);
-            }
-        }
-    }
-
     /// Writes KV chunks (`hashes`, chained) to every offload tier in the background (the
     /// worker does not wait): the chunks a tier lacks move over its link, sharing its
     /// bandwidth with fetches, and become available there once written. Chunks a tier
@@ -449,6 +421,8 @@ impl Worker {
         if self.ctx.kv_event_interval.is_none() {
             st.tier_events.clear();
         }
+        drop(st);
+        self.wake_flush();
     }
 
     /// Starts moving a request's prefix from the tiers into its GPU blocks: each tier's
@@ -505,29 +479,52 @@ impl Worker {
         }
     }
 
+    /// Wakes the KV-event flush if it sleeps for want of news.
+    fn wake_flush(&self) {
+        let mut st = self.state.borrow_mut();
+        if st.flush_idle {
+            st.flush_idle = false;
+            drop(st);
+            wake(&self.flush);
+        }
+    }
+
     async fn flush_loop(self: Rc<Self>, interval: f64) -> Result<(), SimError> {
         let env = self.ctx.env.clone();
+        let mut reported_usage = 0.0;
+        let mut news = true;
         loop {
-            match env.timeout(interval).await {
+            let wait = if news { interval } else { f64::INFINITY };
+            match env.timeout(wait).await {
                 Ok(()) | Err(SimError::Interrupt(_)) => {}
                 Err(e) => return Err(e),
             }
-            let events = {
+            if !news {
+                // Woken by a step or a tier write: report after one interval, as ever.
+                news = true;
+                continue;
+            }
+            let (events, kv_usage) = {
                 let mut st = self.state.borrow_mut();
                 let mut events = st.scheduler.take_kv_events();
                 events.append(&mut st.tier_events);
-                events
+                (events, st.scheduler.kv_usage())
             };
-            if !events.is_empty() {
+            news = !events.is_empty() || kv_usage != reported_usage;
+            if news {
+                reported_usage = kv_usage;
                 let batch = KvEventBatch {
                     worker: self.id,
                     events,
                 };
-                self.kv_events.try_put(batch).ok();
+                self.kv_events.try_put(KvReport { batch, kv_usage }).ok();
             }
-            if self.state.borrow().stopped {
+            let mut st = self.state.borrow_mut();
+            if st.stopped {
                 return Ok(());
             }
+            // With nothing new, sleep until woken; otherwise look again next interval.
+            st.flush_idle = !news;
         }
     }
 }

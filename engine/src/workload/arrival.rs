@@ -39,9 +39,12 @@ impl Arrival {
         }
     }
 
-    /// The next gap, seconds.
+    /// The next gap, seconds; ∞ (never) for a rate so low that its mean gap overflows.
     pub fn next_gap(&self, rng: &mut SimRng) -> f64 {
         let mean = self.mean_gap();
+        if mean.is_infinite() {
+            return f64::INFINITY; // not ∞ · 0 = NaN below
+        }
         match *self {
             Arrival::Uniform { .. } => mean,
             Arrival::Exponential { jitter, .. } => {

@@ -134,6 +134,10 @@ impl Default for SyntheticConfig {
     }
 }
 
+/// Largest `cv` of a `Gamma` stage: at cv 10 the gamma shape is 0.01, and most of a
+/// burstier stage's gaps would round to 0 s.
+pub const MAX_GAMMA_CV: f64 = 10.0;
+
 /// Most prefix groups or documents a stage may draw from: Zipf popularity keeps a table
 /// of this many probabilities, which must stay small enough for a browser tab.
 pub const MAX_POPULATION: u32 = 1_000_000;
@@ -213,6 +217,10 @@ pub struct TraceConfig {
     pub hash_block_size: u32,
     /// Multiplies every timestamp: 2 replays at half the rate (default 1).
     pub time_scale: f64,
+    /// Replay each timestamp as milliseconds after the stage start, rather than after the
+    /// trace's first timestamp (default false: the first request arrives at the stage start).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub absolute_times: bool,
 }
 
 impl Default for TraceConfig {
@@ -221,6 +229,7 @@ impl Default for TraceConfig {
             trace_file: String::new(),
             hash_block_size: 512,
             time_scale: 1.0,
+            absolute_times: false,
         }
     }
 }
@@ -464,6 +473,14 @@ impl StageConfig {
         }
     }
 
+    /// The field naming the stage's data file: `trace_file` or `sessions_file`.
+    pub fn data_field(&self) -> &'static str {
+        match self.generator {
+            GeneratorConfig::Sessions(_) => "sessions_file",
+            _ => "trace_file",
+        }
+    }
+
     /// Reports every problem of this stage under `path` (e.g. `workload.stages[1]`).
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.priority.validate(&join(path, "priority"), problems);
@@ -500,7 +517,14 @@ impl StageConfig {
                     _ => {}
                 }
                 match (ty, c.cv) {
-                    ("Gamma", Some(cv)) => problems.positive(path, "cv", cv),
+                    ("Gamma", Some(cv)) if !(cv > 0.0 && cv <= MAX_GAMMA_CV) => problems.push(
+                        join(path, "cv"),
+                        format!(
+                            "must be > 0 and at most {MAX_GAMMA_CV} (burstier gaps underflow \
+                             to zero, and the rate stops being the rate)"
+                        ),
+                    ),
+                    ("Gamma", Some(_)) => {}
                     (_, Some(_)) => {
                         problems.push(join(path, "cv"), format!("only Gamma has cv, not {ty}"))
                     }
@@ -659,11 +683,14 @@ impl StageConfig {
                     Ok(records) if records.is_empty() => {
                         return fail("trace_file", "the trace has no requests".into())
                     }
-                    Ok(records) => Box::new(TraceGenerator::new(
-                        records,
-                        c.hash_block_size,
-                        c.time_scale,
-                    )),
+                    Ok(records) => {
+                        let g = TraceGenerator::new(records, c.hash_block_size, c.time_scale);
+                        Box::new(if c.absolute_times {
+                            g.with_absolute_times()
+                        } else {
+                            g
+                        })
+                    }
                     Err(e) => return fail("trace_file", e.to_string()),
                 }
             }

@@ -28,12 +28,14 @@ pub(crate) struct Line<'a> {
     pub obj: &'a Map<String, Value>,
 }
 
-/// Calls `f` on each non-blank line parsed as a JSON object (1-based line numbers).
+/// Calls `f` on each non-blank line parsed as a JSON object (1-based line numbers). A
+/// leading UTF-8 byte-order mark (as some Windows tools write) is skipped.
 pub(crate) fn for_each_object(
     kind: &'static str,
     text: &str,
     mut f: impl FnMut(Line<'_>) -> Result<(), DataError>,
 ) -> Result<(), DataError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {

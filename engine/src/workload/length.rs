@@ -80,6 +80,17 @@ impl LengthDist {
         (lo.clamp(1, hi), hi)
     }
 
+    /// The mean length, roughly (the clamp's effect on the tails aside), for estimates.
+    pub fn mean(&self) -> f64 {
+        let (lo, hi) = self.bounds();
+        let m = match *self {
+            LengthDist::Constant { .. } => lo as f64,
+            LengthDist::Uniform { .. } => (lo as f64 + hi as f64) / 2.0,
+            LengthDist::Normal { mean, .. } | LengthDist::Lognormal { mean, .. } => mean,
+        };
+        m.clamp(lo as f64, hi as f64)
+    }
+
     /// One length in tokens.
     pub fn sample(&self, rng: &mut SimRng) -> u32 {
         let (lo, hi) = self.bounds();

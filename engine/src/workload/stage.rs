@@ -97,17 +97,31 @@ impl Submitter {
     }
 
     /// Waits `gap` seconds unless that would cross the stage's time bound; false when the
-    /// stage must stop generating (nothing is submitted at or after the bound).
+    /// stage must stop generating (nothing is submitted at or after the bound, nor past the
+    /// end of time). A NaN gap is a fault of the generator, reported as the run's error.
     async fn wait(&self, gap: f64) -> Result<bool, SimError> {
-        if let Some(bound) = self.time_bound {
-            if self.env().now() + gap >= self.start + bound {
-                return Ok(false);
-            }
+        let env = self.env();
+        if gap.is_nan() {
+            let message = format!(
+                "workload.stages[{}]: the generator drew a gap of NaN s",
+                self.stage
+            );
+            return Err(env.fail(SimError::Fault(message.into())));
+        }
+        let at = env.now() + gap;
+        if !at.is_finite() || self.time_bound.is_some_and(|b| at >= self.start + b) {
+            return Ok(false);
         }
         if gap > 0.0 {
-            self.env().timeout(gap).await?;
+            env.timeout(gap).await?;
         }
         Ok(true)
+    }
+
+    /// Whether another request may be issued (`simulation.max_requests`); every generation
+    /// loop asks before each request, so even a burst of zero gaps stays bounded.
+    fn may_submit(&self) -> bool {
+        self.ctx.recorder.borrow_mut().may_issue()
     }
 
     /// Turns a spec into a live request and hands it to the router's input store.
@@ -157,7 +171,7 @@ async fn generate_requests(
         let Some(spec) = gen.next_request(id) else {
             break;
         };
-        if !s.wait(spec.gap).await? {
+        if !s.wait(spec.gap).await? || !s.may_submit() {
             break;
         }
         if let Some(cap) = cap {
@@ -196,7 +210,7 @@ async fn generate_sessions(
         let Some(start) = gen.next_session(id) else {
             break;
         };
-        if !s.wait(start.gap).await? {
+        if !s.wait(start.gap).await? || !s.may_submit() {
             break;
         }
         if let Some(cap) = cap {
@@ -224,17 +238,23 @@ async fn generate_sessions(
 }
 
 /// One session: each turn waits for the previous one's `completed` event; a failed turn
-/// ends the session (the conversation cannot go on without its reply).
+/// ends the session (the conversation cannot go on without its reply). The router hears
+/// when it ends, so session-keyed routing state does not outlive it.
 async fn replay_session(s: Rc<Submitter>, mut cursor: SessionCursor) -> Result<u64, SimError> {
     let mut issued = 0;
+    let mut session = None;
     while let Some(spec) = cursor.next_turn() {
-        if !s.wait(spec.gap).await? {
+        if !s.wait(spec.gap).await? || !s.may_submit() {
             break;
         }
         issued += 1;
+        session = spec.session.map(|t| t.session);
         if !s.submit(spec).await? {
             break;
         }
+    }
+    if let Some(id) = session {
+        s.router.end_session(id);
     }
     Ok(issued)
 }

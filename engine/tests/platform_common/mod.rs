@@ -121,24 +121,24 @@ pub fn assert_lifecycle_order(req: &RequestRecord) {
     assert!(req.worker.is_some());
 }
 
-/// Every per-second column has `seconds` entries covering the run; busy fractions lie in
+/// Every per-second column has `points` entries covering the run; busy fractions lie in
 /// [0, 1]; arrivals and completions add up to the records.
 pub fn assert_series_consistent(r: &SimulationResults) {
     let s = &r.series;
     assert_eq!(
-        s.seconds,
-        r.end_time.ceil() as usize,
+        s.points as u64,
+        (r.end_time.ceil() as u64).div_ceil(s.bucket_seconds),
         "series cover [0, end)"
     );
-    assert_eq!(s.arrivals.len(), s.seconds);
-    assert_eq!(s.completions.len(), s.seconds);
-    assert_eq!(s.output_tokens.len(), s.seconds);
-    assert_eq!(s.active_workers.len(), s.seconds);
+    assert_eq!(s.arrivals.len(), s.points);
+    assert_eq!(s.completions.len(), s.points);
+    assert_eq!(s.output_tokens.len(), s.points);
+    assert_eq!(s.active_workers.len(), s.points);
     for (w, col) in s.workers.iter().enumerate() {
-        assert_eq!(col.busy_fraction.len(), s.seconds, "worker {w}");
-        assert_eq!(col.waiting.len(), s.seconds, "worker {w}");
-        assert_eq!(col.running.len(), s.seconds, "worker {w}");
-        assert_eq!(col.kv_blocks.len(), s.seconds, "worker {w}");
+        assert_eq!(col.busy_fraction.len(), s.points, "worker {w}");
+        assert_eq!(col.waiting.len(), s.points, "worker {w}");
+        assert_eq!(col.running.len(), s.points, "worker {w}");
+        assert_eq!(col.kv_blocks.len(), s.points, "worker {w}");
         for (k, &b) in col.busy_fraction.iter().enumerate() {
             assert!((0.0..=1.0).contains(&b), "worker {w} second {k}: busy {b}");
         }

@@ -2,7 +2,9 @@
 
 use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 
-/// Sends each request to the worker with the lowest KV usage fraction; ties → lowest id.
+/// Sends each request to the worker with the lowest KV usage fraction, as the workers last
+/// reported it through their KV flushes (stale by up to `kv_event_interval`, like the prefix
+/// view, and as a real router's scraped metrics are); ties → lowest id.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LeastKv;
 

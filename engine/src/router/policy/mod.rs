@@ -156,6 +156,9 @@ pub trait RoutingPolicy {
     fn name(&self) -> &'static str;
     /// Chooses the worker for `request`.
     fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision;
+    /// Session `session` has ended (its last turn is over): no request of it will come
+    /// again, so whatever the policy keeps about it can go.
+    fn end_session(&mut self, _session: u64) {}
 }
 
 /// Which routing policy to use, with its parameters (`{"policy": "prefix_load", "w_prefix": 2}`).
@@ -170,7 +173,7 @@ pub enum PolicyConfig {
     LeastLoaded(NoParams),
     /// Longest cached prefix in the global view; ties and no match → random.
     MaxPrefix(NoParams),
-    /// Lowest KV usage; ties → lowest id.
+    /// Lowest KV usage as last reported by the workers' KV flushes; ties → lowest id.
     LeastKv(NoParams),
     /// Two distinct workers at random, the less loaded of them.
     PowerOfTwo(NoParams),
@@ -212,11 +215,12 @@ impl Default for PolicyConfig {
 }
 
 impl PolicyConfig {
-    /// True for policies that read the global KV view (the only consumers of KV events).
+    /// True for policies that read what the workers' KV flushes report (the cached
+    /// prefixes, or the KV usage): only then do workers flush at all.
     pub fn uses_kv_view(&self) -> bool {
         matches!(
             self,
-            PolicyConfig::MaxPrefix(_) | PolicyConfig::PrefixLoad(_)
+            PolicyConfig::MaxPrefix(_) | PolicyConfig::PrefixLoad(_) | PolicyConfig::LeastKv(_)
         )
     }
 

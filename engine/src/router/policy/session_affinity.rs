@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 /// Sticky per session id, so a conversation's growing prefix stays in one
 /// worker's cache. A session's first request, a request without a session, and
 /// a session whose worker left go to the least loaded worker (ties → lowest id),
-/// which then becomes the session's worker.
+/// which then becomes the session's worker. A session is forgotten when it ends, so
+/// the table holds the sessions in progress, not every session ever seen.
 #[derive(Debug, Clone, Default)]
 pub struct SessionAffinity {
     sessions: BTreeMap<u64, u32>,
@@ -19,6 +20,11 @@ impl SessionAffinity {
     /// No sessions bound yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sessions currently bound to a worker.
+    pub fn bound_sessions(&self) -> usize {
+        self.sessions.len()
     }
 }
 
@@ -44,5 +50,9 @@ impl RoutingPolicy for SessionAffinity {
             self.sessions.insert(s, w[chosen].id);
         }
         RoutingDecision::scored(cluster, chosen, basis, |k| (k == chosen) as u8 as f64, None)
+    }
+
+    fn end_session(&mut self, session: u64) {
+        self.sessions.remove(&session);
     }
 }

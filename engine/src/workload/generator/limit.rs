@@ -1,6 +1,6 @@
 //! `total_requests`: stops an open-loop generator after a number of requests.
 
-use super::{RequestGenerator, RequestSpec};
+use super::{DataShape, RequestGenerator, RequestSpec};
 
 /// Wraps a generator so it yields at most `remaining` more requests.
 pub struct Limit<G> {
@@ -30,5 +30,13 @@ impl<G: RequestGenerator> RequestGenerator for Limit<G> {
 
     fn max_concurrent_requests(&self) -> Option<usize> {
         self.inner.max_concurrent_requests()
+    }
+
+    fn data_shape(&self) -> Option<DataShape> {
+        self.inner.data_shape()
+    }
+
+    fn data_warning(&self) -> Option<String> {
+        self.inner.data_warning()
     }
 }

@@ -25,7 +25,7 @@ pub use sessions::{
     SyntheticSessionsParams, TurnLengths,
 };
 pub use synthetic::{PrefixGroups, SyntheticGenerator};
-pub use trace::{parse_trace, TraceGenerator, TraceRecord};
+pub use trace::{hash_id_warning, parse_trace, TraceGenerator, TraceRecord};
 
 use super::dist::Zipf;
 use crate::request::PromptContent;
@@ -56,6 +56,16 @@ pub struct RequestSpec {
     pub session: Option<SessionTurn>,
 }
 
+/// What a replayed data file holds, for the work estimate: a generator drawing from
+/// distributions has none (the stage's configuration says what it will do).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DataShape {
+    /// Requests it issues (trace lines, or session turns).
+    pub requests: u64,
+    /// Seconds from the stage start to its last arrival, service times aside.
+    pub seconds: f64,
+}
+
 /// An open-loop producer of requests.
 pub trait RequestGenerator {
     /// The next request, whose unique content is keyed by `request_id`; `None` when done.
@@ -63,6 +73,17 @@ pub trait RequestGenerator {
 
     /// At most this many of the stage's requests in flight at once (`None`: no cap).
     fn max_concurrent_requests(&self) -> Option<usize> {
+        None
+    }
+
+    /// The shape of the file it replays, if it replays one.
+    fn data_shape(&self) -> Option<DataShape> {
+        None
+    }
+
+    /// Something odd about the file it replays that does not stop it (e.g. hash ids that
+    /// do not match the configured block size).
+    fn data_warning(&self) -> Option<String> {
         None
     }
 }
@@ -74,6 +95,11 @@ pub trait SessionGenerator {
 
     /// At most this many sessions active at once (`None`: no cap).
     fn max_concurrent_sessions(&self) -> Option<usize>;
+
+    /// The shape of the file it replays, if it replays one.
+    fn data_shape(&self) -> Option<DataShape> {
+        None
+    }
 }
 
 /// What a stage runs: the builder's output.
@@ -82,6 +108,24 @@ pub enum StageGenerator {
     Requests(Box<dyn RequestGenerator>),
     /// Closed loop per session (sessions file, synthetic sessions).
     Sessions(Box<dyn SessionGenerator>),
+}
+
+impl StageGenerator {
+    /// The shape of the file the stage replays, if it replays one.
+    pub fn data_shape(&self) -> Option<DataShape> {
+        match self {
+            StageGenerator::Requests(g) => g.data_shape(),
+            StageGenerator::Sessions(g) => g.data_shape(),
+        }
+    }
+
+    /// Something odd about the file the stage replays that does not stop it.
+    pub fn data_warning(&self) -> Option<String> {
+        match self {
+            StageGenerator::Requests(g) => g.data_warning(),
+            StageGenerator::Sessions(_) => None,
+        }
+    }
 }
 
 impl std::fmt::Debug for StageGenerator {
@@ -162,5 +206,13 @@ impl<G: RequestGenerator + ?Sized> RequestGenerator for Box<G> {
 
     fn max_concurrent_requests(&self) -> Option<usize> {
         (**self).max_concurrent_requests()
+    }
+
+    fn data_shape(&self) -> Option<DataShape> {
+        (**self).data_shape()
+    }
+
+    fn data_warning(&self) -> Option<String> {
+        (**self).data_warning()
     }
 }

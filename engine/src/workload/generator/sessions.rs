@@ -23,7 +23,7 @@
 //! previous turn's prompt and reply: prefix reuse grows turn by turn.
 
 use super::RequestSpec;
-use super::{SessionGenerator, SessionTurn};
+use super::{DataShape, SessionGenerator, SessionTurn};
 use crate::request::{PromptContent, Source};
 use crate::rng::SimRng;
 use crate::workload::arrival::Arrival;
@@ -215,6 +215,17 @@ impl SessionGenerator for SessionsGenerator {
 
     fn max_concurrent_sessions(&self) -> Option<usize> {
         self.max_concurrent
+    }
+
+    fn data_shape(&self) -> Option<DataShape> {
+        let sessions = self.sessions.as_slice();
+        let turns = |s: &SessionData| s.turns.len() as u64;
+        // A session's last turn comes at least its think times after its start.
+        let last = |s: &SessionData| s.start + s.turns.iter().map(|t| t.gap).sum::<f64>();
+        Some(DataShape {
+            requests: sessions.iter().map(turns).sum(),
+            seconds: sessions.iter().map(last).fold(0.0, f64::max),
+        })
     }
 }
 
