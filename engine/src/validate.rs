@@ -11,6 +11,35 @@ pub struct Problem {
     pub message: String,
 }
 
+/// Longest field path a problem shows, in characters.
+pub const MAX_PATH_CHARS: usize = 200;
+/// Longest message a problem shows, in characters: a 10 MB model name must not become
+/// 10 MB of stderr, or of the app's problem list.
+pub const MAX_MESSAGE_CHARS: usize = 400;
+
+impl Problem {
+    /// A problem at `path`, both shortened to a readable length (see [`shorten`]).
+    pub fn new(path: impl AsRef<str>, message: impl AsRef<str>) -> Self {
+        Self {
+            path: shorten(path.as_ref(), MAX_PATH_CHARS),
+            message: shorten(message.as_ref(), MAX_MESSAGE_CHARS),
+        }
+    }
+}
+
+/// `text` if it has at most `max` characters; otherwise its beginning and end around a note
+/// of how much was left out: `model.name: unknown model "xxxx…[10485600 characters]…xx"`.
+pub fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let (head, tail) = (max * 2 / 3, max / 6);
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    format!("{start}…[{} characters]…{end}", count - head - tail)
+}
+
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.path.is_empty() {
@@ -33,12 +62,9 @@ impl Problems {
         Self::default()
     }
 
-    /// Records a problem at `path`.
+    /// Records a problem at `path` (both shortened to a readable length).
     pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.list.push(Problem {
-            path: path.into(),
-            message: message.into(),
-        });
+        self.list.push(Problem::new(path.into(), message.into()));
     }
 
     /// Records a problem unless `value > 0` (NaN is a problem too).
@@ -109,6 +135,18 @@ mod tests {
             "workload.stages[1].request_rate: must be > 0"
         );
         assert_eq!(v[1].path, "worker.max_num_seqs");
+    }
+
+    #[test]
+    fn oversized_text_is_cut_in_the_middle_saying_how_much() {
+        assert_eq!(shorten("short", 10), "short");
+        // 12 characters at most 6: the first 4, the last 1, and 7 left out.
+        assert_eq!(shorten("abcdefghijkl", 6), "abcd…[7 characters]…l");
+        let huge = format!("unknown model \"{}\"", "x".repeat(10 << 20));
+        let p = Problem::new("model.name", huge);
+        assert!(p.message.len() < 1000, "{}", p.message.len());
+        // 15 + 10·2²⁰ + 1 = 10,485,776 characters; kept: 400·2/3 = 266 and 400/6 = 66.
+        assert!(p.message.contains("[10485444 characters]"), "{}", p.message);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn unknown_presets_and_fields_are_reported_at_the_tier() {
     let p =
         Scenario::parse(r#"{"kv_cache": {"tiers": [{"preset": "cpu_dram"}, {"preset": "tape"}]}}"#)
             .unwrap_err();
-    assert_eq!(p[0].path, "kv_cache.tiers[1]");
+    assert_eq!(p[0].path, "kv_cache.tiers[1].preset");
     assert_eq!(
         p[0].message,
         "unknown tier preset \"tape\"; choose one of cpu_dram, local_nvme, distributed_fs"

@@ -12,6 +12,7 @@
 mod cross;
 mod data;
 mod opal_import;
+mod parse;
 mod presets;
 mod simulation;
 mod work;
@@ -76,26 +77,11 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// Parses and validates a scenario document, returning every problem found.
+    /// Parses and validates a scenario document, returning every problem found: every
+    /// duplicate key and type error at its field (see [`parse`]), or else every problem the
+    /// checks find.
     pub fn parse(text: &str) -> Result<Self, Vec<Problem>> {
-        let whole = |message: String| {
-            vec![Problem {
-                path: String::new(),
-                message,
-            }]
-        };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| whole(format!("not valid JSON: {e}")))?;
-        if !value.is_object() {
-            return Err(whole("a scenario must be a JSON object".into()));
-        }
-        let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            vec![Problem {
-                path: if path == "." { String::new() } else { path },
-                message: e.into_inner().to_string(),
-            }]
-        })?;
+        let scenario = parse::parse(text)?;
         let problems = scenario.validate();
         if problems.is_empty() {
             Ok(scenario)

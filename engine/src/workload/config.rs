@@ -290,16 +290,14 @@ impl<'de> Deserialize<'de> for StageConfig {
         };
         let total_requests = take("total_requests")
             .map(|v| {
-                v.as_u64().ok_or_else(|| {
-                    D::Error::custom(format!("total_requests: expected a whole number, got {v}"))
-                })
+                v.as_u64()
+                    .ok_or_else(|| D::Error::custom(format!("expected a whole number, got {v}")))
             })
             .transpose()?;
         let time_duration_sec = take("time_duration_sec")
             .map(|v| {
-                v.as_f64().ok_or_else(|| {
-                    D::Error::custom(format!("time_duration_sec: expected a number, got {v}"))
-                })
+                v.as_f64()
+                    .ok_or_else(|| D::Error::custom(format!("expected a number, got {v}")))
             })
             .transpose()?;
         let priority = take("priority")
