@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// What the user asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// `opal run`: run a scenario and report.
     Run(RunArgs),
@@ -42,7 +42,7 @@ pub struct ScenarioArgs {
 }
 
 /// `opal run`'s arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunArgs {
     /// The scenario and its data files.
     pub input: ScenarioArgs,
@@ -54,6 +54,8 @@ pub struct RunArgs {
     pub seed: Option<u64>,
     /// `--quiet`: print nothing but errors.
     pub quiet: bool,
+    /// `--max-wall-seconds`: stop after this much real time, keeping the partial results.
+    pub max_wall_seconds: Option<f64>,
 }
 
 /// A command line the tool cannot act on; `help` is the text to point the user to.
@@ -93,13 +95,21 @@ Runs a scenario (ours, or an original Opal config, detected from its keys) to th
 prints each stage's table as `vllm bench serve` does. Data files a stage names (trace_file,
 sessions_file) are read relative to the scenario file's directory.
 
+Ctrl-C stops the run and still prints and writes the results it reached (press it twice to
+quit at once).
+
 Options:
-  --data NAME=PATH   read the data file the scenario calls NAME from PATH (repeatable)
-  --json FILE        write the results JSON (tables, series, every request and routing decision)
-  --csv FILE         write one CSV row per request
-  --seed N           replace simulation.seed
-  -q, --quiet        print nothing but errors (no table, import report or progress bar)
-  -h, --help         this help
+  --data NAME=PATH        read the data file the scenario calls NAME from PATH (repeatable)
+  --json FILE             write the results JSON (tables, series, every request and decision)
+  --csv FILE              write one CSV row per request
+  --seed N                replace simulation.seed
+  --max-wall-seconds S    stop after S seconds of real time, keeping the results reached
+  -q, --quiet             print nothing but errors (no table, import report or progress bar)
+  -h, --help              this help
+
+Exit codes: 0 the run ended (to the end, or at simulation_time or a simulation.max_* limit,
+said on stderr); 2 an invalid scenario, or a run stopped by an error; 124 stopped by
+--max-wall-seconds; 130 stopped by Ctrl-C. Results are printed and written in every case.
 ";
 
 const VALIDATE_HELP: &str = "\
@@ -270,10 +280,25 @@ fn parse_run(rest: &[String]) -> Result<Command, UsageError> {
             flag("--json", None, true),
             flag("--csv", None, true),
             flag("--seed", None, true),
+            flag("--max-wall-seconds", None, true),
             flag("--quiet", Some("-q"), false),
         ],
         help,
     )?;
+    let max_wall_seconds = match p.last("--max-wall-seconds") {
+        None => None,
+        Some(s) => match s.parse::<f64>() {
+            Ok(x) if x > 0.0 && x.is_finite() => Some(x),
+            _ => {
+                return Err(UsageError {
+                    message: format!(
+                        "--max-wall-seconds wants a number of seconds > 0, not \"{s}\""
+                    ),
+                    help,
+                })
+            }
+        },
+    };
     let seed = match p.last("--seed") {
         None => None,
         Some(s) => Some(s.parse::<u64>().map_err(|_| UsageError {
@@ -287,6 +312,7 @@ fn parse_run(rest: &[String]) -> Result<Command, UsageError> {
         csv: p.last("--csv").map(PathBuf::from),
         seed,
         quiet: p.last("--quiet").is_some(),
+        max_wall_seconds,
     }))
 }
 
@@ -381,7 +407,8 @@ mod tests {
     #[test]
     fn run_takes_every_flag_in_both_spellings() {
         let cmd = parse(&args(
-            "run s.json --data a=x.jsonl --data=b=y.jsonl --json=o.json --csv o.csv --seed 7 -q",
+            "run s.json --data a=x.jsonl --data=b=y.jsonl --json=o.json --csv o.csv --seed 7 -q \
+             --max-wall-seconds 2.5",
         ))
         .unwrap();
         assert_eq!(
@@ -398,6 +425,7 @@ mod tests {
                 csv: Some("o.csv".into()),
                 seed: Some(7),
                 quiet: true,
+                max_wall_seconds: Some(2.5),
             })
         );
     }
@@ -414,6 +442,10 @@ mod tests {
             "--data wants NAME=PATH, not \"x.jsonl\""
         );
         assert!(msg("run a.json --seed -1").starts_with("--seed wants a whole number"));
+        assert_eq!(
+            msg("run a.json --max-wall-seconds 0"),
+            "--max-wall-seconds wants a number of seconds > 0, not \"0\""
+        );
         assert_eq!(msg("simulate a.json"), "no command \"simulate\"");
     }
 

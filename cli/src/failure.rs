@@ -64,3 +64,8 @@ pub fn print(text: &str) -> Result<(), Failure> {
         _ => Ok(()),
     }
 }
+
+/// Prints a warning about the scenario or its data on stderr (`warning: field.path: message`).
+pub fn warn(problem: &Problem) {
+    eprintln!("warning: {problem}");
+}

@@ -6,6 +6,7 @@
 mod args;
 mod failure;
 mod import;
+mod interrupt;
 mod load;
 mod presets;
 mod progress;
@@ -29,19 +30,20 @@ fn main() -> ExitCode {
         })),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(failure) => failure.report(),
     }
 }
 
-fn execute(args: &[String]) -> Result<(), Failure> {
-    match args::parse(args)? {
-        Command::Run(a) => run::run(&a),
+fn execute(args: &[String]) -> Result<ExitCode, Failure> {
+    let done = match args::parse(args)? {
+        Command::Run(a) => return run::run(&a),
         Command::Validate(a) => validate::validate(&a),
         Command::ImportOpal { input, output } => import::import(&input, output.as_deref()),
         Command::Presets => presets::list(),
         Command::Preset { id, output } => presets::show(&id, output.as_deref()),
         Command::Help(text) => failure::print(text),
         Command::Version => failure::print(&format!("opal {}\n", engine::VERSION)),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }

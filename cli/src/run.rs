@@ -1,18 +1,31 @@
-//! `opal run`: a scenario to the end, then its tables and the files asked for.
+//! `opal run`: a scenario to the end (or until stopped), then its tables and the files
+//! asked for. A run stopped early by Ctrl-C, `--max-wall-seconds`, a bound or an error
+//! still reports the results it reached.
 
 use crate::args::RunArgs;
-use crate::failure::{print, write_file, Failure};
+use crate::failure::{print, warn, write_file, Failure};
+use crate::interrupt;
 use crate::load::{read_data, read_scenario};
 use crate::progress::ProgressBar;
-use engine::simulation::Simulation;
+use engine::simulation::{Simulation, Stop};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Kernel events per slice between progress-bar checks: tens of milliseconds at most on a
 /// heavy scenario (a 10,000-request run does about 40,000 events a second), so the bar
 /// can redraw ten times a second; the check itself costs next to nothing.
 const SLICE: u64 = 1_000;
 
-/// Runs the scenario and reports: the table on stdout, results files where asked.
-pub fn run(args: &RunArgs) -> Result<(), Failure> {
+/// Why the CLI stopped a run before the engine did.
+enum Halt {
+    Interrupted,
+    WallClock(f64),
+}
+
+/// Runs the scenario and reports: the table on stdout, results files where asked, and on
+/// stderr why the run stopped if it did not reach its end. The exit code says how it ended.
+pub fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
+    interrupt::install();
     let loaded = read_scenario(&args.input.scenario)?;
     if let (Some(report), false) = (&loaded.report, args.quiet) {
         eprintln!(
@@ -24,17 +37,28 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(seed) = args.seed {
         scenario.simulation.seed = seed;
     }
-    let data = read_data(&scenario, &loaded.dir, &args.input.data)?;
+    let (data, warnings) = read_data(&scenario, &loaded.dir, &args.input.data)?;
+    if !args.quiet {
+        warnings.iter().for_each(warn);
+    }
     let mut sim = Simulation::new(&scenario, &data).map_err(Failure::Invalid)?;
 
+    let started = Instant::now();
+    let wall_limit = args.max_wall_seconds.map(Duration::from_secs_f64);
     let mut bar = ProgressBar::new(!args.quiet);
-    loop {
+    let halt = loop {
         let progress = sim.advance(SLICE);
         if progress.finished {
-            break;
+            break None;
+        }
+        if interrupt::requested() {
+            break Some(Halt::Interrupted);
+        }
+        if let Some(limit) = wall_limit.filter(|&l| started.elapsed() >= l) {
+            break Some(Halt::WallClock(limit.as_secs_f64()));
         }
         bar.update(&progress);
-    }
+    };
     bar.finish();
 
     let results = sim.results();
@@ -51,5 +75,26 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             results.render_text()
         ))?;
     }
-    Ok(())
+    let when = format!("at t = {:.3} s of simulated time", results.end_time);
+    Ok(match (halt, &results.stop) {
+        (Some(Halt::Interrupted), _) => {
+            eprintln!("opal: interrupted {when}; the results are partial");
+            ExitCode::from(130)
+        }
+        (Some(Halt::WallClock(s)), _) => {
+            eprintln!("opal: stopped after {s} s of real time (--max-wall-seconds) {when}; the results are partial");
+            ExitCode::from(124)
+        }
+        (None, Some(stop @ Stop::Error(_))) => {
+            eprintln!("opal: {}", stop.describe());
+            ExitCode::from(2)
+        }
+        (None, Some(stop)) => {
+            if !args.quiet {
+                eprintln!("opal: {} {when}", stop.describe());
+            }
+            ExitCode::SUCCESS
+        }
+        (None, None) => ExitCode::SUCCESS,
+    })
 }

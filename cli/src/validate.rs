@@ -1,7 +1,7 @@
 //! `opal validate`: the checks `opal run` makes before it starts, without running.
 
 use crate::args::ScenarioArgs;
-use crate::failure::{print, Failure};
+use crate::failure::{print, warn, Failure};
 use crate::load::{read_data, read_scenario};
 use engine::simulation::Simulation;
 
@@ -14,7 +14,8 @@ pub fn validate(args: &ScenarioArgs) -> Result<(), Failure> {
             args.scenario.display()
         );
     }
-    let data = read_data(&loaded.scenario, &loaded.dir, &args.data)?;
+    let (data, warnings) = read_data(&loaded.scenario, &loaded.dir, &args.data)?;
+    warnings.iter().for_each(warn);
     // Building the run also resolves the model and sizes the KV cache, which can fail on
     // its own (a model too large for the GPU); nothing runs until `advance`.
     Simulation::new(&loaded.scenario, &data).map_err(Failure::Invalid)?;

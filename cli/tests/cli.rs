@@ -327,3 +327,163 @@ fn exit_codes_tell_io_from_usage() {
         assert!(stdout(&out).starts_with("Usage: opal "), "{command}");
     }
 }
+
+/// A scenario whose one stage replays the trace named `trace_file`.
+fn trace_scenario(dir: &Path, trace_file: &str) {
+    let doc = serde_json::json!({
+        "workload": { "stages": [ { "type": "Trace", "trace_file": trace_file } ] }
+    });
+    std::fs::write(dir.join("s.json"), doc.to_string()).unwrap();
+}
+
+#[test]
+fn a_scenario_cannot_make_the_cli_read_files_outside_its_directory() {
+    let dir = scratch("outside");
+    for name in ["/dev/zero", "../secret.jsonl", "traces/../../secret.jsonl"] {
+        trace_scenario(&dir, name);
+        let out = opal_in(&dir, &["validate", "s.json"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "workload.stages[0].trace_file: \"{name}\" is not a path inside the scenario's \
+                 directory; a scenario names its data files relative to itself, without \"..\" \
+                 (to use a file elsewhere, run with --data \"{name}=PATH\")\n"
+            )
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_of_bounded_size_are_read() {
+    let dir = scratch("regular");
+    // A link to a device inside the directory, and a device named with --data: both are
+    // refused before a byte is read (reading /dev/zero used to run until memory ran out).
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.jsonl")).unwrap();
+    trace_scenario(&dir, "zero.jsonl");
+    let out = opal_in(&dir, &["run", "s.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).ends_with("zero.jsonl): not a regular file\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = opal_in(&dir, &["run", "s.json", "--data", "zero.jsonl=/dev/zero"]);
+    assert!(stderr(&out).contains("(at /dev/zero): not a regular file"));
+    // A sparse file one byte past 512 MB costs no disk and is refused by its size.
+    let big = std::fs::File::create(dir.join("big.jsonl")).unwrap();
+    big.set_len((512 << 20) + 1).unwrap();
+    trace_scenario(&dir, "big.jsonl");
+    let out = opal_in(&dir, &["validate", "s.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).ends_with("larger than 512 MB\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_scenario_that_is_not_utf8_exits_2_saying_where() {
+    let dir = scratch("utf8");
+    std::fs::write(
+        dir.join("s.json"),
+        b"{\n  \"simulation\": {\"seed\": \xff}\n}",
+    )
+    .unwrap();
+    for command in ["run", "validate", "import-opal"] {
+        let out = opal_in(&dir, &[command, "s.json"]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert_eq!(
+            stderr(&out),
+            "s.json: not UTF-8 text (invalid byte at line 2, column 26)\n",
+            "{command}"
+        );
+    }
+}
+
+/// A scenario far too long to finish during a test: 10 M requests at 100,000 per second.
+fn endless(dir: &Path) {
+    std::fs::write(
+        dir.join("long.json"),
+        r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 100000,
+            "total_requests": 10000000}]}}"#,
+    )
+    .unwrap();
+}
+
+/// The results JSON a stopped run wrote: it must say the run was cut short, and its books
+/// must agree (every routing decision is on its request's record).
+fn partial_results(path: &Path) -> serde_json::Value {
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(r["truncated"], true);
+    assert_eq!(r["stop"]["reason"], "interrupted");
+    let requests = r["requests"].as_array().unwrap();
+    assert!(!requests.is_empty(), "some requests were issued");
+    for d in r["decisions"].as_array().unwrap() {
+        let id = d["request"].as_u64().unwrap() as usize;
+        assert_eq!(requests[id]["worker"], d["decision"]["worker"]);
+    }
+    r
+}
+
+#[test]
+fn max_wall_seconds_stops_the_run_and_keeps_its_results() {
+    let dir = scratch("wall");
+    endless(&dir);
+    let started = std::time::Instant::now();
+    let out = opal_in(
+        &dir,
+        &[
+            "run",
+            "long.json",
+            "--max-wall-seconds",
+            "0.5",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 30, "it stopped");
+    assert_eq!(out.status.code(), Some(124), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("opal: stopped after 0.5 s of real time (--max-wall-seconds)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("Unfinished requests:"),
+        "the table is printed"
+    );
+    partial_results(&dir.join("r.json"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_the_partial_results_and_exits_130() {
+    let dir = scratch("ctrl-c");
+    endless(&dir);
+    let child = Command::new(env!("CARGO_BIN_EXE_opal"))
+        .args(["run", "long.json", "-q", "--json", "r.json"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Give it time to start the run (and install its handler), then press Ctrl-C.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("opal: interrupted at t = "),
+        "{}",
+        stderr(&out)
+    );
+    partial_results(&dir.join("r.json"));
+}
