@@ -71,6 +71,8 @@ pub struct Playback {
     /// Per worker: waiting, prefill, decode.
     workers: Vec<[Intervals; 3]>,
     output_tokens: Vec<u64>,
+    /// Seconds each `output_tokens` entry covers.
+    bucket_seconds: u64,
     /// Simulated end of the run.
     pub end: f64,
 }
@@ -88,6 +90,7 @@ impl Playback {
         let mut p = Self {
             workers: vec![Default::default(); workers],
             output_tokens: results.series.output_tokens.clone(),
+            bucket_seconds: results.series.bucket_seconds.max(1),
             end: results.end_time,
             ..Self::default()
         };
@@ -134,7 +137,7 @@ impl Playback {
 
     /// The cluster at simulated time `t`.
     pub fn at(&self, t: f64) -> ClusterNow {
-        let second = t.max(0.0).floor() as usize;
+        let bucket = (t.max(0.0).floor() as u64 / self.bucket_seconds.max(1)) as usize;
         ClusterNow {
             routing: self.routing.open_at(t),
             workers: self
@@ -147,7 +150,8 @@ impl Playback {
                 })
                 .collect(),
             completed: self.completions.partition_point(|&c| c <= t) as u32,
-            throughput: self.output_tokens.get(second).copied().unwrap_or(0) as f64,
+            throughput: self.output_tokens.get(bucket).copied().unwrap_or(0) as f64
+                / self.bucket_seconds.max(1) as f64,
         }
     }
 

@@ -149,9 +149,11 @@ pub fn short(x: f64) -> String {
     }
 }
 
-/// The x column of per-second series: the start of each second.
-fn seconds(n: usize) -> Rc<[f64]> {
-    (0..n).map(|k| k as f64).collect()
+/// The x column of the series: the start of each point's bucket, in seconds.
+fn seconds(points: usize, bucket_seconds: u64) -> Rc<[f64]> {
+    (0..points)
+        .map(|k| (k as u64 * bucket_seconds) as f64)
+        .collect()
 }
 
 fn series(name: impl Into<String>, values: impl Iterator<Item = f64>) -> Series {
@@ -188,7 +190,9 @@ impl RunSeries {
     /// The series of `results`, labelled `label` in legends.
     pub fn of(results: &SimulationResults, label: &str) -> Self {
         let s = &results.series;
-        let x = seconds(s.seconds);
+        let x = seconds(s.points, s.bucket_seconds);
+        // Counts are per bucket; the charts show them per second.
+        let per_second = |v: f64| v / s.bucket_seconds as f64;
         let run = |series: Vec<Series>| LineRun {
             label: label.to_string().into(),
             x: x.clone(),
@@ -214,11 +218,17 @@ impl RunSeries {
         Self {
             output_throughput: run(vec![series(
                 "output tok/s",
-                s.output_tokens.iter().map(|&v| v as f64),
+                s.output_tokens.iter().map(|&v| per_second(v as f64)),
             )]),
             requests: run(vec![
-                series("arrivals/s", s.arrivals.iter().map(|&v| f64::from(v))),
-                series("completions/s", s.completions.iter().map(|&v| f64::from(v))),
+                series(
+                    "arrivals/s",
+                    s.arrivals.iter().map(|&v| per_second(f64::from(v))),
+                ),
+                series(
+                    "completions/s",
+                    s.completions.iter().map(|&v| per_second(f64::from(v))),
+                ),
             ]),
             busy: per_worker(&|c| c.busy_fraction.clone()),
             compute: per_worker(&|c| c.compute_utilization.clone()),
