@@ -16,6 +16,11 @@
 //!
 //! vLLM also reserves block 0 as a "null block" that is never handed out; this pool has
 //! no null block, so vLLM's `num_gpu_blocks = N` is `N − 1` blocks here.
+//!
+//! Blocks never used yet are not stored: they stand in the free queue as one node, in id
+//! order, behind the freed blocks without content and ahead of the cached ones (where the
+//! queue that starts as every block in order keeps them). Memory therefore follows the
+//! blocks a run touches, not the millions a small model on a large GPU is given.
 
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
@@ -25,6 +30,8 @@ use crate::request::BlockHash;
 pub type BlockId = u32;
 
 const NIL: u32 = u32::MAX;
+/// The free queue's node standing for every block never used yet (ids `blocks.len()..total`).
+const UNUSED: u32 = u32::MAX - 1;
 
 /// 32 bytes (a pool can hold millions): the hash and its flag are stored apart rather
 /// than as an `Option`, which would pad the block to 40.
@@ -50,15 +57,33 @@ impl Block {
     fn hash(&self) -> Option<BlockHash> {
         self.cached.then_some(self.hash_value)
     }
+
+    /// A block taken for the first time.
+    fn fresh() -> Self {
+        Block {
+            ref_cnt: 1,
+            hash_value: 0,
+            cached: false,
+            indexed: false,
+            owner: 0,
+            prev: NIL,
+            next: NIL,
+        }
+    }
 }
 
 /// The worker's GPU blocks, free queue and prefix-cache index.
 #[derive(Debug, Clone)]
 pub struct BlockPool {
+    /// Blocks `0..blocks.len()`: the ones used at least once.
     blocks: Vec<Block>,
+    /// All blocks; `blocks.len()..total` were never used.
+    total: u32,
     /// Free queue: `head` is allocated (and evicted) first.
     head: u32,
     tail: u32,
+    /// The queue links (prev, next) of the [`UNUSED`] node.
+    unused_links: (u32, u32),
     num_free: u32,
     num_cached_free: u32,
     /// `hash → block`: the first copy cached.
@@ -74,22 +99,13 @@ pub struct BlockPool {
 impl BlockPool {
     /// A pool of `num_blocks` empty blocks; `enable_caching` switches prefix caching on.
     pub fn new(num_blocks: u32, enable_caching: bool) -> Self {
-        let n = num_blocks as usize;
-        let blocks = (0..num_blocks)
-            .map(|i| Block {
-                ref_cnt: 0,
-                hash_value: 0,
-                cached: false,
-                indexed: false,
-                owner: 0,
-                prev: if i == 0 { NIL } else { i - 1 },
-                next: if i + 1 == num_blocks { NIL } else { i + 1 },
-            })
-            .collect();
+        let queue = if num_blocks == 0 { NIL } else { UNUSED };
         Self {
-            blocks,
-            head: if n == 0 { NIL } else { 0 },
-            tail: if n == 0 { NIL } else { num_blocks - 1 },
+            blocks: Vec::new(),
+            total: num_blocks,
+            head: queue,
+            tail: queue,
+            unused_links: (NIL, NIL),
             num_free: num_blocks,
             num_cached_free: 0,
             cached: BlockHashMap::default(),
@@ -102,7 +118,12 @@ impl BlockPool {
 
     /// Total blocks.
     pub fn num_blocks(&self) -> u32 {
-        self.blocks.len() as u32
+        self.total
+    }
+
+    /// Blocks never used yet.
+    fn num_unused(&self) -> u32 {
+        self.total - self.blocks.len() as u32
     }
 
     /// Blocks an allocation can take now (empty or free-but-cached).
@@ -175,9 +196,17 @@ impl BlockPool {
             return false;
         }
         for _ in 0..n {
+            self.num_free -= 1;
+            if self.head == UNUSED {
+                table.push(self.blocks.len() as BlockId);
+                self.blocks.push(Block::fresh());
+                if self.num_unused() == 0 {
+                    self.unlink(UNUSED);
+                }
+                continue;
+            }
             let id = self.head;
             self.unlink(id);
-            self.num_free -= 1;
             if self.blocks[id as usize].cached {
                 self.num_cached_free -= 1;
                 self.evict(id);
@@ -313,23 +342,23 @@ impl BlockPool {
 
     /// True when block `id` still holds the private content tagged `tag`.
     pub fn holds_private(&self, id: BlockId, tag: BlockHash) -> bool {
-        let b = &self.blocks[id as usize];
-        !b.indexed && b.hash() == Some(tag)
+        let b = self.blocks.get(id as usize);
+        b.is_some_and(|b| !b.indexed && b.hash() == Some(tag))
     }
 
     /// The request that filled cached block `id`.
     pub fn owner(&self, id: BlockId) -> u64 {
-        self.blocks[id as usize].owner
+        self.blocks.get(id as usize).map_or(0, |b| b.owner)
     }
 
     /// The hash (or private tag) block `id` is cached under, if any.
     pub fn block_hash(&self, id: BlockId) -> Option<BlockHash> {
-        self.blocks[id as usize].hash()
+        self.blocks.get(id as usize).and_then(Block::hash)
     }
 
     /// True when block `id` is unreferenced (in the free queue).
     pub fn is_free(&self, id: BlockId) -> bool {
-        self.blocks[id as usize].ref_cnt == 0
+        self.ref_count(id) == 0
     }
 
     /// Takes a reference on each block of `ids` (cached blocks found by id) onto `table`.
@@ -345,8 +374,12 @@ impl BlockPool {
         let mut out = Vec::with_capacity(self.num_free as usize);
         let mut cur = self.head;
         while cur != NIL {
-            out.push(cur);
-            cur = self.blocks[cur as usize].next;
+            if cur == UNUSED {
+                out.extend(self.blocks.len() as u32..self.total);
+            } else {
+                out.push(cur);
+            }
+            cur = self.next_of(cur);
         }
         out
     }
@@ -371,7 +404,7 @@ impl BlockPool {
 
     /// The reference count of block `id`.
     pub fn ref_count(&self, id: BlockId) -> u32 {
-        self.blocks[id as usize].ref_cnt
+        self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt)
     }
 
     /// Sum of all reference counts (O(blocks)); for consistency checks.
@@ -386,15 +419,21 @@ impl BlockPool {
         let mut cur = self.head;
         let mut prev = NIL;
         while cur != NIL {
+            if self.prev_of(cur) != prev {
+                return Err(format!("block {cur} has a broken back link"));
+            }
+            if cur == UNUSED {
+                walked += self.num_unused();
+                prev = cur;
+                cur = self.next_of(cur);
+                continue;
+            }
             let b = &self.blocks[cur as usize];
             if b.ref_cnt != 0 {
                 return Err(format!(
                     "block {cur} in free queue with ref_cnt {}",
                     b.ref_cnt
                 ));
-            }
-            if b.prev != prev {
-                return Err(format!("block {cur} has a broken back link"));
             }
             cached_free += b.cached as u32;
             walked += 1;
@@ -404,7 +443,7 @@ impl BlockPool {
         if prev != self.tail {
             return Err("free queue tail is wrong".into());
         }
-        let zero = self.blocks.iter().filter(|b| b.ref_cnt == 0).count() as u32;
+        let zero = self.blocks.iter().filter(|b| b.ref_cnt == 0).count() as u32 + self.num_unused();
         if walked != self.num_free || zero != self.num_free {
             return Err(format!(
                 "free count {} but {walked} queued and {zero} unreferenced",
@@ -443,37 +482,64 @@ impl BlockPool {
         Ok(())
     }
 
-    fn unlink(&mut self, id: BlockId) {
-        let (prev, next) = {
-            let b = &self.blocks[id as usize];
-            (b.prev, b.next)
-        };
+    fn next_of(&self, id: u32) -> u32 {
+        if id == UNUSED {
+            self.unused_links.1
+        } else {
+            self.blocks[id as usize].next
+        }
+    }
+
+    fn prev_of(&self, id: u32) -> u32 {
+        if id == UNUSED {
+            self.unused_links.0
+        } else {
+            self.blocks[id as usize].prev
+        }
+    }
+
+    fn set_links(&mut self, id: u32, prev: u32, next: u32) {
+        if id == UNUSED {
+            self.unused_links = (prev, next);
+        } else {
+            let b = &mut self.blocks[id as usize];
+            b.prev = prev;
+            b.next = next;
+        }
+    }
+
+    fn set_next(&mut self, id: u32, next: u32) {
+        let prev = self.prev_of(id);
+        self.set_links(id, prev, next);
+    }
+
+    fn set_prev(&mut self, id: u32, prev: u32) {
+        let next = self.next_of(id);
+        self.set_links(id, prev, next);
+    }
+
+    fn unlink(&mut self, id: u32) {
+        let (prev, next) = (self.prev_of(id), self.next_of(id));
         if prev == NIL {
             self.head = next;
         } else {
-            self.blocks[prev as usize].next = next;
+            self.set_next(prev, next);
         }
         if next == NIL {
             self.tail = prev;
         } else {
-            self.blocks[next as usize].prev = prev;
+            self.set_prev(next, prev);
         }
-        let b = &mut self.blocks[id as usize];
-        b.prev = NIL;
-        b.next = NIL;
+        self.set_links(id, NIL, NIL);
     }
 
     fn push_back(&mut self, id: BlockId) {
         let tail = self.tail;
-        {
-            let b = &mut self.blocks[id as usize];
-            b.prev = tail;
-            b.next = NIL;
-        }
+        self.set_links(id, tail, NIL);
         if tail == NIL {
             self.head = id;
         } else {
-            self.blocks[tail as usize].next = id;
+            self.set_next(tail, id);
         }
         self.tail = id;
     }
@@ -483,22 +549,18 @@ impl BlockPool {
         let next = if after == NIL {
             self.head
         } else {
-            self.blocks[after as usize].next
+            self.next_of(after)
         };
-        {
-            let b = &mut self.blocks[id as usize];
-            b.prev = after;
-            b.next = next;
-        }
+        self.set_links(id, after, next);
         if after == NIL {
             self.head = id;
         } else {
-            self.blocks[after as usize].next = id;
+            self.set_next(after, id);
         }
         if next == NIL {
             self.tail = id;
         } else {
-            self.blocks[next as usize].prev = id;
+            self.set_prev(next, id);
         }
     }
 }
@@ -506,6 +568,31 @@ impl BlockPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn never_used_blocks_take_no_memory_and_keep_their_place_in_the_queue() {
+        // 2^24 blocks (the most a worker may have) cost nothing until used.
+        let mut big = BlockPool::new(1 << 24, true);
+        assert_eq!((big.num_blocks(), big.num_free()), (1 << 24, 1 << 24));
+        let mut a = Vec::new();
+        assert!(big.allocate(3, &mut a));
+        assert_eq!(a, [0, 1, 2]);
+        assert_eq!(big.blocks.len(), 3);
+        big.check_invariants().unwrap();
+        // The queue is what it would be with every block stored: freed blocks without
+        // content ahead of the never-used ones, cached ones behind them.
+        let mut pool = BlockPool::new(5, true);
+        let mut t = Vec::new();
+        pool.allocate(2, &mut t); // 0, 1
+        pool.cache_block(t[0], 7, 1);
+        pool.free_table(&t); // 1 (no content) to the head, 0 (cached) to the tail
+        assert_eq!(pool.free_queue(), [1, 2, 3, 4, 0]);
+        let mut u = Vec::new();
+        assert!(pool.allocate(4, &mut u));
+        assert_eq!(u, [1, 2, 3, 4]);
+        assert_eq!(pool.free_queue(), [0]);
+        pool.check_invariants().unwrap();
+    }
 
     fn ev(change: KvChange, hash: BlockHash) -> KvEvent {
         KvEvent {

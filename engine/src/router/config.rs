@@ -36,7 +36,7 @@ impl RouterConfig {
     /// Records every problem under `path` (normally `router`).
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.policy.validate(&join(path, "policy"), problems);
-        if !(self.kv_event_interval >= MIN_KV_EVENT_INTERVAL) {
+        if self.kv_event_interval.is_nan() || self.kv_event_interval < MIN_KV_EVENT_INTERVAL {
             problems.push(
                 join(path, "kv_event_interval"),
                 format!(

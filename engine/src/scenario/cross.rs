@@ -154,7 +154,7 @@ fn step_time(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
         context: 1,
         decode: true,
     }]);
-    if !(t <= MAX_STEP_SECONDS) {
+    if t.is_nan() || t > MAX_STEP_SECONDS {
         p.push(
             "hardware",
             format!(

@@ -133,10 +133,7 @@ fn first_error(tree: &Value, at: &[Seg]) -> Option<(Vec<Seg>, String)> {
 fn pin(tree: &mut Value, at: &[Seg], message: &str) -> Option<Vec<Seg>> {
     let error = Some((at.to_vec(), message.to_string()));
     let mut node = at.to_vec();
-    loop {
-        let Some(Value::Object(object)) = node_mut(tree, &node) else {
-            break;
-        };
+    while let Some(Value::Object(object)) = node_mut(tree, &node) {
         let mut keys: Vec<String> = object.keys().cloned().collect();
         keys.sort_by_key(|k| TAGS.contains(&k.as_str())); // stable: map order, tags last
         let mut culprit = None;

@@ -188,7 +188,7 @@ impl Scenario {
         ];
         for l in &limits {
             // NaN counts as over: nothing the engine could run.
-            let over = |w: &WorkEstimate| !((l.of)(w) <= l.limit);
+            let over = |w: &WorkEstimate| (l.of)(w).is_nan() || (l.of)(w) > l.limit;
             let mut reported = false;
             for (i, w) in stages.iter().enumerate().filter(|(_, w)| over(w)) {
                 let message = format!("{}; {} ({})", (l.says)(w), l.text, l.how);

@@ -435,8 +435,13 @@ mod tests {
         assert_eq!(c.arrivals[0], 1);
         assert_eq!(c.arrivals[5_000], 1);
         assert_eq!(c.arrivals.iter().sum::<u32>(), 2);
-        assert!(c.workers[0].busy_fraction[..5_000].iter().all(|&f| f == 1.0));
-        assert!(s.workers[0].busy.len() <= 2, "one span for the whole seconds");
+        assert!(c.workers[0].busy_fraction[..5_000]
+            .iter()
+            .all(|&f| f == 1.0));
+        assert!(
+            s.workers[0].busy.len() <= 2,
+            "one span for the whole seconds"
+        );
         assert_eq!(c.workers[0].waiting[0], 1);
         assert_eq!(c.workers[0].waiting[4_999], 1);
         assert_eq!(c.workers[0].waiting[5_000], 0);

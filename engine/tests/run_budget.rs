@@ -1,0 +1,64 @@
+//! Property test: whatever a share link or a dropped file holds, the engine rejects it with
+//! problems or runs it to an end within a budget of CPU time and memory, and the run's
+//! books agree. Inputs are random documents, mutated examples (some with every number at
+//! an extreme), mangled text and mangled or random data files, from seeded streams; each
+//! run gets small `simulation.max_*` limits, so the property is that limits hold and nothing
+//! grows without events. `cargo run --release -p opal-engine --example fuzz` runs the same
+//! cases for as long as asked.
+
+mod fuzz_common;
+
+use fuzz_common::{case, run_case, Budget, Cost, Outcome};
+use std::sync::mpsc;
+use std::time::Duration;
+
+#[global_allocator]
+static ALLOC: fuzz_common::CountingAlloc = fuzz_common::CountingAlloc;
+
+/// Cases per `make test`: about 20 s of CPU unoptimised.
+const CASES: u64 = 300;
+
+/// What one case may cost, unoptimised: the slowest accepted case takes ~1 s.
+const BUDGET: Budget = Budget {
+    cpu: Duration::from_secs(5),
+    bytes: 256 << 20,
+};
+
+#[test]
+fn every_input_is_rejected_or_finishes_within_its_budget() {
+    // Each case is written here before it runs, so a crash leaves it behind.
+    let current = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_budget-case.json");
+    let (mut rejected, mut finished, mut events) = (0, 0, 0);
+    let mut worst = Cost::default();
+    for i in 0..CASES {
+        let c = case(2026, i);
+        std::fs::write(&current, &c.text).unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || tx.send(run_case(&c, BUDGET)));
+        // A case that never returns is stuck inside one event (no budget check can run).
+        match rx.recv_timeout(BUDGET.cpu * 6) {
+            Ok(Ok((outcome, cost))) => {
+                match outcome {
+                    Outcome::Rejected => rejected += 1,
+                    Outcome::Finished { events: e } => {
+                        finished += 1;
+                        events += e;
+                    }
+                }
+                worst.cpu = worst.cpu.max(cost.cpu);
+                worst.bytes = worst.bytes.max(cost.bytes);
+            }
+            Ok(Err(why)) => panic!("case {i}: {why}; the input is in {}", current.display()),
+            Err(_) => panic!("case {i} hangs; the input is in {}", current.display()),
+        }
+    }
+    // The mix must exercise runs, not only the parser.
+    assert!(finished >= CASES / 6, "{finished} of {CASES} ran");
+    assert!(rejected >= CASES / 6, "{rejected} of {CASES} were rejected");
+    eprintln!(
+        "{rejected} rejected, {finished} ran ({events} events); the costliest case took {:?} \
+         of CPU, the hungriest {} MB",
+        worst.cpu,
+        worst.bytes >> 20
+    );
+}
