@@ -69,7 +69,7 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
         },
         expert_intermediate_size: expert_ffn,
         shared_expert_intermediate_size: shared,
-        first_dense_layers: optional(obj, "first_k_dense_replace")?.unwrap_or(0),
+        first_dense_layers: dense_prefix(obj)?,
         moe_layer_step: optional(obj, "interleave_moe_layer_step")?
             .or(optional(obj, "decoder_sparse_step")?)
             .unwrap_or(1),
@@ -93,6 +93,40 @@ pub fn from_config_value(value: &Value) -> Result<Architecture, String> {
         Some(p) => Err(format!("config.json {p}")),
         None => Ok(arch),
     }
+}
+
+/// The dense layers before the MoE ones: DeepSeek's `first_k_dense_replace`, or Qwen-MoE's
+/// `mlp_only_layers` when they are the first k. DeepSeek's `moe_layer_freq` other than 1, and
+/// dense layers between MoE ones, cannot be expressed: refused rather than sized wrong.
+fn dense_prefix(obj: &Map<String, Value>) -> Result<u32, String> {
+    match optional(obj, "moe_layer_freq")? {
+        None | Some(1) => {}
+        Some(n) => {
+            return Err(format!(
+                "config.json field `moe_layer_freq` is {n} (DeepSeek experts only every {n} \
+                 layers) cannot be modelled; only 1 can"
+            ))
+        }
+    }
+    let mut first = optional(obj, "first_k_dense_replace")?.unwrap_or(0);
+    if let Some(v) = obj.get("mlp_only_layers").filter(|v| !v.is_null()) {
+        let layers: Vec<u64> = v
+            .as_array()
+            .and_then(|a| a.iter().map(Value::as_u64).collect())
+            .ok_or_else(|| {
+                format!(
+                    "config.json field `mlp_only_layers` must be a list of layer numbers, got {v}"
+                )
+            })?;
+        if layers.iter().enumerate().any(|(i, &l)| l != i as u64) {
+            return Err(format!(
+                "config.json field `mlp_only_layers` is {v}: dense layers between MoE layers \
+                 cannot be modelled, only a dense first few"
+            ));
+        }
+        first = first.max(layers.len() as u32);
+    }
+    Ok(first)
 }
 
 fn optional(obj: &Map<String, Value>, field: &str) -> Result<Option<u32>, String> {
