@@ -155,3 +155,31 @@ fn session_affinity_keeps_each_conversation_on_one_worker() {
         );
     }
 }
+
+#[test]
+fn least_kv_sees_kv_usage_as_last_flushed_not_live() {
+    // Three requests of 300 + 120 tokens at t = 0, 0.1, 0.2 s (10 ms steps: done at about
+    // 1.2 s), then a short one at 1.5 s. Flushes come every second, at 1, 2, ...
+    let t = trace(&[
+        (0.0, 300, 120, &[]),
+        (100.0, 300, 120, &[]),
+        (200.0, 300, 120, &[]),
+        (1500.0, 300, 2, &[]),
+    ]);
+    let r = run_trace("least_kv", 1.0, 1, &t);
+    // Before the first flush every worker reports 0: the tie goes to worker 0, three times
+    // (live usage would have spread them). At 1.5 s worker 0 is idle again, but its last
+    // report (at 1 s, three requests running) still says busy: worker 1 gets the request.
+    assert_eq!(routed_workers(&r), [0, 0, 0, 1]);
+    for request in 0..3 {
+        let seen: Vec<f64> = r.decisions[request]
+            .decision
+            .candidates
+            .iter()
+            .map(|c| c.kv_usage)
+            .collect();
+        assert_eq!(seen, [0.0, 0.0, 0.0], "request {request}");
+    }
+    let last = &r.decisions[3].decision.candidates;
+    assert!(last[0].kv_usage > 0.0 && last[1].kv_usage == 0.0, "{last:?}");
+}

@@ -263,6 +263,23 @@ fn power_of_two_takes_the_less_loaded_of_its_two_samples() {
 }
 
 #[test]
+fn session_affinity_forgets_a_session_when_it_ends() {
+    use engine::router::policy::SessionAffinity;
+    use engine::router::RoutingPolicy;
+    let (kv, p) = (empty_index(), prompt(0, 0));
+    let mut sa = SessionAffinity::new();
+    let w = loads([0, 0, 0], [0.0; 3]);
+    for session in 0..1000 {
+        route(&mut sa, session, Some(session), &p, &w, &kv);
+        if session % 10 != 9 {
+            sa.end_session(session);
+        }
+    }
+    // Only the sessions still going (every tenth) are remembered, not all 1,000 seen.
+    assert_eq!(sa.bound_sessions(), 100);
+}
+
+#[test]
 fn session_affinity_is_sticky_and_rebinds_when_its_worker_leaves() {
     let kv = empty_index();
     let p = prompt(0, 0);
