@@ -14,7 +14,7 @@
 #[path = "../tests/fuzz_common/mod.rs"]
 mod fuzz_common;
 
-use fuzz_common::{case, run_case, Budget, Case, Cost, Outcome};
+use fuzz_common::{case, run_case, Budget, Case, Tally};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -85,8 +85,8 @@ fn main() {
     });
     let started = Instant::now();
     let deadline = Duration::from_secs_f64(a.seconds);
-    let (mut rejected, mut ran, mut events, mut failures) = (0u64, 0u64, 0u64, 0u64);
-    let mut worst = Cost::default();
+    let mut tally = Tally::default();
+    let mut failures = 0u64;
     let mut last_report = Instant::now();
     let mut i = a.from;
     while started.elapsed() < deadline {
@@ -100,17 +100,7 @@ fn main() {
             Err(_) => Err("hangs inside one event".to_string()),
         };
         match result {
-            Ok((outcome, cost)) => {
-                match outcome {
-                    Outcome::Rejected => rejected += 1,
-                    Outcome::Finished { events: e } => {
-                        ran += 1;
-                        events += e;
-                    }
-                }
-                worst.cpu = worst.cpu.max(cost.cpu);
-                worst.bytes = worst.bytes.max(cost.bytes);
-            }
+            Ok((outcome, cost)) => tally.add(&outcome, cost),
             Err(why) => {
                 failures += 1;
                 match keep(&a.out, i, &shared, &why) {
@@ -125,24 +115,22 @@ fn main() {
         i += 1;
         if last_report.elapsed() >= Duration::from_secs(10) {
             eprintln!(
-                "{:>6.0} s: {} cases ({rejected} rejected, {ran} ran), {failures} failures",
+                "{:>6.0} s: {} cases ({} rejected, {} ran), {failures} failures",
                 started.elapsed().as_secs_f64(),
-                i - a.from
+                i - a.from,
+                tally.rejected,
+                tally.ran
             );
             last_report = Instant::now();
         }
     }
     println!(
-        "{} cases in {:.0} s (seed {}, cases {}..{}): {rejected} rejected, {ran} ran \
-         ({events} events), {failures} failures; the costliest case took {:?} of CPU, the \
-         hungriest {} MB",
+        "{} cases in {:.0} s (seed {}, cases {}..{}), {failures} failures: {tally}",
         i - a.from,
         started.elapsed().as_secs_f64(),
         a.seed,
         a.from,
-        i,
-        worst.cpu,
-        worst.bytes >> 20
+        i
     );
     if failures > 0 {
         std::process::exit(1);

@@ -274,36 +274,9 @@ fn a_run_that_outgrows_its_estimate_stops_at_the_limit_and_says_which() {
 /// its request's record, the per-second tokens and every stage's inter-token gaps add up to
 /// the tokens on the records, and each stage counts its unfinished requests.
 fn assert_books_agree(r: &SimulationResults) {
-    let routed = r.requests.iter().filter(|q| q.worker.is_some()).count();
-    assert_eq!(r.decisions.len(), routed, "one decision per routed request");
-    for d in &r.decisions {
-        assert_eq!(
-            r.requests[d.request as usize].worker,
-            Some(d.decision.worker)
-        );
+    if let Err(what) = fuzz_common::books_agree(r) {
+        panic!("the books disagree: {what}");
     }
-    let emitted: u64 = r.requests.iter().map(|q| q.output_tokens as u64).sum();
-    let per_second: u64 = r.series.output_tokens.iter().sum();
-    assert_eq!(per_second, emitted, "series tokens = record tokens");
-    // Every token after a request's first comes with one gap.
-    let gaps: u64 = r.itl.iter().flatten().map(|&(_, n)| n).sum();
-    let later: u64 = r
-        .requests
-        .iter()
-        .map(|q| q.output_tokens.saturating_sub(1) as u64)
-        .sum();
-    assert_eq!(gaps, later, "inter-token gaps = tokens after the first");
-    for q in &r.requests {
-        assert_eq!(
-            q.first_token.is_nan(),
-            q.output_tokens == 0,
-            "request {}",
-            q.id
-        );
-    }
-    let open = r.requests.iter().filter(|q| q.completion.is_nan()).count() as u64;
-    let unfinished: u64 = r.stages.iter().map(|s| s.unfinished_requests).sum();
-    assert_eq!(unfinished, open);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 mod fuzz_common;
 
-use fuzz_common::{case, run_case, Budget, Cost, Outcome};
+use fuzz_common::{case, run_case, Budget, Tally};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -28,8 +28,7 @@ const BUDGET: Budget = Budget {
 fn every_input_is_rejected_or_finishes_within_its_budget() {
     // Each case is written here before it runs, so a crash leaves it behind.
     let current = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_budget-case.json");
-    let (mut rejected, mut finished, mut events) = (0, 0, 0);
-    let mut worst = Cost::default();
+    let mut tally = Tally::default();
     for i in 0..CASES {
         let c = case(2026, i);
         std::fs::write(&current, &c.text).unwrap();
@@ -37,28 +36,13 @@ fn every_input_is_rejected_or_finishes_within_its_budget() {
         std::thread::spawn(move || tx.send(run_case(&c, BUDGET)));
         // A case that never returns is stuck inside one event (no budget check can run).
         match rx.recv_timeout(BUDGET.cpu * 6) {
-            Ok(Ok((outcome, cost))) => {
-                match outcome {
-                    Outcome::Rejected => rejected += 1,
-                    Outcome::Finished { events: e } => {
-                        finished += 1;
-                        events += e;
-                    }
-                }
-                worst.cpu = worst.cpu.max(cost.cpu);
-                worst.bytes = worst.bytes.max(cost.bytes);
-            }
+            Ok(Ok((outcome, cost))) => tally.add(&outcome, cost),
             Ok(Err(why)) => panic!("case {i}: {why}; the input is in {}", current.display()),
             Err(_) => panic!("case {i} hangs; the input is in {}", current.display()),
         }
     }
     // The mix must exercise runs, not only the parser.
-    assert!(finished >= CASES / 6, "{finished} of {CASES} ran");
-    assert!(rejected >= CASES / 6, "{rejected} of {CASES} were rejected");
-    eprintln!(
-        "{rejected} rejected, {finished} ran ({events} events); the costliest case took {:?} \
-         of CPU, the hungriest {} MB",
-        worst.cpu,
-        worst.bytes >> 20
-    );
+    assert!(tally.ran >= CASES / 6, "{tally}");
+    assert!(tally.rejected >= CASES / 6, "{tally}");
+    eprintln!("{tally}");
 }

@@ -585,6 +585,49 @@ pub struct Cost {
     pub bytes: usize,
 }
 
+/// Counts of a series of cases that kept to their budget.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    /// Cases refused with problems.
+    pub rejected: u64,
+    /// Cases run to an end.
+    pub ran: u64,
+    /// Kernel events of the runs.
+    pub events: u64,
+    /// The most any one case cost, CPU and memory apart.
+    pub worst: Cost,
+}
+
+impl Tally {
+    /// Counts one case.
+    pub fn add(&mut self, outcome: &Outcome, cost: Cost) {
+        match outcome {
+            Outcome::Rejected => self.rejected += 1,
+            Outcome::Finished { events } => {
+                self.ran += 1;
+                self.events += events;
+            }
+        }
+        self.worst.cpu = self.worst.cpu.max(cost.cpu);
+        self.worst.bytes = self.worst.bytes.max(cost.bytes);
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} rejected, {} ran ({} events); the costliest case took {:?} of CPU, the \
+             hungriest {} MB",
+            self.rejected,
+            self.ran,
+            self.events,
+            self.worst.cpu,
+            self.worst.bytes >> 20
+        )
+    }
+}
+
 /// Parses, builds and runs `case` in slices, checking the budget after each slice and the
 /// results' books at the end. `Err` says what broke.
 pub fn run_case(case: &Case, budget: Budget) -> Result<(Outcome, Cost), String> {
@@ -663,6 +706,12 @@ pub fn books_agree(r: &SimulationResults) -> Result<(), String> {
         .map(|q| q.output_tokens.saturating_sub(1) as u64)
         .sum();
     check(gaps == later, "inter-token gaps = tokens after the first")?;
+    check(
+        r.requests
+            .iter()
+            .all(|q| q.first_token.is_nan() == (q.output_tokens == 0)),
+        "a request has a first token exactly when it produced tokens",
+    )?;
     let open = r.requests.iter().filter(|q| q.completion.is_nan()).count() as u64;
     let unfinished: u64 = r.stages.iter().map(|s| s.unfinished_requests).sum();
     check(unfinished == open, "unfinished requests are counted")?;
