@@ -197,3 +197,56 @@ fn rag_takes_every_document_when_asked_for_all_under_steep_zipf() {
         assert_eq!(docs, (0..12).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn a_zipf_too_steep_for_rejection_picks_in_time_independent_of_the_corpus() {
+    // Found by the fuzz driver: s = 1.7e12 over 355,484 documents put all the probability on
+    // document 0, and the fallback scanned the corpus for each later pick (2 s for 400
+    // requests). Every other document's probability underflows to 0, so the picks after
+    // the first are the most popular of the rest: documents 0, 1, 2, 3.
+    let cfg = stage(
+        r#"{"type":"RAGWorkload","total_requests":400,"num_documents":1000000,
+            "docs_per_request":4,"document_popularity":{"type":"zipf","s":1.7e12}}"#,
+    );
+    let started = std::time::Instant::now();
+    for s in take(requests(&cfg, 5, 0).as_mut(), 400) {
+        let docs: Vec<u32> = s
+            .prompt
+            .segments()
+            .iter()
+            .filter_map(|x| match x.source {
+                Source::Document(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(docs, [0, 1, 2, 3]);
+    }
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+#[test]
+fn picking_outside_a_set_follows_the_popularity_of_the_rest() {
+    use engine::rng::SimRng;
+    use engine::workload::generator::{Picker, Popularity};
+    // Zipf(1) over 4 items: weights 1, 1/2, 1/3, 1/4 (sum 25/12). Without item 0 the rest
+    // weigh 1/2 : 1/3 : 1/4 = 6 : 4 : 3 of 13.
+    let p = Picker::new(4, Popularity::Zipf { s: 1.0 }).unwrap();
+    let mut rng = SimRng::stream(3, "pick_excluding");
+    let mut counts = [0u32; 4];
+    const N: u32 = 130_000;
+    for _ in 0..N {
+        counts[p.pick_excluding(&mut rng, &[0]) as usize] += 1;
+    }
+    assert_eq!(counts[0], 0);
+    // Each share within 5 standard errors (√(p(1−p)/N) ≤ 1.4e-3).
+    for (i, want) in [(1, 6.0 / 13.0), (2, 4.0 / 13.0), (3, 3.0 / 13.0)] {
+        let got = counts[i] as f64 / N as f64;
+        assert!((got - want).abs() < 7e-3, "item {i}: {got} vs {want}");
+    }
+    // Uniform: the free items in turn, each equally likely.
+    let u = Picker::new(5, Popularity::Uniform).unwrap();
+    for _ in 0..100 {
+        let d = u.pick_excluding(&mut rng, &[1, 3]);
+        assert!([0, 2, 4].contains(&d));
+    }
+}

@@ -105,6 +105,14 @@ impl Zipf {
         self.cdf.len() as u32
     }
 
+    /// Probability of the ranks `1..=k` (1-based; 1 from `n` on).
+    pub fn cumulative(&self, k: u32) -> f64 {
+        match k {
+            0 => 0.0,
+            k => self.cdf[(k as usize).min(self.cdf.len()) - 1],
+        }
+    }
+
     /// Probability of rank `k` (1-based); 0 outside `1..=n`.
     pub fn probability(&self, k: u32) -> f64 {
         match k {

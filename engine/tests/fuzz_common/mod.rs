@@ -452,6 +452,7 @@ pub fn case(seed: u64, i: u64) -> Case {
             for _ in 0..=rng.below(3) {
                 mutate(&mut rng, &mut doc);
             }
+            cap(&mut doc);
             ("mutated structure", doc.to_string())
         }
         kind => {

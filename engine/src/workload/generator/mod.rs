@@ -197,6 +197,60 @@ impl Picker {
             Picker::Zipf(z) => z.sample(rng) - 1,
         }
     }
+
+    /// One item index in `0..n` outside `excluded` (ascending, distinct, fewer than n),
+    /// drawn by popularity renormalised over the rest: O(k) for uniform, a binary search
+    /// for Zipf. When the rest has no probability left (a Zipf exponent so steep that
+    /// every other item's probability underflows), the most popular of the rest.
+    pub fn pick_excluding(&self, rng: &mut SimRng, excluded: &[u32]) -> u32 {
+        // The `i`-th index (from 0) not in `excluded`.
+        let nth_free = |i: u64| {
+            let mut d = i;
+            for &c in excluded {
+                if c as u64 <= d {
+                    d += 1;
+                }
+            }
+            d as u32
+        };
+        let n = self.n() as u64;
+        let free = n - excluded.len() as u64;
+        let Picker::Zipf(z) = self else {
+            return nth_free(rng.below(free));
+        };
+        // G(d): probability of the items up to d that are not excluded (flat at excluded d).
+        let mut below = Vec::with_capacity(excluded.len());
+        let mut mass = 0.0;
+        for &c in excluded {
+            mass += self.probability(c);
+            below.push(mass);
+        }
+        let left = 1.0 - mass;
+        let u = rng.next_f64() * left;
+        if left.is_nan() || left <= 0.0 {
+            return nth_free(0);
+        }
+        let g = |d: u32| {
+            let k = excluded.partition_point(|&c| c <= d);
+            z.cumulative(d + 1) - if k == 0 { 0.0 } else { below[k - 1] }
+        };
+        // The first d with G(d) > u: it is never excluded, as G does not rise there.
+        let (mut lo, mut hi) = (0u32, self.n());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if g(mid) <= u {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let d = lo;
+        if d < self.n() && excluded.binary_search(&d).is_err() {
+            d
+        } else {
+            nth_free(free - 1) // rounding at the very end of the CDF
+        }
+    }
 }
 
 impl<G: RequestGenerator + ?Sized> RequestGenerator for Box<G> {

@@ -54,7 +54,8 @@ impl RagGenerator {
     ///
     /// Rejection of repeats is fast when popularity is spread out; if it keeps hitting
     /// repeats (steep Zipf, k close to n) it switches to exact sequential sampling from the
-    /// weights that are left, so the time stays bounded.
+    /// weights that are left, each draw a binary search, so the time stays bounded (a scan
+    /// of the corpus per draw cost 2 s for 400 requests over 355k documents).
     fn pick_documents(&mut self) -> Vec<u32> {
         let picker = &self.params.documents;
         let n = picker.n();
@@ -69,21 +70,13 @@ impl RagGenerator {
                 chosen.push(d);
             }
         }
+        let mut excluded = chosen.clone();
+        excluded.sort_unstable();
         while chosen.len() < k {
-            let left: f64 = (0..n)
-                .filter(|d| !chosen.contains(d))
-                .map(|d| picker.probability(d))
-                .sum();
-            let mut u = self.docs_rng.next_f64() * left;
-            let mut pick = None;
-            for d in (0..n).filter(|d| !chosen.contains(d)) {
-                pick = Some(d);
-                u -= picker.probability(d);
-                if u < 0.0 {
-                    break;
-                }
-            }
-            chosen.push(pick.expect("k <= n leaves a document"));
+            let d = picker.pick_excluding(&mut self.docs_rng, &excluded);
+            chosen.push(d);
+            let at = excluded.partition_point(|&c| c < d);
+            excluded.insert(at, d);
         }
         chosen
     }
