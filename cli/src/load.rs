@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-/// Largest scenario (or Opal config) file read, bytes: documents are kilobytes.
-pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+/// Largest scenario (or Opal config) file read, bytes: documents are kilobytes; a
+/// generated one of 100,000 stages is 20 MB.
+pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 /// Largest trace or sessions file read, bytes: a million-line Mooncake trace is ~150 MB.
 pub const MAX_DATA_BYTES: u64 = 512 << 20;
 

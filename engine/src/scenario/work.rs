@@ -159,7 +159,7 @@ impl Scenario {
         let limits: [Limit; 3] = [
             Limit {
                 of: |w| w.requests,
-                says: |w| format!("expects {:.1e} requests", w.requests),
+                says: |w| format!("expects {} requests", sci(w.requests)),
                 limit: sim.max_requests as f64,
                 text: format!("the limit is {}", short(sim.max_requests as f64)),
                 how: "set simulation.max_requests to go higher",
@@ -168,8 +168,8 @@ impl Scenario {
                 of: |w| w.seconds,
                 says: |w| {
                     format!(
-                        "expects {:.1e} s of simulated time ({})",
-                        w.seconds,
+                        "expects {} s of simulated time ({})",
+                        sci(w.seconds),
                         human_duration(w.seconds)
                     )
                 },
@@ -180,7 +180,7 @@ impl Scenario {
             },
             Limit {
                 of: |w| w.events,
-                says: |w| format!("expects about {:.1e} kernel events", w.events),
+                says: |w| format!("expects about {} kernel events", sci(w.events)),
                 limit: sim.max_events as f64,
                 text: format!("the limit is {}", short(sim.max_events as f64)),
                 how: "set simulation.max_events to go higher",
@@ -216,6 +216,15 @@ struct Limit {
     limit: f64,
     text: String,
     how: &'static str,
+}
+
+/// 1e9 → "1.0e9"; ∞ as "∞" (a rate of 1e308 times a duration overflows).
+fn sci(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1e}")
+    } else {
+        "∞".into()
+    }
 }
 
 /// 10,000,000 → "10 M", 1e9 → "1 G", 2500 → "2500".
