@@ -314,3 +314,16 @@ fn a_run_cut_short_keeps_its_books() {
     let done = finishes(&json.replace(r#","simulation_time":3"#, ""), &[]);
     assert_books_agree(&done);
 }
+
+#[test]
+fn a_mixture_of_experts_of_four_billion_layers_is_refused_at_once() {
+    // Found by the fuzz driver: counting the MoE layers walked every layer, 4,294,967,295
+    // of them, before validation could say there were too many (14 s).
+    let p = rejected(
+        r#"{"model":{"name":"custom","custom":{"num_layers":4294967295,"hidden_size":256,
+            "num_heads":4,"num_kv_heads":2,"intermediate_size":512,"vocab_size":1000,
+            "num_experts":4,"experts_per_token":2,"max_model_len":4096}}}"#,
+        &[],
+    );
+    assert_eq!(p[0].path, "model.custom.num_layers");
+}

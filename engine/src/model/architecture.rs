@@ -94,11 +94,14 @@ impl Architecture {
             && (layer - self.first_dense_layers + 1) % self.moe_layer_step.max(1) == 0
     }
 
-    /// Layers with routed experts.
+    /// Layers with routed experts: of the layers after the dense ones, counted from 1, every
+    /// `moe_layer_step`-th (as [`is_moe_layer`](Self::is_moe_layer) says, in O(1): this runs
+    /// before validation has bounded `num_layers`).
     pub fn num_moe_layers(&self) -> u32 {
-        (0..self.num_layers)
-            .filter(|&l| self.is_moe_layer(l))
-            .count() as u32
+        if !self.is_moe() {
+            return 0;
+        }
+        self.num_layers.saturating_sub(self.first_dense_layers) / self.moe_layer_step.max(1)
     }
 
     /// Inner dimension of one routed expert.
@@ -150,26 +153,23 @@ impl Architecture {
         q + h * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v) + heads * v * h
     }
 
-    /// MLP parameters of layer `layer` with `experts` routed experts counted (the router
-    /// matrix and shared experts always count).
-    fn mlp_params(&self, layer: u32, experts: u64) -> u64 {
+    /// MLP parameters of all layers with `experts` routed experts counted in each MoE layer
+    /// (the router matrix and shared experts always count).
+    fn mlp_params(&self, experts: u64) -> u64 {
         let h = self.hidden_size as u64;
-        if self.is_moe_layer(layer) {
-            experts * 3 * h * self.expert_ffn()
-                + h * self.num_experts as u64
-                + 3 * h * self.shared_expert_intermediate_size as u64
-        } else {
-            3 * h * self.intermediate_size as u64
-        }
+        let moe = self.num_moe_layers() as u64;
+        let dense = self.num_layers as u64 - moe;
+        let moe_layer = experts * 3 * h * self.expert_ffn()
+            + h * self.num_experts as u64
+            + 3 * h * self.shared_expert_intermediate_size as u64;
+        dense * 3 * h * self.intermediate_size as u64 + moe * moe_layer
     }
 
     fn params_with_experts(&self, experts: u64) -> u64 {
         let h = self.hidden_size as u64;
         // Two RMS norms per layer.
-        let layers: u64 = (0..self.num_layers)
-            .map(|l| self.attention_params() + self.mlp_params(l, experts) + 2 * h)
-            .sum();
-        layers + h + self.embedding_params() + self.lm_head_params()
+        let layers = self.num_layers as u64 * (self.attention_params() + 2 * h);
+        layers + self.mlp_params(experts) + h + self.embedding_params() + self.lm_head_params()
     }
 
     /// Parameters of the input embedding table.

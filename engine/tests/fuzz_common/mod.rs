@@ -648,13 +648,18 @@ pub fn run_case(case: &Case, budget: Budget) -> Result<(Outcome, Cost), String> 
             )
         })
     };
+    // Refusing must keep to the budget too.
+    let refused = |problems: &[engine::validate::Problem]| match over() {
+        Some(why) => Err(format!("refused, but {why}")),
+        None => rejected(problems).map(|o| (o, cost())),
+    };
     let scenario = match Scenario::parse_with_data(&case.text, &case.data) {
         Ok(s) => s,
-        Err(problems) => return rejected(&problems).map(|o| (o, cost())),
+        Err(problems) => return refused(&problems),
     };
     let mut sim = match Simulation::new(&scenario, &case.data) {
         Ok(sim) => sim,
-        Err(problems) => return rejected(&problems).map(|o| (o, cost())),
+        Err(problems) => return refused(&problems),
     };
     while !sim.advance(5_000).finished {
         if let Some(why) = over() {
