@@ -50,35 +50,41 @@ fn roofline(model: &str, gpu: &str, tp: u32, overhead: f64) -> TimingModel {
 
 #[test]
 fn roofline_granite_mixed_batch_is_compute_bound() {
-    // Prefill 0→512 plus one decode at context 1000: T = 513 new tokens.
-    // F = 2·8_170_864_640·513 + 2·40·4096·(512·513) + 2·40·4096·(1001·1002 − 1000·1001)
-    //   = 8_383_307_120_640 + 86_048_931_840 + 656_015_360 = 8_470_030_254_080 FLOPs
-    //   → / (0.5·989.5e12) = 17.12 ms.
-    // B = 16_341_729_280 (weights) + 1000·163_840 (KV read) + 513·163_840 (KV written)
-    //   = 16_589_619_200 bytes → / (0.8·3.35e12) = 6.19 ms. Compute wins; + 1 ms overhead.
+    // Prefill 0→512 plus one decode at context 1000: T = 513 new tokens, S = 2 sequences.
+    // The layers hold 8_170_864_640 − 201_355_264 (the tied 49159×4096 embedding) =
+    // 7_969_509_376 parameters; logits are computed for the 2 sequences' last tokens only.
+    // F = 2·7_969_509_376·513 + 2·2·4096·49159 + 2·40·4096·(512·513)
+    //     + 2·40·4096·(1001·1002 − 1000·1001)
+    //   = 8_176_716_619_776 + 805_421_056 + 86_067_118_080 + 656_015_360
+    //   = 8_264_245_174_272 FLOPs → / (0.5·989.5e12) = 16.70 ms.
+    // B = 16_341_729_280 (weights; the tied table is read whole as the LM head)
+    //   + 513·4096·2 (embedding rows) + 1000·163_840 (KV read) + 513·163_840 (KV written)
+    //   = 16_593_821_696 bytes → / (0.8·3.35e12) = 6.19 ms. Compute wins; + 1 ms overhead.
     let t = roofline("granite-3.3-8b-instruct", "H100-SXM", 1, 0.001)
         .step_time([prefill(0, 512), decode(1000)]);
-    close(t, 8_470_030_254_080.0 / (0.5 * 989.5e12) + 0.001);
+    close(t, 8_264_245_174_272.0 / (0.5 * 989.5e12) + 0.001);
 }
 
 #[test]
 fn roofline_granite_single_decode_is_memory_bound() {
-    // F = 2·8_170_864_640 + 327_680·2002 = 16_997_744_640 → 34.4 µs of compute.
-    // B = 16_341_729_280 + 1000·163_840 + 163_840 = 16_505_733_120 → / 2.68e12 = 6.16 ms.
+    // F = 2·7_969_509_376 + 2·4096·49159 (logits) + 327_680·2002 = 16_997_744_640 → 34 µs.
+    // B = 16_341_729_280 + 4096·2 (one embedding row) + 1000·163_840 + 163_840
+    //   = 16_505_741_312 → / 2.68e12 = 6.16 ms.
     let t = roofline("granite-3.3-8b-instruct", "H100-SXM", 1, 0.0).step_time([decode(1000)]);
-    close(t, 16_505_733_120.0 / (0.8 * 3.35e12));
+    close(t, 16_505_741_312.0 / (0.8 * 3.35e12));
 }
 
 #[test]
 fn roofline_mixtral_tp2_reads_only_touched_experts() {
     // Four decodes at context 2000 on 2×H100. Expert weights 32·8·3·4096·14336·2 =
-    // 90_194_313_216 bytes; the rest 93_405_585_408 − 90_194_313_216 = 3_211_272_192.
-    // Four tokens each pick 2 of 8 experts: touched fraction 1 − 0.75⁴ = 0.68359375.
-    // KV: (4·2000 read + 4 written)·131_072 = 1_049_100_288.
-    // B = 3_211_272_192 + 0.68359375·90_194_313_216 + 1_049_100_288 = 65_916_641_280
-    //   → / (0.8·3.35e12·2) = 12.30 ms; compute (1.07e11 FLOPs) is 0.11 ms.
+    // 90_194_313_216 bytes; the untied 32000×4096 embedding table (262_144_000 bytes) is
+    // not read, only its 4 rows (4·4096·2 = 32_768); the rest, 93_405_585_408 −
+    // 90_194_313_216 − 262_144_000 = 2_949_128_192, is. Four tokens each pick 2 of 8
+    // experts: touched fraction 1 − 0.75⁴ = 0.68359375. KV: (4·2000 read + 4 written)·131_072
+    // = 1_049_100_288. B = 2_949_128_192 + 0.68359375·90_194_313_216 + 1_049_100_288 + 32_768
+    // = 65_654_530_048 → / (0.8·3.35e12·2) = 12.25 ms; compute (≈1e11 FLOPs) is 0.1 ms.
     let t = roofline("Mixtral-8x7B", "H100-SXM", 2, 0.0).step_time([decode(2000); 4]);
-    close(t, 65_916_641_280.0 / (0.8 * 3.35e12 * 2.0));
+    close(t, 65_654_530_048.0 / (0.8 * 3.35e12 * 2.0));
 }
 
 #[test]
@@ -93,7 +99,7 @@ fn roofline_tp2_adds_allreduce_per_layer() {
     .unwrap();
     let t = TimingModel::new(&roofline_config(), &m, &hw, 0.0).step_time([decode(1000)]);
     // Memory time halves with two GPUs' bandwidth; 40 layers · 10 µs of all-reduce.
-    close(t, 16_505_733_120.0 / (0.8 * 3.35e12 * 2.0) + 40.0 * 10e-6);
+    close(t, 16_505_741_312.0 / (0.8 * 3.35e12 * 2.0) + 40.0 * 10e-6);
 }
 
 #[test]
@@ -151,27 +157,31 @@ fn timing_config_validates_efficiencies() {
 
 #[test]
 fn roofline_single_decode_of_each_dense_model_reads_its_weights_and_kv() {
-    // One decode at context 1023: 1024 tokens of KV move (1023 read + 1 written), and every
-    // weight is read once. Compute is ~1% of the memory time in each case, so
-    // t = (weights + 1024 · kv_bytes_per_token) / (0.8 · bandwidth).
+    // One decode at context 1023: 1024 tokens of KV move (1023 read + 1 written), every
+    // weight is read once except the untied embedding table (vocab × hidden × 2 B), of which
+    // one row is. Compute is ~1% of the memory time in each case, so
+    // t = (weights − table + row + 1024 · kv_bytes_per_token) / (0.8 · bandwidth).
     //
-    // Llama-3.1-8B on an H100 (3.35 TB/s): weights 8,030,261,248 · 2 B = 16,060,522,496 B;
+    // Llama-3.1-8B on an H100 (3.35 TB/s): weights 8,030,261,248 · 2 B = 16,060,522,496 B,
+    // less the 128256×4096 table (1,050,673,152 B), plus a row (8,192 B): 15,009,857,536 B;
     // KV 2 · 32 layers · 8 heads · 128 · 2 B = 131,072 B/token → 134,217,728 B.
     close(
         roofline("Llama-3.1-8B", "H100-SXM", 1, 0.0).step_time([decode(1023)]),
-        (16_060_522_496.0 + 134_217_728.0) / (0.8 * 3.35e12),
+        (15_009_857_536.0 + 134_217_728.0) / (0.8 * 3.35e12),
     );
-    // Qwen2.5-7B on an A100 80GB (2.039 TB/s): weights 7,615,616,512 · 2 = 15,231,233,024 B;
+    // Qwen2.5-7B on an A100 80GB (2.039 TB/s): weights 7,615,616,512 · 2 = 15,231,233,024 B,
+    // less the 152064×3584 table (1,089,994,752 B), plus 7,168: 14,141,245,440 B;
     // KV 2 · 28 · 4 · 128 · 2 = 57,344 B/token → 58,720,256 B.
     close(
         roofline("Qwen2.5-7B", "A100-80GB", 1, 0.0).step_time([decode(1023)]),
-        (15_231_233_024.0 + 58_720_256.0) / (0.8 * 2.039e12),
+        (14_141_245_440.0 + 58_720_256.0) / (0.8 * 2.039e12),
     );
     // Llama-3.1-70B on two H200s (tp = 2 doubles bandwidth to 9.6 TB/s): weights
-    // 70,553,706,496 · 2 = 141,107,412,992 B; KV 2 · 80 · 8 · 128 · 2 = 327,680 B/token
+    // 70,553,706,496 · 2 = 141,107,412,992 B, less the 128256×8192 table (2,101,346,304 B),
+    // plus 16,384: 139,006,083,072 B; KV 2 · 80 · 8 · 128 · 2 = 327,680 B/token
     // → 335,544,320 B.
     close(
         roofline("Llama-3.1-70B", "H200", 2, 0.0).step_time([decode(1023)]),
-        (141_107_412_992.0 + 335_544_320.0) / (0.8 * 2.0 * 4.8e12),
+        (139_006_083_072.0 + 335_544_320.0) / (0.8 * 2.0 * 4.8e12),
     );
 }

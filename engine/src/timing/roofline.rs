@@ -6,20 +6,28 @@ use crate::model::Model;
 
 /// `t = max(F / (η_c·P_peak), B / (η_m·BW)) + overhead (+ all-reduce when tp > 1)`.
 ///
-/// - F = 2·active_params·T + attention FLOPs (see `attention_flops`), T = new tokens.
-/// - B = weight bytes read once per step + KV bytes read (each sequence's context)
-///   plus KV bytes written (T · kv_bytes_per_token).
+/// - F = 2·(active_params − embedding − LM head)·T + 2·hidden·vocab·S + attention FLOPs
+///   (see `attention_flops`), T = new tokens, S = sequences: the embedding is a lookup, not a
+///   matmul, and vLLM computes logits only for each sequence's last token.
+/// - B = weight bytes read once per step (without an untied embedding table, of which only
+///   the T rows looked up are read) + KV bytes read (each sequence's context) plus KV bytes
+///   written (T · kv_bytes_per_token).
 ///
 /// For a mixture-of-experts model only the experts the step's tokens touch are read:
 /// with uniform routing of T tokens to k of E experts, the expected touched fraction
 /// is `1 − (1 − k/E)^T`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Roofline {
-    /// FLOPs per new token from the dense matmuls: 2·active_params.
+    /// FLOPs per new token through the transformer layers: 2·their active parameters.
     flops_per_token: f64,
+    /// FLOPs of one sequence's logits: 2·hidden·vocab.
+    flops_per_logits: f64,
+    /// Bytes of one embedding row (read per new token).
+    embedding_row_bytes: f64,
     /// 2·layers·attention_dim (see `attention_flops`).
     attention_coeff: f64,
-    /// Weight bytes outside the routed experts (all weights for a dense model).
+    /// Weight bytes read every step outside the routed experts (all but an untied embedding
+    /// table for a dense model).
     shared_weight_bytes: f64,
     /// Weight bytes of all routed experts.
     expert_weight_bytes: f64,
@@ -38,16 +46,27 @@ impl Roofline {
     /// Prices steps of `model` on `hw` with the efficiencies in `cfg`.
     pub fn new(cfg: &TimingConfig, model: &Model, hw: &Hardware, step_overhead: f64) -> Self {
         let arch = &model.arch;
-        let expert = arch.expert_weight_bytes() as f64;
+        let expert = arch.expert_params() as f64 * model.dtypes.weight.bytes();
+        let hidden_bytes = model.dtypes.hidden_bytes();
+        let embedding = arch.embedding_params() as f64;
+        // A tied table is read whole as the LM head; an untied one only row by row.
+        let table_bytes = if arch.tie_word_embeddings {
+            0.0
+        } else {
+            embedding * hidden_bytes
+        };
+        let layers = model.active_params - arch.embedding_params() - arch.lm_head_params();
         let expert_miss = if arch.is_moe() {
             1.0 - arch.experts_per_token as f64 / arch.num_experts as f64
         } else {
             1.0
         };
         Self {
-            flops_per_token: 2.0 * model.active_params as f64,
+            flops_per_token: 2.0 * layers as f64,
+            flops_per_logits: 2.0 * embedding,
+            embedding_row_bytes: arch.hidden_size as f64 * hidden_bytes,
             attention_coeff: 2.0 * arch.num_layers as f64 * arch.attention_dim() as f64,
-            shared_weight_bytes: model.weight_bytes as f64 - expert,
+            shared_weight_bytes: model.weight_bytes as f64 - expert - table_bytes,
             expert_weight_bytes: expert,
             expert_miss,
             kv_bytes_per_token: model.kv_bytes_per_token as f64,
@@ -68,11 +87,12 @@ impl Roofline {
 
     /// The FLOPs and HBM bytes a step over `batch` needs (zero for an empty batch).
     pub fn work<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> StepWork {
-        let mut tokens = 0u64;
+        let (mut tokens, mut seqs) = (0u64, 0u64);
         let mut attention = 0.0;
         let mut kv_read = 0u64;
         for w in batch {
             tokens += w.new_tokens as u64;
+            seqs += 1;
             kv_read += w.context as u64;
             attention += attention_flops(self.attention_coeff, w.context, w.context + w.new_tokens);
         }
@@ -80,13 +100,14 @@ impl Roofline {
             return StepWork::default();
         }
         let t = tokens as f64;
-        let flops = self.flops_per_token * t + attention;
+        let flops = self.flops_per_token * t + self.flops_per_logits * seqs as f64 + attention;
         let experts_touched = if self.expert_weight_bytes > 0.0 {
             1.0 - libm::pow(self.expert_miss, t)
         } else {
             0.0
         };
         let bytes = self.shared_weight_bytes
+            + self.embedding_row_bytes * t
             + self.expert_weight_bytes * experts_touched
             + (kv_read + tokens) as f64 * self.kv_bytes_per_token;
         StepWork { flops, bytes }
