@@ -38,6 +38,14 @@ pub enum Source {
     /// The tokens request `id` generates when no later prompt quotes them (keyed by the
     /// request id, like [`Source::Unique`]).
     Output(u64),
+    /// Prompt `prompt` of a stage's fixed prompt pool (`pool` is the stage index): every
+    /// request that sends it sends these tokens.
+    Pooled {
+        /// The stage whose pool it is.
+        pool: u32,
+        /// The prompt's index in the pool.
+        prompt: u32,
+    },
 }
 
 impl Source {
@@ -51,6 +59,7 @@ impl Source {
             Source::TraceBlock(h) => (5, h, 0),
             Source::Unique(id) => (6, id, 0),
             Source::Output(id) => (7, id, 0),
+            Source::Pooled { pool, prompt } => (8, pool as u64, prompt as u64),
         };
         splitmix64(splitmix64(tag ^ splitmix64(a)) ^ b)
     }

@@ -17,9 +17,9 @@
 
 use super::arrival::Arrival;
 use super::generator::{
-    parse_sessions, parse_trace, Limit, Picker, Popularity, PrefixGroups, RagGenerator, RagParams,
-    RequestGenerator, SessionsGenerator, StageGenerator, SyntheticGenerator, SyntheticSessions,
-    SyntheticSessionsParams, TraceGenerator,
+    parse_sessions, parse_trace, Limit, Picker, Popularity, PrefixGroups, PromptPool, RagGenerator,
+    RagParams, RequestGenerator, SessionsGenerator, StageGenerator, SyntheticGenerator,
+    SyntheticSessions, SyntheticSessionsParams, TraceGenerator,
 };
 use super::length::LengthDist;
 use crate::validate::{index, join, Problem, Problems};
@@ -119,6 +119,42 @@ pub struct SyntheticConfig {
     /// Shared system-prompt groups (default none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_prefix: Option<SharedPrefixConfig>,
+    /// A fixed pool of prompts the requests send, as a benchmark client cycling through its
+    /// dataset does (default none: every request has its own prompt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_pool: Option<PromptPoolConfig>,
+}
+
+/// A fixed pool of `size` prompts: each is drawn (group, length) the first time a request
+/// sends it; later requests send it again, whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PromptPoolConfig {
+    /// Prompts in the pool (default 100).
+    pub size: u32,
+    /// `cycle`: request *i* sends prompt *i mod size* (inference-perf's and `vllm bench`'s
+    /// datasets); `random`: a uniformly drawn prompt (default `cycle`).
+    pub order: PoolOrder,
+}
+
+impl Default for PromptPoolConfig {
+    fn default() -> Self {
+        Self {
+            size: 100,
+            order: PoolOrder::Cycle,
+        }
+    }
+}
+
+/// How requests pick from a prompt pool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolOrder {
+    /// In order, starting over at the end.
+    #[default]
+    Cycle,
+    /// Uniformly at random.
+    Random,
 }
 
 impl Default for SyntheticConfig {
@@ -130,6 +166,7 @@ impl Default for SyntheticConfig {
             input_length: LengthDist::uniform(128, 1024),
             output_length: LengthDist::uniform(64, 512),
             shared_prefix: None,
+            prompt_pool: None,
         }
     }
 }
@@ -242,6 +279,10 @@ pub struct SessionsConfig {
     pub sessions_file: String,
     /// Sessions active at most; 0 = no cap (default 0).
     pub max_concurrent_sessions: u32,
+    /// Send each turn its `gap` after the previous turn was sent, not after its reply came
+    /// back (a client replaying recorded conversations on their schedule; default false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub open_loop: bool,
 }
 
 /// Fields of a `SyntheticSessions` stage.
@@ -264,6 +305,10 @@ pub struct SyntheticSessionsConfig {
     pub system_prompt_length: u32,
     /// Sessions active at most; 0 = no cap (default 0).
     pub max_concurrent_sessions: u32,
+    /// Send each turn its think time after the previous turn was sent, not after its reply
+    /// came back (default false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub open_loop: bool,
 }
 
 impl Default for SyntheticSessionsConfig {
@@ -277,6 +322,7 @@ impl Default for SyntheticSessionsConfig {
             think_time: 2.0,
             system_prompt_length: 1024,
             max_concurrent_sessions: 0,
+            open_loop: false,
         }
     }
 }
@@ -543,6 +589,14 @@ impl StageConfig {
                     }
                     popularity_problems(&p, "popularity", sp.popularity, problems);
                 }
+                if let Some(pool) = &c.prompt_pool {
+                    if pool.size == 0 || pool.size > MAX_POPULATION {
+                        problems.push(
+                            join(&join(path, "prompt_pool"), "size"),
+                            format!("must be between 1 and {MAX_POPULATION}"),
+                        );
+                    }
+                }
             }
             GeneratorConfig::RagWorkload(c) => {
                 problems.positive(path, "request_rate", c.request_rate);
@@ -646,14 +700,22 @@ impl StageConfig {
                     length: sp.length,
                     picker: Picker::new(sp.groups, sp.popularity).expect("validated"),
                 });
-                Box::new(SyntheticGenerator::new(
+                let generator = SyntheticGenerator::new(
                     seed,
                     &stream,
                     arrival,
                     c.input_length.clone(),
                     c.output_length.clone(),
                     prefix,
-                ))
+                );
+                Box::new(match &c.prompt_pool {
+                    Some(pool) => generator.with_pool(PromptPool {
+                        pool: stage_index as u32,
+                        size: pool.size,
+                        cycle: pool.order == PoolOrder::Cycle,
+                    }),
+                    None => generator,
+                })
             }
             GeneratorConfig::RagWorkload(c) => Box::new(RagGenerator::new(
                 seed,
@@ -703,10 +765,10 @@ impl StageConfig {
                     Ok(s) if s.is_empty() => {
                         fail("sessions_file", "the file has no sessions".into())
                     }
-                    Ok(s) => Ok(StageGenerator::Sessions(Box::new(SessionsGenerator::new(
-                        s,
-                        cap(c.max_concurrent_sessions),
-                    )))),
+                    Ok(s) => Ok(StageGenerator::Sessions(Box::new(
+                        SessionsGenerator::new(s, cap(c.max_concurrent_sessions))
+                            .with_open_loop(c.open_loop),
+                    ))),
                     Err(e) => fail("sessions_file", e.to_string()),
                 };
             }
@@ -726,6 +788,7 @@ impl StageConfig {
                         think_time: c.think_time,
                         system_prompt_length: c.system_prompt_length,
                         max_concurrent_sessions: cap(c.max_concurrent_sessions),
+                        open_loop: c.open_loop,
                     },
                 ))));
             }

@@ -16,7 +16,9 @@ pub mod length;
 pub(crate) mod stage;
 
 pub use arrival::Arrival;
-pub use config::{GeneratorConfig, StageConfig, StagePriority, WorkloadConfig};
+pub use config::{
+    GeneratorConfig, PoolOrder, PromptPoolConfig, StageConfig, StagePriority, WorkloadConfig,
+};
 pub use generator::{
     RequestGenerator, RequestSpec, SessionCursor, SessionGenerator, SessionStart, SessionTurn,
     StageGenerator,

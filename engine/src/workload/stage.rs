@@ -220,7 +220,9 @@ async fn generate_sessions(
                 live.retain(|p| p.is_alive());
             }
         }
-        let session = s.env().process(replay_session(Rc::clone(&s), start.cursor));
+        let session = s
+            .env()
+            .process(replay_session(Rc::clone(&s), start.cursor, gen.open_loop()));
         if cap.is_some() {
             live.push(session.clone());
         }
@@ -237,21 +239,35 @@ async fn generate_sessions(
     Ok(())
 }
 
-/// One session: each turn waits for the previous one's `completed` event; a failed turn
-/// ends the session (the conversation cannot go on without its reply). The router hears
-/// when it ends, so session-keyed routing state does not outlive it.
-async fn replay_session(s: Rc<Submitter>, mut cursor: SessionCursor) -> Result<u64, SimError> {
+/// One session. Closed loop: each turn waits for the previous one's `completed` event, and
+/// a failed turn ends the session (the conversation cannot go on without its reply). Open
+/// loop: turns go out on their schedule and the session ends when all have come back. The
+/// router hears when it ends, so session-keyed routing state does not outlive it.
+async fn replay_session(
+    s: Rc<Submitter>,
+    mut cursor: SessionCursor,
+    open_loop: bool,
+) -> Result<u64, SimError> {
     let mut issued = 0;
     let mut session = None;
+    let mut outstanding = Vec::new();
     while let Some(spec) = cursor.next_turn() {
         if !s.wait(spec.gap).await? || !s.may_submit() {
             break;
         }
         issued += 1;
         session = spec.session.map(|t| t.session);
-        if !s.submit(spec).await? {
+        let completed = s.submit(spec);
+        if open_loop {
+            outstanding.push(completed);
+        } else if !completed.await? {
             break;
         }
+    }
+    if !outstanding.is_empty() {
+        s.env()
+            .all_of(outstanding.iter().map(|e| e.as_event()))
+            .await?;
     }
     if let Some(id) = session {
         s.router.end_session(id);

@@ -24,7 +24,7 @@ pub use sessions::{
     parse_sessions, SessionCursor, SessionData, SessionStart, SessionsGenerator, SyntheticSessions,
     SyntheticSessionsParams, TurnLengths,
 };
-pub use synthetic::{PrefixGroups, SyntheticGenerator};
+pub use synthetic::{PrefixGroups, PromptPool, SyntheticGenerator};
 pub use trace::{hash_id_warning, parse_trace, TraceGenerator, TraceRecord};
 
 use super::dist::Zipf;
@@ -95,6 +95,13 @@ pub trait SessionGenerator {
 
     /// At most this many sessions active at once (`None`: no cap).
     fn max_concurrent_sessions(&self) -> Option<usize>;
+
+    /// Open loop: turn *i + 1* is sent its gap after turn *i* was sent, whether or not turn
+    /// *i*'s reply has come back (a client replaying recorded conversations on their
+    /// schedule). Closed loop (the default): its gap after turn *i* completed.
+    fn open_loop(&self) -> bool {
+        false
+    }
 
     /// The shape of the file it replays, if it replays one.
     fn data_shape(&self) -> Option<DataShape> {

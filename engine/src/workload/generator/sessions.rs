@@ -1,5 +1,6 @@
 //! Multi-turn sessions (agentic / chat replay): each turn's prompt is the whole conversation
-//! so far, and turn *i + 1* is submitted only after turn *i* completed.
+//! so far, and turn *i + 1* is submitted only after turn *i* completed (closed loop), or on
+//! the recorded schedule whether or not it has (open loop).
 //!
 //! # Sessions file (JSONL, one session per line)
 //!
@@ -16,7 +17,8 @@
 //!   `Source::SystemPrompt(id)` prefix, e.g. an agent's tool definitions.
 //! - `turns` (non-empty): `input_length` is the **new** user tokens of that turn (≥ 1),
 //!   `output_length` the reply (≥ 1), `gap` (seconds, default 0) the think time before the
-//!   turn: after the previous turn completed, or after the session start for turn 0.
+//!   turn: after the previous turn completed (open loop: was sent), or after the session
+//!   start for turn 0.
 //!
 //! Turn *i*'s prompt is `SystemPrompt, Turn{s,0}, Reply{s,0}, …, Reply{s,i−1}, Turn{s,i}`, so its
 //! length is `system + Σ_{j<i} (input_j + output_j) + input_i` and every turn extends the
@@ -189,6 +191,7 @@ pub struct SessionsGenerator {
     sessions: std::vec::IntoIter<SessionData>,
     prev_start: f64,
     max_concurrent: Option<usize>,
+    open_loop: bool,
 }
 
 impl SessionsGenerator {
@@ -198,7 +201,15 @@ impl SessionsGenerator {
             sessions: sessions.into_iter(),
             prev_start: 0.0,
             max_concurrent: max_concurrent_sessions,
+            open_loop: false,
         }
+    }
+
+    /// Sends each turn on its schedule rather than after the previous reply (see
+    /// [`SessionGenerator::open_loop`]).
+    pub fn with_open_loop(mut self, open_loop: bool) -> Self {
+        self.open_loop = open_loop;
+        self
     }
 }
 
@@ -215,6 +226,10 @@ impl SessionGenerator for SessionsGenerator {
 
     fn max_concurrent_sessions(&self) -> Option<usize> {
         self.max_concurrent
+    }
+
+    fn open_loop(&self) -> bool {
+        self.open_loop
     }
 
     fn data_shape(&self) -> Option<DataShape> {
@@ -248,6 +263,9 @@ pub struct SyntheticSessionsParams {
     pub system_prompt_length: u32,
     /// Sessions active at most (`None`: no cap).
     pub max_concurrent_sessions: Option<usize>,
+    /// Turns follow the previous turn's sending, not its reply (see
+    /// [`SessionGenerator::open_loop`]).
+    pub open_loop: bool,
 }
 
 /// `SyntheticSessions`: sessions drawn from distributions, for when there is no file.
@@ -304,5 +322,9 @@ impl SessionGenerator for SyntheticSessions {
 
     fn max_concurrent_sessions(&self) -> Option<usize> {
         self.params.max_concurrent_sessions
+    }
+
+    fn open_loop(&self) -> bool {
+        self.params.open_loop
     }
 }

@@ -72,6 +72,14 @@ fn synthetic(c: &FormCtx, p: &str, ty: &str) -> Html {
         "shared_prefix",
         serde_json::json!({ "groups": 8, "length": 1024, "popularity": { "type": "uniform" } }),
     );
+    let pool = format!("{p}.prompt_pool");
+    let has_pool = c.get(&pool).is_some_and(|v| v.is_object());
+    let on_pool = toggle_key(
+        c,
+        p,
+        "prompt_pool",
+        serde_json::json!({ "size": 100, "order": "cycle" }),
+    );
     html! {
         <>
             { c.number(&format!("{p}.request_rate"), "Request rate").unit("req/s").step(0.5)
@@ -96,9 +104,23 @@ fn synthetic(c: &FormCtx, p: &str, ty: &str) -> Html {
                     { popularity(c, &format!("{sp}.popularity"), "Group popularity", "How requests pick a group.") }
                 </div>
             }
+            <Toggle id={format!("{}-on", super::field_id(&pool))} label="Fixed prompt pool" checked={has_pool}
+                on_change={on_pool} disabled={c.disabled}
+                hint="Requests send prompts from a fixed pool, as a benchmark client's dataset; repeats hit the cache whole." />
+            if has_pool {
+                <div class="subfields">
+                    { c.number(&format!("{pool}.size"), "Pool size").whole().unit("prompts").html() }
+                    { c.select(&format!("{pool}.order"), "Order", "Which prompt each request sends.", &POOL_ORDERS, None) }
+                </div>
+            }
         </>
     }
 }
+
+const POOL_ORDERS: [(&str, &str); 2] = [
+    ("cycle", "In turn, starting over at the end"),
+    ("random", "At random"),
+];
 
 fn rag(c: &FormCtx, p: &str) -> Html {
     let f = |k: &str| format!("{p}.{k}");
@@ -127,6 +149,7 @@ fn synthetic_sessions(c: &FormCtx, p: &str) -> Html {
             { c.number(&f("think_time"), "Think time").unit("s").step(0.5).hint("Mean pause before each later turn; 0 is none.").html() }
             { c.number(&f("system_prompt_length"), "System prompt").whole().unit("tokens").hint("Shared by all sessions.").html() }
             { c.number(&f("max_concurrent_sessions"), "Max active sessions").whole().hint("0 means no cap.").html() }
+            { c.toggle(&f("open_loop"), "Open loop", "Send each turn its think time after the previous one was sent, not after its reply.") }
             { length_fields(c, &f("turns"), "Turns per session", "turns") }
             { length_fields(c, &f("input_length"), "User tokens per turn", "tokens") }
             { length_fields(c, &f("output_length"), "Reply tokens per turn", "tokens") }
@@ -220,6 +243,7 @@ pub fn stage_card(props: &StageCardProps) -> Html {
             }
             if ty == "Sessions" {
                 { c.number(&format!("{p}.max_concurrent_sessions"), "Max active sessions").whole().hint("0 means no cap.").html() }
+                { c.toggle(&format!("{p}.open_loop"), "Open loop", "Send each turn on its schedule (gap after the previous one was sent), not after its reply.") }
             }
             if matches!(ty.as_str(), "UniformReqRate" | "ExponentialReqRate" | "Gamma") {
                 { synthetic(c, &p, &ty) }
