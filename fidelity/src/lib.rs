@@ -7,6 +7,7 @@
 //! same server and workload as a scenario and runs it; [`report::render`] prints predicted
 //! against measured with absolute percentage errors, per run and as medians.
 
+pub mod external;
 pub mod fit;
 pub mod replay;
 pub mod report;

@@ -53,14 +53,21 @@ pub fn scenario(run: &Run, patch: &Value) -> (Scenario, ScenarioData) {
 }
 
 /// The run's requests as a Mooncake-style trace: request `i` sends pool prompt
-/// `i mod pool size`, whose first `system_prompt_len` tokens are its group's system prompt.
+/// `i mod pool size`, whose first `system_prompt_len` tokens are its group's system prompt
+/// (without a pool, a prompt of its own).
 fn trace(run: &Run) -> String {
-    let pool = run.prompt_pool;
-    let system_ids = pool.system_prompt_len.div_ceil(HASH_BLOCK);
+    let system_ids = run
+        .prompt_pool
+        .map_or(0, |p| p.system_prompt_len.div_ceil(HASH_BLOCK));
     let mut out = String::new();
     for (i, a) in run.arrivals().iter().enumerate() {
-        let prompt = i as u64 % pool.size() as u64;
-        let group = prompt / pool.prompts_per_group.max(1) as u64;
+        let (prompt, group) = match run.prompt_pool {
+            Some(pool) => {
+                let prompt = i as u64 % pool.size() as u64;
+                (prompt, prompt / pool.prompts_per_group.max(1) as u64)
+            }
+            None => (i as u64, 0),
+        };
         let blocks = a.input_tokens.div_ceil(HASH_BLOCK);
         let ids: Vec<String> = (0..blocks)
             .map(|b| {
@@ -77,7 +84,7 @@ fn trace(run: &Run) -> String {
             r#"{{"timestamp":{},"input_length":{},"output_length":{},"hash_ids":[{}]}}"#,
             a.at_ms,
             a.input_tokens,
-            run.output_len,
+            a.output_tokens.unwrap_or(run.output_len),
             ids.join(",")
         )
         .unwrap();

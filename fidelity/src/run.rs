@@ -73,6 +73,9 @@ pub struct Arrival {
     pub input_tokens: u32,
     /// The client gave up on it (timeout); it still loaded the server.
     pub error: bool,
+    /// Tokens the server generated for it when they differ from the run's `output_len`
+    /// (runs without `ignore_eos`); `None` for the built-in runs.
+    pub output_tokens: Option<u32>,
 }
 
 /// A real run of vLLM: configuration, request stream and measurements.
@@ -106,8 +109,8 @@ pub struct Run {
     pub cpu_offload_gib: f64,
     /// The client's load stages.
     pub stages: Vec<LoadStage>,
-    /// The prompt pool the client cycled through.
-    pub prompt_pool: PromptPool,
+    /// The prompt pool the client cycled through (`None`: every prompt its own).
+    pub prompt_pool: Option<PromptPool>,
     /// Tokens the server generated per request (`ignore_eos`).
     pub output_len: u32,
     /// Requests sent.
@@ -116,6 +119,9 @@ pub struct Run {
     pub errors: usize,
     /// What the client measured.
     pub measured: Measured,
+    /// The request stream of a run loaded from disk (the built-in runs' are embedded).
+    #[serde(skip)]
+    pub stream: Vec<Arrival>,
 }
 
 impl Run {
@@ -126,6 +132,9 @@ impl Run {
 
     /// The requests the client sent, in order.
     pub fn arrivals(&self) -> Vec<Arrival> {
+        if !self.stream.is_empty() {
+            return self.stream.clone();
+        }
         let text = STREAMS
             .iter()
             .find(|(n, _)| *n == self.name)
@@ -139,6 +148,7 @@ impl Run {
                     at_ms: f.next()?.parse().ok()?,
                     input_tokens: f.next()?.parse().ok()?,
                     error: f.next()? == "1",
+                    output_tokens: None,
                 })
             })
             .collect()

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p opal-fidelity --bin fidelity [-- --check] [--model roofline]
-//!     [--only NAME] [--patch JSON] [--profiles]
+//!     [--only NAME] [--patch JSON] [--profiles] [--runs DIR [--gpu NAME]]
 //! ```
 //!
 //! `--check` exits 1 when the median errors over the training runs exceed the project's
@@ -10,7 +10,10 @@
 //! timing model (`calibrated`, `roofline`, `opal-analytical`) for comparison; `--only`
 //! replays the runs whose name contains NAME; `--patch` merges a scenario fragment over every
 //! replay (e.g. `'{"worker": {"async_scheduling": false}}'`). `--profiles` prints whole H100
-//! steps summed from the per-layer profiles against the simulator's.
+//! steps summed from the per-layer profiles against the simulator's. `--runs DIR` replays
+//! real runs stored under DIR in the shared measurements' layout (`replay_data*/` and
+//! `default_args/`) instead of the built-in ones — how held-back runs are checked; `--gpu`
+//! names the GPU of runs whose name does not.
 
 use fidelity::{builtin_runs, compare_all, median_errors, render};
 use serde_json::json;
@@ -44,10 +47,22 @@ fn main() -> ExitCode {
         }
     }
     let only = flag("--only").unwrap_or_default();
-    let runs: Vec<_> = builtin_runs()
-        .into_iter()
-        .filter(|r| r.name.contains(&only))
-        .collect();
+    let all = match flag("--runs") {
+        Some(dir) => {
+            match fidelity::external::load_runs(
+                std::path::Path::new(&dir),
+                flag("--gpu").as_deref(),
+            ) {
+                Ok(runs) => runs,
+                Err(e) => {
+                    eprintln!("--runs: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => builtin_runs(),
+    };
+    let runs: Vec<_> = all.into_iter().filter(|r| r.name.contains(&only)).collect();
     let comparisons = compare_all(&runs, &patch);
     println!("timing model: {model}; measured/predicted, absolute error\n");
     print!("{}", render(&comparisons));
