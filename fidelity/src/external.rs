@@ -125,7 +125,14 @@ fn load_run(root: &Path, truth_path: &Path, gpu: Option<&str>) -> Result<Run, St
         }
     }
     let errors = stream.iter().filter(|a| a.error).count();
-    let lower = experiment.to_lowercase();
+    // The GPU: an exp-config entry naming it, else the experiment's name, else `--gpu`.
+    let named = ["gpu", "hardware", "accelerator", "device"]
+        .iter()
+        .filter_map(|k| exp.iter().find(|(key, _)| key == k))
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lower = format!("{named} {experiment}").to_lowercase();
     let gpu = ["h200", "a100", "l40s", "h100"]
         .iter()
         .find(|g| lower.contains(*g))
@@ -159,8 +166,12 @@ fn load_run(root: &Path, truth_path: &Path, gpu: Option<&str>) -> Result<Run, St
         tp: cfg_u32("tensor_parallelism")
             .or(num(&exp, "tensor_parallelism").map(|v| v as u32))
             .unwrap_or(1),
-        max_num_seqs: cfg_u32("max_num_seqs").unwrap_or(256),
-        max_num_batched_tokens: cfg_u32("max_num_batched_tokens").unwrap_or(8192),
+        max_num_seqs: cfg_u32("max_num_seqs")
+            .or(num(&exp, "max_num_seqs").map(|v| v as u32))
+            .unwrap_or(256),
+        max_num_batched_tokens: cfg_u32("max_num_batched_tokens")
+            .or(num(&exp, "max_num_batched_tokens").map(|v| v as u32))
+            .unwrap_or(8192),
         max_model_len: num(&exp, "max_model_len").map_or(0, |v| v as u32),
         block_size: cfg_u32("block_size").unwrap_or(16),
         kv_blocks_total_gpu: cfg_u32("kv_blocks_total_gpu").unwrap_or(0),
@@ -177,9 +188,44 @@ fn load_run(root: &Path, truth_path: &Path, gpu: Option<&str>) -> Result<Run, St
                 mean: decode / gaps,
             },
         },
+        knobs: knobs(&exp),
         experiment,
         stream,
     })
+}
+
+/// The vLLM settings of an exp-config the replay must follow, as a scenario fragment.
+fn knobs(exp: &[(String, String)]) -> Value {
+    let mut doc = serde_json::json!({});
+    let get = |key: &str| exp.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let flag = |v: &str| matches!(v, "true" | "True" | "yes");
+    if let Some(v) = get("gpu_memory_utilization").and_then(|v| v.parse::<f64>().ok()) {
+        doc["worker"]["gpu_memory_utilization"] = v.into();
+    }
+    if let Some(v) = get("block_size").and_then(|v| v.parse::<u32>().ok()) {
+        doc["worker"]["block_size"] = v.into();
+    }
+    if let Some(v) = get("enable_prefix_caching") {
+        doc["worker"]["enable_prefix_caching"] = flag(v).into();
+    }
+    if let Some(v) = get("enable_chunked_prefill") {
+        doc["worker"]["chunked_prefill"] = flag(v).into();
+    }
+    if let Some(v) = get("scheduling_policy") {
+        doc["worker"]["scheduling_policy"] = v.into();
+    }
+    if get("kv_cache_dtype").is_some_and(|v| v.starts_with("fp8")) {
+        doc["model"]["kv_cache_dtype"] = "fp8".into();
+    }
+    if get("quantization").is_some_and(|v| v.starts_with("fp8")) {
+        doc["model"]["weight_dtype"] = "fp8".into();
+    }
+    match get("dtype") {
+        Some("float16" | "half" | "fp16") => doc["model"]["activation_dtype"] = "float16".into(),
+        Some("bfloat16" | "bf16") => doc["model"]["activation_dtype"] = "bfloat16".into(),
+        _ => {}
+    }
+    doc
 }
 
 fn latency(mut xs: Vec<f64>) -> Latency {

@@ -44,6 +44,7 @@ pub fn scenario(run: &Run, patch: &Value) -> (Scenario, ScenarioData) {
         "workload": { "stages": [ { "type": "Trace", "trace_file": "replay.jsonl",
                                     "hash_block_size": HASH_BLOCK } ] },
     });
+    merge(&mut doc, &run.knobs);
     merge(&mut doc, patch);
     let scenario = Scenario::parse(&doc.to_string())
         .unwrap_or_else(|p| panic!("replay scenario of {} is invalid: {p:?}", run.name));

@@ -122,6 +122,10 @@ pub struct Run {
     /// The request stream of a run loaded from disk (the built-in runs' are embedded).
     #[serde(skip)]
     pub stream: Vec<Arrival>,
+    /// Server settings beyond the fields above, as a scenario fragment merged over the
+    /// replay (e.g. `gpu_memory_utilization`, `kv_cache_dtype` from a run's exp-config).
+    #[serde(skip)]
+    pub knobs: serde_json::Value,
 }
 
 impl Run {
