@@ -134,6 +134,8 @@ fn latency(mut xs: Vec<f64>) -> Latency {
 /// Merges `patch` into `base`, object by object (RFC 7386 without deletions).
 pub fn merge(base: &mut Value, patch: &Value) {
     match (base, patch) {
+        // No patch (e.g. a built-in run's empty knobs) leaves the base as it is.
+        (_, Value::Null) => {}
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {
                 merge(b.entry(k.clone()).or_insert(Value::Null), v);
