@@ -53,6 +53,19 @@ pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     std::fs::write(path, text).map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }
 
+/// Streams what `write` produces into `path` through a buffer (a large run's results
+/// are never held whole in memory), or an I/O failure naming it.
+pub fn stream_file(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    use std::io::Write;
+    let fail = |e: std::io::Error| Failure::Io(format!("{}: {e}", path.display()));
+    let mut out =
+        std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(path).map_err(fail)?);
+    write(&mut out).and_then(|()| out.flush()).map_err(fail)
+}
+
 /// Writes `text` to stdout; a closed pipe (`opal run x | head`) is not an error.
 pub fn print(text: &str) -> Result<(), Failure> {
     use std::io::Write;

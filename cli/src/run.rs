@@ -3,7 +3,7 @@
 //! still reports the results it reached.
 
 use crate::args::RunArgs;
-use crate::failure::{print, warn, write_file, Failure};
+use crate::failure::{print, stream_file, warn, Failure};
 use crate::interrupt;
 use crate::load::{read_data, read_scenario};
 use crate::progress::ProgressBar;
@@ -61,12 +61,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     };
     bar.finish();
 
-    let results = sim.results();
+    let results = sim.finish();
     if let Some(path) = &args.json {
-        write_file(path, &results.to_json())?;
+        stream_file(path, |out| results.write_json(out))?;
     }
     if let Some(path) = &args.csv {
-        write_file(path, &results.requests_csv())?;
+        stream_file(path, |out| results.write_csv(out))?;
     }
     if !args.quiet {
         print(&format!(

@@ -78,9 +78,20 @@ impl SimulationResults {
         serde_json::to_string(self).expect("results always serialise")
     }
 
+    /// Streams the results JSON (compact, the same bytes as [`Self::to_json`]) to `out`;
+    /// wrap a file in a `BufWriter`.
+    pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer(out, self).map_err(std::io::Error::from)
+    }
+
     /// The per-request CSV.
     pub fn requests_csv(&self) -> String {
         crate::stats::csv::to_csv(&self.requests)
+    }
+
+    /// Streams the per-request CSV (the same bytes as [`Self::requests_csv`]) to `out`.
+    pub fn write_csv(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
+        crate::stats::csv::write_csv(&mut out, &self.requests)
     }
 
     /// Every stage's table as `vllm bench serve` prints it, then the per-worker table.

@@ -35,10 +35,17 @@ fn opt(out: &mut String, v: Option<u32>) {
 /// One record as a CSV row (no trailing newline). The failure reason is its kind
 /// (`prompt_too_long`, …), which never needs quoting.
 pub fn row(r: &RequestRecord) -> String {
-    let mut s = format!("{},{}", r.id, r.stage);
-    opt(&mut s, r.session.map(|x| x.session));
-    opt(&mut s, r.session.map(|x| x.turn));
-    opt(&mut s, r.worker);
+    let mut s = String::new();
+    row_into(&mut s, r);
+    s
+}
+
+/// Appends one record's row to `s` (no trailing newline).
+fn row_into(s: &mut String, r: &RequestRecord) {
+    let _ = write!(s, "{},{}", r.id, r.stage);
+    opt(s, r.session.map(|x| x.session));
+    opt(s, r.session.map(|x| x.turn));
+    opt(s, r.worker);
     let _ = write!(s, ",{},{}", r.prompt_tokens, r.output_tokens);
     for t in [
         r.created,
@@ -50,7 +57,7 @@ pub fn row(r: &RequestRecord) -> String {
         r.first_token,
         r.completion,
     ] {
-        time(&mut s, t);
+        time(s, t);
     }
     let _ = write!(
         s,
@@ -64,18 +71,29 @@ pub fn row(r: &RequestRecord) -> String {
     if let Some(f) = r.failed {
         s.push_str(f.kind());
     }
-    s
 }
 
 /// A whole CSV document: header, then one line per record.
 pub fn to_csv<'a>(records: impl IntoIterator<Item = &'a RequestRecord>) -> String {
-    let mut out = header();
-    out.push('\n');
+    let mut out = Vec::new();
+    write_csv(&mut out, records).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("CSV is UTF-8")
+}
+
+/// Streams the CSV document to `out`, row by row (one row's text in memory at a time).
+pub fn write_csv<'a>(
+    out: &mut impl std::io::Write,
+    records: impl IntoIterator<Item = &'a RequestRecord>,
+) -> std::io::Result<()> {
+    writeln!(out, "{}", header())?;
+    let mut line = String::new();
     for r in records {
-        out.push_str(&row(r));
-        out.push('\n');
+        line.clear();
+        row_into(&mut line, r);
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,14 +6,31 @@
 //! count) map are exact — equal to the percentiles of the fully expanded list.
 
 use super::percentile::{lerp, virtual_index, LatencySummary};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+
+/// Additions buffered before they are merged into the sorted list: at least this many, or
+/// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
+const MIN_PENDING: usize = 4096;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// A sorted vector of (order key, count) plus a small unsorted buffer of recent additions,
+/// merged in place when it fills: 16 bytes per distinct gap (a B-tree spent about twice
+/// that, and a long run has millions of distinct gaps) and cheap appends.
+#[derive(Debug, Clone, Default)]
 pub struct ItlHistogram {
-    counts: BTreeMap<u64, u64>,
+    /// Distinct gaps by order key, ascending, with their counts.
+    sorted: Vec<(u64, u64)>,
+    /// Recent additions, unsorted, keys possibly repeated.
+    pending: Vec<(u64, u64)>,
     total: u64,
     sum: f64,
+}
+
+impl PartialEq for ItlHistogram {
+    fn eq(&self, other: &Self) -> bool {
+        self.total == other.total && self.sum == other.sum && self.entries() == other.entries()
+    }
 }
 
 /// Maps an f64 to a u64 whose unsigned order is the numeric order (IEEE total order).
@@ -30,6 +47,47 @@ fn value(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
+/// Sorts `v` by key and adds up the counts of equal keys.
+fn coalesce(v: &mut Vec<(u64, u64)>) {
+    v.sort_unstable_by_key(|e| e.0);
+    v.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 += later.1;
+        }
+        same
+    });
+}
+
+/// Merges the coalesced `add` into the coalesced `into`, in place (from the back, so no
+/// second copy of the list is ever held).
+fn merge_into(into: &mut Vec<(u64, u64)>, add: &[(u64, u64)]) {
+    let (n, m) = (into.len(), add.len());
+    into.reserve_exact(m);
+    into.resize(n + m, (0, 0));
+    let (mut i, mut j, mut w) = (n, m, n + m);
+    // w − i = j + keys merged so far ≥ j, so writes never reach an unread entry.
+    while j > 0 {
+        w -= 1;
+        let (b, bc) = add[j - 1];
+        if i > 0 && into[i - 1].0 > b {
+            into[w] = into[i - 1];
+            i -= 1;
+        } else if i > 0 && into[i - 1].0 == b {
+            into[w] = (b, into[i - 1].1 + bc);
+            i -= 1;
+            j -= 1;
+        } else {
+            into[w] = (b, bc);
+            j -= 1;
+        }
+    }
+    if w > i {
+        into.copy_within(w.., i);
+        into.truncate(n + m - (w - i));
+    }
+}
+
 impl ItlHistogram {
     /// An empty histogram.
     pub fn new() -> Self {
@@ -41,21 +99,59 @@ impl ItlHistogram {
         if gap.is_nan() || count == 0 {
             return;
         }
-        *self.counts.entry(key(gap)).or_insert(0) += count;
+        self.pending.push((key(gap), count));
+        if self.pending.len() >= MIN_PENDING.max(self.sorted.len() / 8) {
+            self.flush();
+        }
         self.total += count;
         self.sum += gap * count as f64;
     }
 
+    /// Merges the buffered additions into the sorted list.
+    pub(crate) fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        coalesce(&mut pending);
+        merge_into(&mut self.sorted, &pending);
+        pending.clear();
+        self.pending = pending;
+    }
+
+    /// Every distinct gap as (order key, count), ascending: the sorted list itself once
+    /// flushed, else a merged copy.
+    fn entries(&self) -> Cow<'_, [(u64, u64)]> {
+        if self.pending.is_empty() {
+            return Cow::Borrowed(&self.sorted);
+        }
+        let mut pending = self.pending.clone();
+        coalesce(&mut pending);
+        let mut all = self.sorted.clone();
+        merge_into(&mut all, &pending);
+        Cow::Owned(all)
+    }
+
     /// Adds every gap of `other`.
     pub fn merge(&mut self, other: &ItlHistogram) {
-        for (&k, &c) in &other.counts {
+        for &(k, c) in other.entries().iter() {
             self.add(value(k), c);
         }
     }
 
     /// Every distinct gap (seconds) with how many times it occurred, ascending.
     pub fn iter(&self) -> impl Iterator<Item = (f64, u64)> + '_ {
-        self.counts.iter().map(|(&k, &c)| (value(k), c))
+        let entries = self.entries();
+        (0..entries.len()).map(move |i| (value(entries[i].0), entries[i].1))
+    }
+
+    /// Every distinct gap (seconds) with its count, ascending, taking the list's memory.
+    pub fn into_gaps(mut self) -> Vec<(f64, u64)> {
+        self.flush();
+        self.sorted
+            .into_iter()
+            .map(|(k, c)| (value(k), c))
+            .collect()
     }
 
     /// Number of gaps recorded.
@@ -65,7 +161,7 @@ impl ItlHistogram {
 
     /// Number of distinct gap values (the memory it uses).
     pub fn distinct(&self) -> usize {
-        self.counts.len()
+        self.entries().len()
     }
 
     /// Mean gap, seconds (NaN when empty).
@@ -78,17 +174,17 @@ impl ItlHistogram {
     }
 
     /// The `i`-th smallest gap (0-based) of the expanded list, and the one after it.
-    fn at(&self, i: u64) -> (f64, f64) {
+    fn at(entries: &[(u64, u64)], i: u64) -> (f64, f64) {
         let mut seen = 0;
-        let mut it = self.counts.iter();
-        for (&k, &c) in it.by_ref() {
+        let mut it = entries.iter();
+        for &(k, c) in it.by_ref() {
             seen += c;
             if i < seen {
                 let v = value(k);
                 if i + 1 < seen {
                     return (v, v);
                 }
-                let next = it.next().map_or(v, |(&k2, _)| value(k2));
+                let next = it.next().map_or(v, |&(k2, _)| value(k2));
                 return (v, next);
             }
         }
@@ -97,11 +193,15 @@ impl ItlHistogram {
 
     /// Percentile `p` in seconds, numpy-linear over the expanded list (NaN when empty).
     pub fn percentile(&self, p: f64) -> f64 {
+        self.percentile_of(&self.entries(), p)
+    }
+
+    fn percentile_of(&self, entries: &[(u64, u64)], p: f64) -> f64 {
         if self.total == 0 {
             return f64::NAN;
         }
         let (i, g) = virtual_index(self.total, p);
-        let (a, b) = self.at(i);
+        let (a, b) = Self::at(entries, i);
         if g == 0.0 {
             a
         } else {
@@ -114,6 +214,44 @@ impl ItlHistogram {
         if self.total == 0 {
             return LatencySummary::empty();
         }
-        LatencySummary::from_parts(self.total, self.mean(), |p| self.percentile(p))
+        let entries = self.entries();
+        LatencySummary::from_parts(self.total, self.mean(), |p| self.percentile_of(&entries, p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn merged_buffers_equal_a_plain_count_by_value() {
+        // 20,000 adds over 3,000 distinct gaps force several in-place merges.
+        let mut h = ItlHistogram::new();
+        let mut expected: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut x: u64 = 12345;
+        for _ in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let gap = ((x >> 33) % 3000) as f64 * 1e-4;
+            let count = 1 + (x >> 60);
+            h.add(gap, count);
+            *expected.entry(gap.to_bits()).or_default() += count;
+        }
+        let want: Vec<(f64, u64)> = expected
+            .iter()
+            .map(|(&b, &c)| (f64::from_bits(b), c))
+            .collect();
+        assert_eq!(h.iter().collect::<Vec<_>>(), want, "before a final merge");
+        let total: u64 = want.iter().map(|e| e.1).sum();
+        assert_eq!(h.count(), total);
+        // The smallest and largest gaps of the expanded list.
+        assert_eq!(h.percentile(0.0), want[0].0);
+        assert_eq!(h.percentile(100.0), want[want.len() - 1].0);
+        let before = h.clone();
+        h.flush();
+        assert_eq!(h, before);
+        assert_eq!(h.into_gaps(), want);
     }
 }

@@ -68,6 +68,16 @@ impl StageStats {
         &self.itl
     }
 
+    /// Merges the ITL histogram's buffered gaps, so reading it needs no copy.
+    pub(crate) fn flush_itl(&mut self) {
+        self.itl.flush();
+    }
+
+    /// Takes the ITL histogram out (the run's last read).
+    pub(crate) fn take_itl(&mut self) -> ItlHistogram {
+        std::mem::take(&mut self.itl)
+    }
+
     /// The stage's table, given its end time, the number of offload tiers configured, and
     /// the records of every request it issued.
     pub fn summarize<'a>(
