@@ -72,6 +72,8 @@ pub struct Simulation {
     events: u64,
     /// What priced the steps (see `TimingConfig::describe`).
     timing: String,
+    /// The scenario's SLO, judged in the results.
+    slo: Option<crate::slo::SloConfig>,
 }
 
 impl Simulation {
@@ -172,6 +174,7 @@ impl Simulation {
             num_tiers: scenario.kv_cache.tiers.len(),
             events: 0,
             timing,
+            slo: scenario.slo.clone(),
         })
     }
 
@@ -306,7 +309,7 @@ impl Simulation {
             Some(Stop::MaxSimulatedSeconds) => self.max_seconds,
             _ => now,
         };
-        let stages = rec
+        let stages: Vec<_> = rec
             .stages
             .iter()
             .enumerate()
@@ -316,6 +319,10 @@ impl Simulation {
             })
             .collect();
         let series = rec.series.finish(end_time);
+        let slo = self.slo.as_ref().map(|c| {
+            let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
+            c.report(&rec.records, &durations, end_time)
+        });
         SimulationResults {
             engine_version: crate::VERSION,
             timing: self.timing.clone(),
@@ -333,6 +340,7 @@ impl Simulation {
                 .collect(),
             requests: rec.records.clone(),
             decisions: rec.decisions.clone(),
+            slo,
         }
     }
 }
