@@ -17,6 +17,7 @@ pub mod rng;
 pub mod router;
 pub mod scenario;
 pub mod simulation;
+pub mod slo;
 pub mod stats;
 pub mod timing;
 pub mod validate;

@@ -31,6 +31,7 @@ use crate::hardware::HardwareConfig;
 use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
 use crate::router::RouterConfig;
+use crate::slo::SloConfig;
 use crate::validate::{Problem, Problems};
 use crate::worker::SchedulerConfig;
 use crate::workload::WorkloadConfig;
@@ -59,6 +60,9 @@ pub struct Scenario {
     pub router: RouterConfig,
     /// The workload: stages run one after another.
     pub workload: WorkloadConfig,
+    /// Latency targets the run is judged against (none: no SLO report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloConfig>,
 }
 
 impl Default for Scenario {
@@ -72,6 +76,7 @@ impl Default for Scenario {
             kv_cache: OffloadConfig::default(),
             router: RouterConfig::default(),
             workload: WorkloadConfig::default(),
+            slo: None,
         }
     }
 }
@@ -115,6 +120,9 @@ impl Scenario {
             self.simulation.simulation_time.is_some(),
             &mut p,
         );
+        if let Some(slo) = &self.slo {
+            slo.validate("slo", &mut p);
+        }
         cross::validate(self, &mut p);
         let mut problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).

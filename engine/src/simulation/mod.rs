@@ -72,6 +72,8 @@ pub struct Simulation {
     events: u64,
     /// What priced the steps (see `TimingConfig::describe`).
     timing: String,
+    /// The scenario's SLO, judged in the results.
+    slo: Option<crate::slo::SloConfig>,
 }
 
 impl Simulation {
@@ -172,6 +174,7 @@ impl Simulation {
             num_tiers: scenario.kv_cache.tiers.len(),
             events: 0,
             timing,
+            slo: scenario.slo.clone(),
         })
     }
 
@@ -328,7 +331,7 @@ impl Simulation {
         for s in &mut rec.stages {
             s.stats.flush_itl();
         }
-        let stages = rec
+        let stages: Vec<_> = rec
             .stages
             .iter()
             .enumerate()
@@ -338,6 +341,10 @@ impl Simulation {
             })
             .collect();
         let series = rec.series.finish(end_time);
+        let slo = self.slo.as_ref().map(|c| {
+            let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
+            c.report(&rec.records, &durations, end_time)
+        });
         let workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         let (itl, requests, decisions) = if take {
             (
@@ -371,6 +378,7 @@ impl Simulation {
             itl,
             requests,
             decisions,
+            slo,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! What a finished (or stopped) run reports.
 
 use super::recorder::RoutingRecord;
+use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 
@@ -34,6 +35,9 @@ pub struct SimulationResults {
     pub requests: Vec<RequestRecord>,
     /// Every routing decision, in the order they were made.
     pub decisions: Vec<RoutingRecord>,
+    /// Attainment and goodput against the scenario's `slo` (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloReport>,
 }
 
 /// Why a run ended before its workload did.
@@ -98,6 +102,9 @@ impl SimulationResults {
     pub fn render_text(&self) -> String {
         let mut parts: Vec<String> = self.stages.iter().map(StageSummary::render_text).collect();
         parts.push(self.workers.render_text());
+        if let Some(slo) = &self.slo {
+            parts.push(slo.render_text());
+        }
         parts.join("\n")
     }
 }

@@ -1,0 +1,282 @@
+//! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
+
+use super::config::{Metric, SloConfig, Target};
+use crate::stats::percentile::virtual_index;
+use crate::stats::RequestRecord;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One percentile target checked over a group of requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PercentileCheck {
+    /// The latency bounded.
+    pub metric: Metric,
+    /// The percentile.
+    pub p: f64,
+    /// The bound, ms.
+    pub max_ms: f64,
+    /// The percentile over the group, ms: failed and unfinished requests count as infinitely
+    /// late (`null` in JSON when the percentile falls on one, or without requests).
+    pub value_ms: f64,
+    /// `value_ms <= max_ms`.
+    pub met: bool,
+}
+
+/// How one group of requests (a stage, a worker, the run) fared against the SLO.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SloSummary {
+    /// Requests in the group (issued: completed, failed or unfinished).
+    pub requests: u64,
+    /// Requests that completed and met every per-request target.
+    pub attained: u64,
+    /// `attained / requests`, 0..=1 (NaN without requests).
+    pub attainment: f64,
+    /// Attained requests per second of the group's duration.
+    pub goodput_rps: f64,
+    /// Output tokens of attained requests per second.
+    pub goodput_output_tps: f64,
+    /// Each percentile target, checked.
+    pub percentiles: Vec<PercentileCheck>,
+    /// Every percentile target holds, and attainment reaches `min_attainment` if given.
+    pub met: bool,
+}
+
+/// A stage's or a worker's [`SloSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupSlo {
+    /// Stage index or worker id.
+    pub id: u32,
+    /// How it fared.
+    #[serde(flatten)]
+    pub summary: SloSummary,
+}
+
+/// The SLO section of a run's results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SloReport {
+    /// The targets judged against.
+    pub config: SloConfig,
+    /// All requests of the run, over the run (first arrival to end).
+    pub overall: SloSummary,
+    /// Per stage, over the stage's duration.
+    pub stages: Vec<GroupSlo>,
+    /// Per worker (requests routed to it), over the run.
+    pub workers: Vec<GroupSlo>,
+}
+
+/// A request's value of `metric` in seconds: ∞ if it did not complete; NaN when it has none
+/// (TPOT of a one-token answer).
+fn value(r: &RequestRecord, metric: Metric) -> f64 {
+    if !r.is_completed() {
+        return f64::INFINITY;
+    }
+    match metric {
+        Metric::Ttft => r.ttft(),
+        Metric::Tpot => r.tpot(),
+        Metric::E2e => r.e2e(),
+    }
+}
+
+/// Percentile `p` of ascending values that may end in +∞: numpy's linear rule, with ∞
+/// whenever the percentile touches an infinite value.
+fn percentile_with_inf(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let (i, g) = virtual_index(sorted.len() as u64, p);
+    let i = i as usize;
+    if g == 0.0 {
+        sorted[i]
+    } else if sorted[i + 1].is_infinite() {
+        f64::INFINITY
+    } else {
+        crate::stats::percentile::lerp(sorted[i], sorted[i + 1], g)
+    }
+}
+
+impl SloConfig {
+    /// Whether `r` completed and met every per-request target.
+    pub fn attains(&self, r: &RequestRecord) -> bool {
+        r.is_completed()
+            && self.targets().filter(|(_, t)| t.p.is_none()).all(|(m, t)| {
+                let v = value(r, m);
+                v.is_nan() || v * 1000.0 <= t.max
+            })
+    }
+
+    /// How `records` fared over `duration` seconds.
+    pub fn summarize<'a>(
+        &self,
+        records: impl IntoIterator<Item = &'a RequestRecord>,
+        duration: f64,
+    ) -> SloSummary {
+        let records: Vec<&RequestRecord> = records.into_iter().collect();
+        let n = records.len() as u64;
+        let (mut attained, mut tokens) = (0u64, 0u64);
+        for r in records.iter().filter(|r| self.attains(r)) {
+            attained += 1;
+            tokens += r.output_tokens as u64;
+        }
+        let per_s = |x: u64| {
+            if duration > 0.0 {
+                x as f64 / duration
+            } else {
+                f64::NAN
+            }
+        };
+        let percentiles: Vec<PercentileCheck> = self
+            .targets()
+            .filter_map(|(m, t)| t.p.map(|p| check(&records, m, p, t)))
+            .collect();
+        let attainment = if n > 0 {
+            attained as f64 / n as f64
+        } else {
+            f64::NAN
+        };
+        let met = n > 0
+            && percentiles.iter().all(|c| c.met)
+            && self.min_attainment.is_none_or(|a| attainment >= a);
+        SloSummary {
+            requests: n,
+            attained,
+            attainment,
+            goodput_rps: per_s(attained),
+            goodput_output_tps: per_s(tokens),
+            percentiles,
+            met,
+        }
+    }
+
+    /// The report of a run: its request records, each stage's duration (seconds) and the
+    /// run's end time.
+    pub fn report(
+        &self,
+        records: &[RequestRecord],
+        stage_durations: &[f64],
+        end_time: f64,
+    ) -> SloReport {
+        let start = records
+            .iter()
+            .map(|r| r.created)
+            .fold(f64::INFINITY, f64::min);
+        let run = if start.is_finite() {
+            end_time - start
+        } else {
+            0.0
+        };
+        let stages = stage_durations
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| GroupSlo {
+                id: i as u32,
+                summary: self.summarize(records.iter().filter(|r| r.stage == i as u32), d),
+            })
+            .collect();
+        let num_workers = records
+            .iter()
+            .filter_map(|r| r.worker)
+            .map(|w| w + 1)
+            .max()
+            .unwrap_or(0);
+        let workers = (0..num_workers)
+            .map(|w| GroupSlo {
+                id: w,
+                summary: self.summarize(records.iter().filter(|r| r.worker == Some(w)), run),
+            })
+            .collect();
+        SloReport {
+            config: self.clone(),
+            overall: self.summarize(records, run),
+            stages,
+            workers,
+        }
+    }
+}
+
+fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> PercentileCheck {
+    let mut values: Vec<f64> = records
+        .iter()
+        .map(|r| value(r, metric))
+        .filter(|v| !v.is_nan())
+        .collect();
+    values.sort_by(f64::total_cmp);
+    let value_ms = percentile_with_inf(&values, p) * 1000.0;
+    PercentileCheck {
+        metric,
+        p,
+        max_ms: t.max,
+        value_ms,
+        met: value_ms <= t.max,
+    }
+}
+
+fn metric_name(m: Metric) -> &'static str {
+    match m {
+        Metric::Ttft => "TTFT",
+        Metric::Tpot => "TPOT",
+        Metric::E2e => "E2E",
+    }
+}
+
+impl SloReport {
+    /// The targets in words: `TTFT p99 <= 500 ms, TPOT <= 50 ms`.
+    pub fn describe_targets(&self) -> String {
+        let mut parts: Vec<String> = self
+            .config
+            .targets()
+            .map(|(m, t)| match t.p {
+                Some(p) => format!("{} p{p} <= {} ms", metric_name(m), t.max),
+                None => format!("{} <= {} ms", metric_name(m), t.max),
+            })
+            .collect();
+        if let Some(a) = self.config.min_attainment {
+            parts.push(format!("attainment >= {}%", a * 100.0));
+        }
+        parts.join(", ")
+    }
+
+    /// The table: one row for the run, each stage and each worker.
+    pub fn render_text(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "SLO: {}", self.describe_targets());
+        let mut head = format!(
+            "{:<9} {:>8} {:>8} {:>8} {:>9} {:>10}",
+            "scope", "requests", "attained", "attain %", "good r/s", "good tok/s"
+        );
+        for c in &self.overall.percentiles {
+            head.push_str(&format!(
+                " {:>12}",
+                format!("P{} {} ms", c.p, metric_name(c.metric))
+            ));
+        }
+        head.push_str("  met");
+        let _ = writeln!(o, "{head}");
+        let rows = std::iter::once(("run".to_string(), &self.overall))
+            .chain(
+                self.stages
+                    .iter()
+                    .map(|s| (format!("stage {}", s.id), &s.summary)),
+            )
+            .chain(
+                self.workers
+                    .iter()
+                    .map(|w| (format!("worker {}", w.id), &w.summary)),
+            );
+        for (scope, s) in rows {
+            let mut line = format!(
+                "{scope:<9} {:>8} {:>8} {:>8.2} {:>9.2} {:>10.1}",
+                s.requests,
+                s.attained,
+                s.attainment * 100.0,
+                s.goodput_rps,
+                s.goodput_output_tps
+            );
+            for c in &s.percentiles {
+                line.push_str(&format!(" {:>12.2}", c.value_ms));
+            }
+            line.push_str(if s.met { "  yes" } else { "  no" });
+            let _ = writeln!(o, "{line}");
+        }
+        o
+    }
+}
