@@ -20,9 +20,11 @@ mod recorder;
 mod results;
 #[cfg(test)]
 mod tests;
+mod wire;
 
 pub use recorder::RoutingRecord;
 pub use results::{SimulationResults, Stop};
+pub use wire::WireError;
 
 use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;

@@ -1,0 +1,428 @@
+//! A compact binary form of [`SimulationResults`], for handing a run's results from one
+//! WebAssembly instance to another (a Web Worker to the page) without a JSON round trip.
+//!
+//! Little-endian, fields in declaration order, floats as their exact bits, so decoding
+//! gives back the identical results. Each struct is listed field by field with a
+//! destructuring pattern: a field added to a results type fails to compile here until it
+//! is encoded too. Not a storage format: both ends must be the same build (checked).
+
+use super::{RoutingRecord, SimulationResults, Stop};
+use crate::request::FailReason;
+use crate::router::{CandidateScore, PrefixMatch, RoutingDecision};
+use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
+use crate::stats::{
+    LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
+    WorkerColumns, WorkerSummary, WorkerTable,
+};
+use crate::workload::generator::SessionTurn;
+use std::collections::BTreeMap;
+
+/// Why bytes could not be decoded as results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot decode results: {}", self.0)
+    }
+}
+
+/// Identifies the format and the engine build that wrote it.
+const MAGIC: &[u8; 4] = b"OPR1";
+
+impl SimulationResults {
+    /// The results as compact bytes (see the module docs); [`SimulationResults::from_bytes`]
+    /// reads them back identically.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // Records dominate: about 120 bytes each.
+        let mut out = Vec::with_capacity(256 + self.requests.len() * 128);
+        out.extend_from_slice(MAGIC);
+        self.put(&mut out);
+        out
+    }
+
+    /// Reads results written by [`SimulationResults::to_bytes`] of this engine build.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(4)? != MAGIC {
+            return Err(WireError("not an Opal results buffer".into()));
+        }
+        let results = Self::get(&mut r)?;
+        if r.at != bytes.len() {
+            return Err(WireError(format!("{} bytes left over", bytes.len() - r.at)));
+        }
+        Ok(results)
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| WireError(format!("truncated at byte {}", self.at)))?;
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        Ok(self.take(N)?.try_into().expect("took N bytes"))
+    }
+
+    /// A length, bounded by the bytes left (every element takes at least one byte), so a
+    /// damaged buffer cannot ask for a huge allocation.
+    fn len(&mut self) -> Result<usize, WireError> {
+        let n = u64::get(self)?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.bytes.len() - self.at)
+            .ok_or_else(|| WireError(format!("length {n} at byte {} is too long", self.at)))
+    }
+}
+
+/// A value with a binary form.
+trait Wire: Sized {
+    fn put(&self, out: &mut Vec<u8>);
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError>;
+}
+
+macro_rules! wire_number {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+                Ok(<$t>::from_le_bytes(r.array()?))
+            }
+        }
+    )*};
+}
+wire_number!(u8, u32, u64, i32, f64);
+
+/// Structs, field by field; the pattern has no `..`, so every field must be listed.
+macro_rules! wire_struct {
+    ($($t:ident { $($f:ident),* $(,)? })*) => {$(
+        impl Wire for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                let $t { $($f),* } = self;
+                $( $f.put(out); )*
+            }
+            fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+                Ok($t { $($f: Wire::get(r)?),* })
+            }
+        }
+    )*};
+}
+
+impl Wire for bool {
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        match u8::get(r)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(WireError(format!("bad bool {b}"))),
+        }
+    }
+}
+
+impl Wire for usize {
+    fn put(&self, out: &mut Vec<u8>) {
+        (*self as u64).put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let n = u64::get(r)?;
+        usize::try_from(n).map_err(|_| WireError(format!("{n} does not fit usize")))
+    }
+}
+
+impl Wire for String {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.len().put(out);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let n = r.len()?;
+        String::from_utf8(r.take(n)?.to_vec()).map_err(|e| WireError(e.to_string()))
+    }
+}
+
+/// The engine's `&'static str` fields hold a few fixed names (policy bases, the version);
+/// decoded ones are interned so each distinct name is allocated once per instance.
+impl Wire for &'static str {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.len().put(out);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        thread_local! {
+            static NAMES: std::cell::RefCell<std::collections::BTreeSet<&'static str>> =
+                const { std::cell::RefCell::new(std::collections::BTreeSet::new()) };
+        }
+        let s = String::get(r)?;
+        Ok(NAMES.with_borrow_mut(|names| match names.get(s.as_str()) {
+            Some(&known) => known,
+            None => {
+                let leaked: &'static str = Box::leak(s.into_boxed_str());
+                names.insert(leaked);
+                leaked
+            }
+        }))
+    }
+}
+
+impl<T: Wire> Wire for Option<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.is_some().put(out);
+        if let Some(v) = self {
+            v.put(out);
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(if bool::get(r)? {
+            Some(T::get(r)?)
+        } else {
+            None
+        })
+    }
+}
+
+impl<T: Wire> Wire for Vec<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.len().put(out);
+        self.iter().for_each(|v| v.put(out));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let n = r.len()?;
+        (0..n).map(|_| T::get(r)).collect()
+    }
+}
+
+impl<T: Wire, const N: usize> Wire for [T; N] {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.iter().for_each(|v| v.put(out));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let v: Vec<T> = (0..N).map(|_| T::get(r)).collect::<Result<_, _>>()?;
+        Ok(v.try_into()
+            .unwrap_or_else(|_| unreachable!("collected N items")))
+    }
+}
+
+impl<A: Wire, B: Wire> Wire for (A, B) {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+        self.1.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok((A::get(r)?, B::get(r)?))
+    }
+}
+
+impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.len().put(out);
+        self.iter().for_each(|(k, v)| {
+            k.put(out);
+            v.put(out);
+        });
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let n = r.len()?;
+        (0..n).map(|_| <(K, V)>::get(r)).collect()
+    }
+}
+
+impl Wire for Stop {
+    fn put(&self, out: &mut Vec<u8>) {
+        let tag: u8 = match self {
+            Stop::SimulationTime => 0,
+            Stop::MaxSimulatedSeconds => 1,
+            Stop::MaxEvents => 2,
+            Stop::MaxRequests => 3,
+            Stop::Interrupted => 4,
+            Stop::Error(_) => 5,
+        };
+        tag.put(out);
+        if let Stop::Error(message) = self {
+            message.put(out);
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(match u8::get(r)? {
+            0 => Stop::SimulationTime,
+            1 => Stop::MaxSimulatedSeconds,
+            2 => Stop::MaxEvents,
+            3 => Stop::MaxRequests,
+            4 => Stop::Interrupted,
+            5 => Stop::Error(String::get(r)?),
+            t => return Err(WireError(format!("bad stop reason {t}"))),
+        })
+    }
+}
+
+impl Wire for FailReason {
+    fn put(&self, out: &mut Vec<u8>) {
+        match *self {
+            FailReason::EmptyPrompt => 0u8.put(out),
+            FailReason::NoOutputTokens => 1u8.put(out),
+            FailReason::ExceedsMaxModelLen {
+                tokens,
+                max_model_len,
+            } => (2u8, (tokens, max_model_len)).put(out),
+            FailReason::ExceedsKvCapacity {
+                blocks_needed,
+                gpu_blocks,
+            } => (3u8, (blocks_needed, gpu_blocks)).put(out),
+            FailReason::PromptExceedsBatch {
+                prompt,
+                max_num_batched_tokens,
+            } => (4u8, (prompt, max_num_batched_tokens)).put(out),
+            FailReason::NoWorker => 5u8.put(out),
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(match u8::get(r)? {
+            0 => FailReason::EmptyPrompt,
+            1 => FailReason::NoOutputTokens,
+            2 => {
+                let (tokens, max_model_len) = Wire::get(r)?;
+                FailReason::ExceedsMaxModelLen {
+                    tokens,
+                    max_model_len,
+                }
+            }
+            3 => {
+                let (blocks_needed, gpu_blocks) = Wire::get(r)?;
+                FailReason::ExceedsKvCapacity {
+                    blocks_needed,
+                    gpu_blocks,
+                }
+            }
+            4 => {
+                let (prompt, max_num_batched_tokens) = Wire::get(r)?;
+                FailReason::PromptExceedsBatch {
+                    prompt,
+                    max_num_batched_tokens,
+                }
+            }
+            5 => FailReason::NoWorker,
+            t => return Err(WireError(format!("bad failure reason {t}"))),
+        })
+    }
+}
+
+impl Wire for Metric {
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(match self {
+            Metric::Ttft => 0,
+            Metric::Tpot => 1,
+            Metric::E2e => 2,
+        });
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(match u8::get(r)? {
+            0 => Metric::Ttft,
+            1 => Metric::Tpot,
+            2 => Metric::E2e,
+            t => return Err(WireError(format!("bad SLO metric {t}"))),
+        })
+    }
+}
+
+wire_struct! {
+    SimulationResults {
+        engine_version, timing, end_time, truncated, stop, events, stages, workers, series,
+        itl, requests, decisions, slo,
+    }
+    SloReport { config, overall, stages, workers }
+    SloConfig { ttft_ms, tpot_ms, e2e_ms, min_attainment }
+    Target { max, p }
+    SloSummary { requests, attained, attainment, goodput_rps, goodput_output_tps, percentiles, met }
+    GroupSlo { id, summary }
+    PercentileCheck { metric, p, max_ms, value_ms, met }
+    StageSummary {
+        stage, successful_requests, failed_requests, failed_by_reason, unfinished_requests,
+        duration_s, total_input_tokens, total_generated_tokens, request_throughput,
+        output_throughput, total_token_throughput, peak_output_throughput,
+        peak_concurrent_requests, ttft, tpot, itl, e2e, queueing, prefix_hit_rate,
+        preemptions, preempted_requests,
+    }
+    LatencySummary { count, mean_ms, median_ms, p90_ms, p99_ms }
+    PrefixHitRates { gpu_cache, gpu_rehit, tiers, computed, recomputed_tokens }
+    WorkerTable { workers, load_imbalance }
+    WorkerSummary {
+        worker, requests, prompt_tokens, output_tokens, gpu_hit_rate, gpu_rehit_rate,
+        prefill_tokens, preemptions, busy, compute_utilization, memory_utilization, load_share,
+    }
+    SeriesColumns {
+        points, bucket_seconds, arrivals, completions, output_tokens, active_workers, workers,
+    }
+    WorkerColumns {
+        busy_fraction, compute_utilization, memory_utilization, waiting, running, kv_blocks,
+    }
+    RequestRecord {
+        id, stage, session, worker, prompt_tokens, output_tokens, created, router_in,
+        worker_in, kv_lookup_start, ready, first_scheduled, first_token, completion,
+        preemptions, priority, sources, recomputed, failed,
+    }
+    SessionTurn { session, turn }
+    PromptSources { gpu_cache, gpu_rehit, tiers, computed }
+    RoutingRecord { request, time, decision }
+    RoutingDecision { worker, basis, candidates }
+    CandidateScore { worker, score, outstanding, kv_usage, prefix }
+    PrefixMatch { gpu_tokens, tier_tokens }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Scenario, ScenarioData};
+    use crate::simulation::{Simulation, SimulationResults};
+
+    fn run(doc: &str) -> SimulationResults {
+        let scenario = Scenario::parse(doc).expect("valid scenario");
+        let mut sim = Simulation::new(&scenario, &ScenarioData::default()).expect("builds");
+        while !sim.advance(10_000).finished {}
+        sim.results()
+    }
+
+    #[test]
+    fn results_come_back_identical_to_the_bit() {
+        // Routing evidence with prefix matches, sessions and failures (a prompt over the
+        // model's length) all go through the codec.
+        let results = run(r#"{
+            "simulation": {"seed": 3, "num_workers": 3},
+            "router": {"policy": {"policy": "max_prefix"}},
+            "slo": {"ttft_ms": {"max": 500, "p": 99}, "tpot_ms": {"max": 50}},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 20, "total_requests": 200}]}
+        }"#);
+        assert!(results.requests.len() == 200 && !results.decisions.is_empty());
+        assert!(results.slo.is_some());
+        let bytes = results.to_bytes();
+        let back = SimulationResults::from_bytes(&bytes).expect("decodes");
+        // JSON shows every field; NaN summaries make `==` unusable, so compare the JSON.
+        assert_eq!(back.to_json(), results.to_json());
+        assert_eq!(back.requests_csv(), results.requests_csv());
+        assert_eq!(back.to_bytes(), bytes);
+        // Compact: under half the JSON, and no text to parse.
+        let json = results.to_json().len();
+        assert!(bytes.len() * 2 < json, "{} bytes, JSON {json}", bytes.len());
+    }
+
+    #[test]
+    fn damaged_bytes_are_an_error_not_a_panic() {
+        let bytes = run(r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 5, "total_requests": 20}]}}"#)
+            .to_bytes();
+        assert!(SimulationResults::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        assert!(SimulationResults::from_bytes(b"JSON{}").is_err());
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(SimulationResults::from_bytes(&long).is_err());
+    }
+}
