@@ -1,64 +1,255 @@
-//! The command line, parsed by hand: five commands with a handful of flags each do not need
-//! a parser crate, and this keeps every help text and error message in one readable place.
+//! The command line, declared with clap's derive: each command's flags, help and value
+//! checks in one place. Usage errors keep the tool's own wording (`unknown option "--x"`)
+//! and exit code 2; `--help` and `--version` print to stdout and exit 0.
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// What the user asked for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// `opal run`: run a scenario and report.
-    Run(RunArgs),
-    /// `opal validate`: check a scenario and its data files.
-    Validate(ScenarioArgs),
-    /// `opal import-opal`: convert an original Opal config.
-    ImportOpal {
-        /// The Opal config file.
-        input: PathBuf,
-        /// Where to write the scenario (stdout when absent).
-        output: Option<PathBuf>,
-    },
-    /// `opal presets`: list the built-in scenarios.
-    Presets,
-    /// `opal preset <id>`: print or write one built-in scenario.
-    Preset {
-        /// The preset's id.
-        id: String,
-        /// Where to write it (stdout when absent).
-        output: Option<PathBuf>,
-    },
-    /// `--help` (of the whole tool or of one command).
-    Help(&'static str),
-    /// `--version`.
-    Version,
+/// Usage line and text after the options, shared by every command's help.
+const TEMPLATE: &str = "{usage-heading} {usage}\n\n{about-with-newline}\n{all-args}{after-help}";
+
+/// Exit codes, listed at the end of the top-level help.
+const EXIT_CODES: &str = "\
+Exit codes: 0 success, 1 a file could not be read or written, 2 an invalid scenario or
+command line (every problem is printed as `field.path: message`, one per line).";
+
+/// `opal`: run Opal inference-platform simulations from the command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "opal",
+    version = engine::VERSION,
+    help_template = TEMPLATE,
+    after_help = EXIT_CODES,
+    disable_help_subcommand = false,
+    subcommand_help_heading = "Commands",
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
 }
 
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Subcommand)]
+pub enum Command {
+    /// Run a scenario and print each stage's table.
+    #[command(help_template = TEMPLATE, after_help = RUN_AFTER)]
+    Run(RunArgs),
+    /// Check a scenario and its data files.
+    #[command(help_template = TEMPLATE)]
+    Validate(ScenarioArgs),
+    /// Convert an original Opal config to a scenario.
+    #[command(name = "import-opal", help_template = TEMPLATE)]
+    ImportOpal {
+        /// The Opal config file (its configs/defaults.json shape).
+        input: PathBuf,
+        /// Write the scenario here (stdout when absent; the report then goes to stderr).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// List the built-in scenarios.
+    #[command(help_template = TEMPLATE)]
+    Presets,
+    /// Print or write a built-in scenario.
+    #[command(help_template = TEMPLATE)]
+    Preset {
+        /// The preset's id (see `opal presets`).
+        id: String,
+        /// Write the scenario here, with the data files it names beside it.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Run a scenario's sweep (every point a full run, on every core) and print a table.
+    #[command(help_template = TEMPLATE, after_help = SWEEP_AFTER)]
+    Sweep(SweepArgs),
+}
+
+const RUN_AFTER: &str = "\
+Ctrl-C stops the run and still prints and writes the results it reached (press it twice to
+quit at once).
+
+Exit codes: 0 the run ended (to the end, or at simulation_time or a simulation.max_* limit,
+said on stderr); 2 an invalid scenario, or a run stopped by an error; 124 stopped by
+--max-wall-seconds; 130 stopped by Ctrl-C. Results are printed and written in every case.";
+
+const SWEEP_AFTER: &str = "\
+The same sweep gives the same numbers whatever the thread count or sharding. A shard writes
+its points with --json; `opal sweep --merge` puts shards back together, byte for byte the
+JSON an unsharded run writes.
+
+Exit codes: 0 every point ran; 2 an invalid scenario or command line, or a point stopped by
+an error (the table says which); 1 a file could not be read or written; 130 Ctrl-C.";
+
 /// A scenario file and where its data files come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct ScenarioArgs {
-    /// The scenario (ours or an Opal config).
+    /// The scenario (ours, or an original Opal config, detected from its keys).
     pub scenario: PathBuf,
-    /// `--data NAME=PATH`: read the data file the scenario calls NAME from PATH.
+    /// Read the data file the scenario calls NAME from PATH (repeatable); otherwise
+    /// trace_file / sessions_file are read relative to the scenario's directory.
+    #[arg(long, value_name = "NAME=PATH", value_parser = data_pair)]
     pub data: Vec<(String, PathBuf)>,
 }
 
 /// `opal run`'s arguments.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Args)]
 pub struct RunArgs {
     /// The scenario and its data files.
+    #[command(flatten)]
     pub input: ScenarioArgs,
-    /// `--json`: write the results JSON here.
+    /// Write the results JSON (tables, series, every request and decision).
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// `--csv`: write the per-request CSV here.
+    /// Write one CSV row per request.
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// `--seed`: replace `simulation.seed`.
+    /// Replace simulation.seed.
+    #[arg(long, value_name = "N", value_parser = seed)]
     pub seed: Option<u64>,
-    /// `--quiet`: print nothing but errors.
+    /// Print nothing but errors (no table, import report or progress bar).
+    #[arg(short, long)]
     pub quiet: bool,
-    /// `--max-wall-seconds`: stop after this much real time, keeping the partial results.
+    /// Stop after S seconds of real time, keeping the results reached.
+    #[arg(long, value_name = "S", value_parser = wall_seconds)]
     pub max_wall_seconds: Option<f64>,
 }
 
-/// A command line the tool cannot act on; `help` is the text to point the user to.
+/// `opal sweep`'s arguments.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct SweepArgs {
+    /// The scenario with a `sweep` section.
+    #[arg(required_unless_present = "merge")]
+    pub scenario: Option<PathBuf>,
+    /// Read the data file the scenario calls NAME from PATH (repeatable).
+    #[arg(long, value_name = "NAME=PATH", value_parser = data_pair)]
+    pub data: Vec<(String, PathBuf)>,
+    /// Write the sweep's JSON (one line per point).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write one CSV row per point.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Threads running points (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Run only the K-th of N slices of the points (K from 1), e.g. a job array's index.
+    #[arg(long, value_name = "K/N", value_parser = shard, requires = "json", conflicts_with = "merge")]
+    pub shard: Option<(usize, usize)>,
+    /// Merge shard files into the whole sweep's JSON (to --json FILE, or stdout).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["scenario", "data", "csv", "threads"])]
+    pub merge: Vec<PathBuf>,
+    /// Print nothing but errors (no table or progress line).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn data_pair(d: &str) -> Result<(String, PathBuf), String> {
+    match d.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(path)))
+        }
+        _ => Err(format!("--data wants NAME=PATH, not \"{d}\"")),
+    }
+}
+
+fn seed(s: &str) -> Result<u64, String> {
+    s.parse()
+        .map_err(|_| format!("--seed wants a whole number in [0, 2^64), not \"{s}\""))
+}
+
+fn wall_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "--max-wall-seconds wants a number of seconds > 0, not \"{s}\""
+        )),
+    }
+}
+
+fn shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard wants K/N with 1 <= K <= N, not \"{s}\"");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n) = (
+        k.parse::<usize>().map_err(|_| bad())?,
+        n.parse::<usize>().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// What parsing the command line gave: a command, or text to print and an exit code.
+pub enum Parsed {
+    /// Run this command.
+    Command(Command),
+    /// Print this (help or version) on stdout and exit 0.
+    Print(String),
+    /// Print this usage error on stderr and exit 2.
+    Usage(String),
+}
+
+/// Parses the arguments after the program name (any OS strings: paths need not be UTF-8).
+pub fn parse<I: IntoIterator<Item = T>, T: Into<OsString> + Clone>(args: I) -> Parsed {
+    let args: Vec<OsString> = std::iter::once(OsString::from("opal"))
+        .chain(args.into_iter().map(Into::into))
+        .collect();
+    if args.len() == 1 {
+        return Parsed::Print(help());
+    }
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Parsed::Command(cli.command),
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Parsed::Print(e.to_string()),
+            _ => Parsed::Usage(usage_error(&e)),
+        },
+    }
+}
+
+/// The top-level help.
+pub fn help() -> String {
+    use clap::CommandFactory;
+    Cli::command().render_help().to_string()
+}
+
+/// A clap error in the tool's words: `opal: <what>`, then clap's usage line.
+fn usage_error(e: &clap::Error) -> String {
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let what = match e.kind() {
+        ErrorKind::UnknownArgument => context(ContextKind::InvalidArg).map(|a| {
+            if a.starts_with('-') {
+                format!("unknown option \"{}\"", a.split('=').next().unwrap_or(&a))
+            } else {
+                format!("unexpected argument \"{a}\"")
+            }
+        }),
+        ErrorKind::MissingRequiredArgument => match e.get(ContextKind::InvalidArg) {
+            Some(ContextValue::Strings(missing)) => Some(format!("missing {}", missing.join(", "))),
+            _ => None,
+        },
+        ErrorKind::InvalidSubcommand => {
+            context(ContextKind::InvalidSubcommand).map(|c| format!("no command \"{c}\""))
+        }
+        ErrorKind::ValueValidation => std::error::Error::source(e).map(|s| s.to_string()),
+        _ => None,
+    };
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or_default();
+    let what = what.unwrap_or_else(|| first.trim_start_matches("error: ").to_string());
+    let usage = lines
+        .find(|l| l.starts_with("Usage:"))
+        .unwrap_or("Usage: opal <COMMAND>");
+    format!("opal: {what}\n{usage}\n(--help for more)\n")
+}
+
+/// A command line the tool cannot act on beyond what clap checks; `help` is the text to
+/// point the user to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError {
     /// What is wrong.
@@ -67,350 +258,34 @@ pub struct UsageError {
     pub help: &'static str,
 }
 
-/// Top-level help.
-pub const HELP: &str = "\
-opal: run Opal inference-platform simulations from the command line
-
-Usage: opal <command> [options]
-
-Commands:
-  run <scenario.json>         run a scenario and print each stage's table
-  validate <scenario.json>    check a scenario and its data files
-  import-opal <opal.json>     convert an original Opal config to a scenario
-  presets                     list the built-in scenarios
-  preset <id>                 print or write a built-in scenario
-
-Options:
-  -h, --help       help (also after a command: opal run --help)
-  -V, --version    the engine version
-
-Exit codes: 0 success, 1 a file could not be read or written, 2 an invalid scenario or
-command line (every problem is printed as `field.path: message`, one per line).
-";
-
-const RUN_HELP: &str = "\
-Usage: opal run <scenario.json> [options]
-
-Runs a scenario (ours, or an original Opal config, detected from its keys) to the end and
-prints each stage's table as `vllm bench serve` does. Data files a stage names (trace_file,
-sessions_file) are read relative to the scenario file's directory.
-
-Ctrl-C stops the run and still prints and writes the results it reached (press it twice to
-quit at once).
-
-Options:
-  --data NAME=PATH        read the data file the scenario calls NAME from PATH (repeatable)
-  --json FILE             write the results JSON (tables, series, every request and decision)
-  --csv FILE              write one CSV row per request
-  --seed N                replace simulation.seed
-  --max-wall-seconds S    stop after S seconds of real time, keeping the results reached
-  -q, --quiet             print nothing but errors (no table, import report or progress bar)
-  -h, --help              this help
-
-Exit codes: 0 the run ended (to the end, or at simulation_time or a simulation.max_* limit,
-said on stderr); 2 an invalid scenario, or a run stopped by an error; 124 stopped by
---max-wall-seconds; 130 stopped by Ctrl-C. Results are printed and written in every case.
-";
-
-const VALIDATE_HELP: &str = "\
-Usage: opal validate <scenario.json> [--data NAME=PATH]...
-
-Checks a scenario (ours or an Opal config) and the data files it names; prints `ok`, or
-every problem as `field.path: message` and exits with 2.
-
-Options:
-  --data NAME=PATH   read the data file the scenario calls NAME from PATH (repeatable)
-  -h, --help         this help
-";
-
-const IMPORT_HELP: &str = "\
-Usage: opal import-opal <opal.json> [-o scenario.json]
-
-Converts an original Opal config (its configs/defaults.json shape) to a scenario document.
-The report says where every Opal key went, or why it was left out. Without -o the scenario
-goes to stdout and the report to stderr; with -o the report goes to stdout.
-
-Options:
-  -o, --output FILE  write the scenario here
-  -h, --help         this help
-";
-
-const PRESETS_HELP: &str = "\
-Usage: opal presets
-
-Lists the built-in scenarios (the documents in examples/) by id and title.
-";
-
-const PRESET_HELP: &str = "\
-Usage: opal preset <id> [-o scenario.json]
-
-Prints a built-in scenario's document. With -o it is written to FILE together with the data
-files it names (next to it, e.g. traces/mooncake_small.jsonl), ready for `opal run FILE`.
-
-Options:
-  -o, --output FILE  write the scenario (and its data files) here
-  -h, --help         this help
-";
-
-/// One flag a command accepts.
-struct Flag {
-    long: &'static str,
-    short: Option<&'static str>,
-    takes_value: bool,
-}
-
-const fn flag(long: &'static str, short: Option<&'static str>, takes_value: bool) -> Flag {
-    Flag {
-        long,
-        short,
-        takes_value,
-    }
-}
-
-/// A command's arguments split into positionals and (flag, value) pairs in given order.
-struct Parsed {
-    positional: Vec<String>,
-    flags: Vec<(&'static str, String)>,
-}
-
-impl Parsed {
-    fn last(&self, long: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(f, _)| *f == long)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn all(&self, long: &'static str) -> impl Iterator<Item = &str> + '_ {
-        self.flags
-            .iter()
-            .filter(move |(f, _)| *f == long)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Parses the arguments after the program name.
-pub fn parse(args: &[String]) -> Result<Command, UsageError> {
-    let usage = |message: String| UsageError {
-        message,
-        help: HELP,
-    };
-    let Some((command, rest)) = args.split_first() else {
-        return Ok(Command::Help(HELP));
-    };
-    match command.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help(match rest.first() {
-            Some(c) => help_of(c).ok_or_else(|| usage(format!("no command \"{c}\"")))?,
-            None => HELP,
-        })),
-        "-V" | "--version" => Ok(Command::Version),
-        "run" => parse_run(rest),
-        "validate" => {
-            let help = VALIDATE_HELP;
-            if wants_help(rest) {
-                return Ok(Command::Help(help));
-            }
-            let p = split(rest, &[flag("--data", None, true)], help)?;
-            Ok(Command::Validate(scenario_args(&p, help)?))
-        }
-        "import-opal" => {
-            let help = IMPORT_HELP;
-            if wants_help(rest) {
-                return Ok(Command::Help(help));
-            }
-            let p = split(rest, &[flag("--output", Some("-o"), true)], help)?;
-            Ok(Command::ImportOpal {
-                input: one_positional(&p, "an Opal config file", help)?.into(),
-                output: p.last("--output").map(PathBuf::from),
-            })
-        }
-        "presets" => {
-            if wants_help(rest) {
-                return Ok(Command::Help(PRESETS_HELP));
-            }
-            let p = split(rest, &[], PRESETS_HELP)?;
-            if let Some(extra) = p.positional.first() {
-                return Err(UsageError {
-                    message: format!("unexpected argument \"{extra}\""),
-                    help: PRESETS_HELP,
-                });
-            }
-            Ok(Command::Presets)
-        }
-        "preset" => {
-            let help = PRESET_HELP;
-            if wants_help(rest) {
-                return Ok(Command::Help(help));
-            }
-            let p = split(rest, &[flag("--output", Some("-o"), true)], help)?;
-            Ok(Command::Preset {
-                id: one_positional(&p, "a preset id (see `opal presets`)", help)?.into(),
-                output: p.last("--output").map(PathBuf::from),
-            })
-        }
-        other => Err(usage(format!("no command \"{other}\""))),
-    }
-}
-
-fn help_of(command: &str) -> Option<&'static str> {
-    Some(match command {
-        "run" => RUN_HELP,
-        "validate" => VALIDATE_HELP,
-        "import-opal" => IMPORT_HELP,
-        "presets" => PRESETS_HELP,
-        "preset" => PRESET_HELP,
-        _ => return None,
-    })
-}
-
-fn wants_help(args: &[String]) -> bool {
-    args.iter().any(|a| a == "-h" || a == "--help")
-}
-
-fn parse_run(rest: &[String]) -> Result<Command, UsageError> {
-    let help = RUN_HELP;
-    if wants_help(rest) {
-        return Ok(Command::Help(help));
-    }
-    let p = split(
-        rest,
-        &[
-            flag("--data", None, true),
-            flag("--json", None, true),
-            flag("--csv", None, true),
-            flag("--seed", None, true),
-            flag("--max-wall-seconds", None, true),
-            flag("--quiet", Some("-q"), false),
-        ],
-        help,
-    )?;
-    let max_wall_seconds = match p.last("--max-wall-seconds") {
-        None => None,
-        Some(s) => match s.parse::<f64>() {
-            Ok(x) if x > 0.0 && x.is_finite() => Some(x),
-            _ => {
-                return Err(UsageError {
-                    message: format!(
-                        "--max-wall-seconds wants a number of seconds > 0, not \"{s}\""
-                    ),
-                    help,
-                })
-            }
-        },
-    };
-    let seed = match p.last("--seed") {
-        None => None,
-        Some(s) => Some(s.parse::<u64>().map_err(|_| UsageError {
-            message: format!("--seed wants a whole number in [0, 2^64), not \"{s}\""),
-            help,
-        })?),
-    };
-    Ok(Command::Run(RunArgs {
-        input: scenario_args(&p, help)?,
-        json: p.last("--json").map(PathBuf::from),
-        csv: p.last("--csv").map(PathBuf::from),
-        seed,
-        quiet: p.last("--quiet").is_some(),
-        max_wall_seconds,
-    }))
-}
-
-fn scenario_args(p: &Parsed, help: &'static str) -> Result<ScenarioArgs, UsageError> {
-    let scenario = one_positional(p, "a scenario file", help)?.into();
-    let data = p
-        .all("--data")
-        .map(|d| match d.split_once('=') {
-            Some((name, path)) if !name.is_empty() && !path.is_empty() => {
-                Ok((name.to_string(), PathBuf::from(path)))
-            }
-            _ => Err(UsageError {
-                message: format!("--data wants NAME=PATH, not \"{d}\""),
-                help,
-            }),
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(ScenarioArgs { scenario, data })
-}
-
-fn one_positional<'a>(
-    p: &'a Parsed,
-    what: &str,
-    help: &'static str,
-) -> Result<&'a str, UsageError> {
-    match p.positional.as_slice() {
-        [one] => Ok(one),
-        [] => Err(UsageError {
-            message: format!("missing {what}"),
-            help,
-        }),
-        [_, extra, ..] => Err(UsageError {
-            message: format!("unexpected argument \"{extra}\""),
-            help,
-        }),
-    }
-}
-
-/// Splits `args` into positionals and flags; `--flag value`, `--flag=value` and `-o value`
-/// all work, and `--` ends the flags.
-fn split(args: &[String], flags: &[Flag], help: &'static str) -> Result<Parsed, UsageError> {
-    let err = |message: String| UsageError { message, help };
-    let mut parsed = Parsed {
-        positional: Vec::new(),
-        flags: Vec::new(),
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "--" {
-            parsed.positional.extend(it.cloned());
-            break;
-        }
-        if arg == "-" || !arg.starts_with('-') {
-            parsed.positional.push(arg.clone());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
-            _ => (arg.as_str(), None),
-        };
-        let Some(f) = flags
-            .iter()
-            .find(|f| f.long == name || f.short == Some(name))
-        else {
-            return Err(err(format!("unknown option \"{name}\"")));
-        };
-        let value = if !f.takes_value {
-            if inline.is_some() {
-                return Err(err(format!("{} takes no value", f.long)));
-            }
-            String::new()
-        } else if let Some(v) = inline {
-            v.to_string()
-        } else {
-            it.next()
-                .cloned()
-                .ok_or_else(|| err(format!("{} wants a value", f.long)))?
-        };
-        parsed.flags.push((f.long, value));
-    }
-    Ok(parsed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn parse_str(s: &str) -> Parsed {
+        parse(s.split_whitespace())
+    }
+
+    fn command(s: &str) -> Command {
+        match parse_str(s) {
+            Parsed::Command(c) => c,
+            _ => panic!("{s}: not a command"),
+        }
+    }
+
+    fn usage(s: &str) -> String {
+        match parse_str(s) {
+            Parsed::Usage(u) => u.lines().next().unwrap().to_string(),
+            _ => panic!("{s}: not a usage error"),
+        }
     }
 
     #[test]
     fn run_takes_every_flag_in_both_spellings() {
-        let cmd = parse(&args(
+        let cmd = command(
             "run s.json --data a=x.jsonl --data=b=y.jsonl --json=o.json --csv o.csv --seed 7 -q \
              --max-wall-seconds 2.5",
-        ))
-        .unwrap();
+        );
         assert_eq!(
             cmd,
             Command::Run(RunArgs {
@@ -432,30 +307,69 @@ mod tests {
 
     #[test]
     fn mistakes_are_usage_errors_naming_the_argument() {
-        let msg = |s: &str| parse(&args(s)).unwrap_err().message;
-        assert_eq!(msg("run"), "missing a scenario file");
-        assert_eq!(msg("run a.json b.json"), "unexpected argument \"b.json\"");
-        assert_eq!(msg("run a.json --speed 2"), "unknown option \"--speed\"");
-        assert_eq!(msg("run a.json --json"), "--json wants a value");
+        assert_eq!(usage("run"), "opal: missing <SCENARIO>");
         assert_eq!(
-            msg("run a.json --data x.jsonl"),
-            "--data wants NAME=PATH, not \"x.jsonl\""
+            usage("run a.json b.json"),
+            "opal: unexpected argument \"b.json\""
         );
-        assert!(msg("run a.json --seed -1").starts_with("--seed wants a whole number"));
         assert_eq!(
-            msg("run a.json --max-wall-seconds 0"),
-            "--max-wall-seconds wants a number of seconds > 0, not \"0\""
+            usage("run a.json --speed 2"),
+            "opal: unknown option \"--speed\""
         );
-        assert_eq!(msg("simulate a.json"), "no command \"simulate\"");
+        assert_eq!(
+            usage("run a.json --data x.jsonl"),
+            "opal: --data wants NAME=PATH, not \"x.jsonl\""
+        );
+        assert_eq!(
+            usage("run a.json --max-wall-seconds 0"),
+            "opal: --max-wall-seconds wants a number of seconds > 0, not \"0\""
+        );
+        assert_eq!(usage("simulate a.json"), "opal: no command \"simulate\"");
+        assert_eq!(
+            usage("sweep s.json --json o.json --shard 3/2"),
+            "opal: --shard wants K/N with 1 <= K <= N, not \"3/2\""
+        );
+        // A shard writes its points to a file; merging takes no scenario.
+        assert_eq!(
+            usage("sweep s.json --shard 1/2"),
+            "opal: missing --json <FILE>"
+        );
+        assert!(usage("sweep s.json --merge a.json").contains("cannot be used"));
     }
 
     #[test]
-    fn help_is_per_command() {
-        assert_eq!(parse(&args("run --help")).unwrap(), Command::Help(RUN_HELP));
-        assert_eq!(
-            parse(&args("help preset")).unwrap(),
-            Command::Help(PRESET_HELP)
-        );
-        assert_eq!(parse(&[]).unwrap(), Command::Help(HELP));
+    fn sweep_reads_shards_and_merges() {
+        let Command::Sweep(a) = command("sweep s.json --shard 2/4 --json o.json --threads 3")
+        else {
+            panic!()
+        };
+        assert_eq!((a.shard, a.threads), (Some((2, 4)), Some(3)));
+        let Command::Sweep(a) = command("sweep --merge a.json b.json") else {
+            panic!()
+        };
+        assert_eq!(a.merge, [PathBuf::from("a.json"), PathBuf::from("b.json")]);
+        assert_eq!(a.scenario, None);
+    }
+
+    #[test]
+    fn help_is_per_command_and_starts_with_the_usage() {
+        for c in [
+            "run",
+            "validate",
+            "import-opal",
+            "presets",
+            "preset",
+            "sweep",
+        ] {
+            let Parsed::Print(text) = parse_str(&format!("{c} --help")) else {
+                panic!("{c}")
+            };
+            assert!(text.starts_with(&format!("Usage: opal {c}")), "{text}");
+        }
+        let Parsed::Print(text) = parse_str("help preset") else {
+            panic!()
+        };
+        assert!(text.starts_with("Usage: opal preset"), "{text}");
+        assert!(matches!(parse_str(""), Parsed::Print(t) if t.contains("Exit codes")));
     }
 }

@@ -1,7 +1,8 @@
-//! `opal`: run, validate and import Opal scenarios from the command line.
+//! `opal`: run, validate, import and sweep Opal scenarios from the command line.
 //!
-//! Each command lives in its own module; this file only parses the command line and turns a
-//! [`Failure`] into its exit code (0 success, 1 I/O, 2 invalid scenario or command line).
+//! Each command lives in its own module; this file only dispatches the parsed command line
+//! and turns a [`Failure`] into its exit code (0 success, 1 I/O, 2 invalid scenario or
+//! command line).
 
 mod args;
 mod failure;
@@ -11,23 +12,21 @@ mod load;
 mod presets;
 mod progress;
 mod run;
+mod sweep;
 mod validate;
 
-use args::Command;
+use args::{Command, Parsed};
 use failure::Failure;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Result<Vec<String>, _> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.into_string())
-        .collect();
-    let result = match args {
-        Ok(args) => execute(&args),
-        Err(bad) => Err(Failure::Usage(args::UsageError {
-            message: format!("argument {bad:?} is not valid UTF-8"),
-            help: args::HELP,
-        })),
+    let result = match args::parse(std::env::args_os().skip(1)) {
+        Parsed::Command(command) => execute(command),
+        Parsed::Print(text) => failure::print(&text).map(|()| ExitCode::SUCCESS),
+        Parsed::Usage(text) => {
+            eprint!("{text}");
+            Ok(ExitCode::from(2))
+        }
     };
     match result {
         Ok(code) => code,
@@ -35,15 +34,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn execute(args: &[String]) -> Result<ExitCode, Failure> {
-    let done = match args::parse(args)? {
+fn execute(command: Command) -> Result<ExitCode, Failure> {
+    let done = match command {
         Command::Run(a) => return run::run(&a),
+        Command::Sweep(a) => return sweep::sweep(&a),
         Command::Validate(a) => validate::validate(&a),
         Command::ImportOpal { input, output } => import::import(&input, output.as_deref()),
         Command::Presets => presets::list(),
         Command::Preset { id, output } => presets::show(&id, output.as_deref()),
-        Command::Help(text) => failure::print(text),
-        Command::Version => failure::print(&format!("opal {}\n", engine::VERSION)),
     };
     done.map(|()| ExitCode::SUCCESS)
 }

@@ -163,6 +163,25 @@ pub struct HardwareConfig {
     pub tp: u32,
     /// All-reduce cost per transformer layer per step when `tp > 1`, seconds. Default 0.
     pub allreduce_latency_per_layer: f64,
+    /// Price of one GPU for an hour, for cost per million tokens. Default: the catalogue's
+    /// nominal figure for the GPU (see [`list_price`]); none for a custom GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_gpu_hour: Option<f64>,
+}
+
+/// Nominal on-demand cloud price of one catalogue GPU for an hour, US dollars: round
+/// figures for comparing GPU types, not quotes; set `hardware.cost_per_gpu_hour` for yours.
+pub fn list_price(gpu: &str) -> Option<f64> {
+    const PRICES: [(&str, f64); 4] = [
+        ("H100-SXM", 3.0),
+        ("H200", 3.8),
+        ("A100-80GB", 1.8),
+        ("L40S", 1.0),
+    ];
+    PRICES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(gpu))
+        .map(|&(_, p)| p)
 }
 
 impl Default for HardwareConfig {
@@ -172,6 +191,7 @@ impl Default for HardwareConfig {
             custom: None,
             tp: 1,
             allreduce_latency_per_layer: 0.0,
+            cost_per_gpu_hour: None,
         }
     }
 }
@@ -187,6 +207,9 @@ impl HardwareConfig {
             "allreduce_latency_per_layer",
             self.allreduce_latency_per_layer,
         );
+        if let Some(c) = self.cost_per_gpu_hour {
+            problems.non_negative(path, "cost_per_gpu_hour", c);
+        }
         if self.gpu.eq_ignore_ascii_case("custom") {
             match &self.custom {
                 Some(spec) => spec.validate(&join(path, "custom"), problems),
@@ -198,6 +221,11 @@ impl HardwareConfig {
         } else if lookup(&self.gpu).is_none() {
             problems.push(join(path, "gpu"), unknown_gpu(&self.gpu));
         }
+    }
+
+    /// The price of one GPU for an hour: the field, else the catalogue's figure.
+    pub fn cost_per_gpu_hour(&self) -> Option<f64> {
+        self.cost_per_gpu_hour.or_else(|| list_price(&self.gpu))
     }
 
     /// The worker's hardware, or a message saying what is wrong.

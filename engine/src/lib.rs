@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod simulation;
 pub mod slo;
 pub mod stats;
+pub mod sweep;
 pub mod timing;
 pub mod validate;
 pub mod worker;

@@ -32,6 +32,7 @@ use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
 use crate::router::RouterConfig;
 use crate::slo::SloConfig;
+use crate::sweep::SweepConfig;
 use crate::validate::{Problem, Problems};
 use crate::worker::SchedulerConfig;
 use crate::workload::WorkloadConfig;
@@ -63,6 +64,10 @@ pub struct Scenario {
     /// Latency targets the run is judged against (none: no SLO report).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloConfig>,
+    /// Fields varied over values and searches for the SLO's edge (`opal sweep`; a plain run
+    /// ignores it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepConfig>,
 }
 
 impl Default for Scenario {
@@ -77,6 +82,7 @@ impl Default for Scenario {
             router: RouterConfig::default(),
             workload: WorkloadConfig::default(),
             slo: None,
+            sweep: None,
         }
     }
 }
@@ -123,7 +129,14 @@ impl Scenario {
         if let Some(slo) = &self.slo {
             slo.validate("slo", &mut p);
         }
+        if let Some(sweep) = &self.sweep {
+            sweep.validate("sweep", &mut p);
+        }
         cross::validate(self, &mut p);
+        // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
+        if p.is_empty() {
+            crate::sweep::check_points(self, &mut p);
+        }
         let mut problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).
         if problems.is_empty() {

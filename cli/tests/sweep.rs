@@ -1,0 +1,141 @@
+//! `opal sweep` as a user runs it: the same numbers on any thread count, and shards run as
+//! separate processes merging into exactly the unsharded output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sweep-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn opal(cwd: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_opal"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the opal binary starts");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "opal {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Six small runs: three rates × two policies.
+const SWEEP: &str = r#"{
+    "simulation": { "num_workers": 2 },
+    "workload": { "stages": [ { "type": "ExponentialReqRate", "request_rate": 5,
+        "input_length": { "type": "uniform", "min": 64, "max": 256 },
+        "output_length": { "type": "uniform", "min": 8, "max": 32 },
+        "total_requests": 30 } ] },
+    "slo": { "ttft_ms": { "p": 99, "max": 200 }, "tpot_ms": { "max": 20 } },
+    "sweep": { "vary": [
+        { "path": "workload.stages[0].request_rate", "from": 5, "to": 45, "steps": 3 },
+        { "path": "router.policy", "values": [ { "policy": "round_robin" },
+                                                { "policy": "least_loaded" } ] } ] }
+}"#;
+
+fn read(p: PathBuf) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn thread_count_changes_nothing() {
+    let dir = scratch("threads");
+    std::fs::write(dir.join("s.json"), SWEEP).unwrap();
+    let one = opal(
+        &dir,
+        &[
+            "sweep",
+            "s.json",
+            "--threads",
+            "1",
+            "--json",
+            "1.json",
+            "--csv",
+            "1.csv",
+        ],
+    );
+    let four = opal(
+        &dir,
+        &[
+            "sweep",
+            "s.json",
+            "--threads",
+            "4",
+            "--json",
+            "4.json",
+            "--csv",
+            "4.csv",
+        ],
+    );
+    assert_eq!(read(dir.join("1.json")), read(dir.join("4.json")));
+    assert_eq!(read(dir.join("1.csv")), read(dir.join("4.csv")));
+    assert_eq!(one.stdout, four.stdout);
+    // The table: a header and one row per point, the policies by name.
+    let table = String::from_utf8(one.stdout).unwrap();
+    assert_eq!(table.lines().count(), 1 + 6, "{table}");
+    assert!(
+        table.lines().nth(2).unwrap().contains("least_loaded"),
+        "{table}"
+    );
+    let csv = read(dir.join("1.csv"));
+    assert!(
+        csv.starts_with("point,workload.stages[0].request_rate,router.policy,workers,"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn shards_run_as_separate_processes_merge_into_the_unsharded_json() {
+    let dir = scratch("shards");
+    std::fs::write(dir.join("s.json"), SWEEP).unwrap();
+    opal(&dir, &["sweep", "s.json", "-q", "--json", "whole.json"]);
+    let shards: Vec<std::process::Child> = (1..=3)
+        .map(|k| {
+            Command::new(env!("CARGO_BIN_EXE_opal"))
+                .args(["sweep", "s.json", "-q", "--threads", "1"])
+                .args([
+                    "--shard",
+                    &format!("{k}/3"),
+                    "--json",
+                    &format!("part{k}.json"),
+                ])
+                .current_dir(&dir)
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in shards {
+        assert!(child.wait().unwrap().success());
+    }
+    opal(
+        &dir,
+        &[
+            "sweep",
+            "--merge",
+            "part3.json",
+            "part1.json",
+            "part2.json",
+            "--json",
+            "merged.json",
+        ],
+    );
+    assert_eq!(read(dir.join("merged.json")), read(dir.join("whole.json")));
+    // A missing shard is an error naming it, exit 2.
+    let out = Command::new(env!("CARGO_BIN_EXE_opal"))
+        .args(["sweep", "--merge", "part1.json", "part2.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "--merge: shard 3/3 is missing\n"
+    );
+}

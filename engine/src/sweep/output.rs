@@ -1,0 +1,301 @@
+//! A sweep's results: one line of JSON per point (so shards merge by putting lines back in
+//! order, byte for byte), a table, and a CSV.
+
+use super::config::Search;
+use super::point::PointMetrics;
+use super::search::SearchOutcome;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// What every point of a sweep shares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepHeader {
+    /// The field path of each axis.
+    pub axes: Vec<String>,
+    /// The search made at each point.
+    pub search: Option<Search>,
+    /// Points in the whole sweep (every shard).
+    pub total_points: usize,
+}
+
+/// One point's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepPoint {
+    /// Its place in the sweep (the last axis varies fastest).
+    pub index: usize,
+    /// Each axis' value.
+    pub values: Vec<Value>,
+    /// The run's figures (at the search's answer, with a search).
+    pub metrics: Option<PointMetrics>,
+    /// What the search found.
+    pub search: Option<SearchOutcome>,
+    /// Why the point could not run.
+    pub error: Option<String>,
+}
+
+/// The K-th of N slices of a sweep: the points whose index is K − 1 modulo N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Shard {
+    /// 1-based slice number.
+    pub k: usize,
+    /// Slices in all.
+    pub n: usize,
+}
+
+impl Shard {
+    /// Whether point `i` is in this slice.
+    pub fn holds(&self, i: usize) -> bool {
+        i % self.n == self.k - 1
+    }
+}
+
+/// The points of a sweep (all of them, or one shard's), in index order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepResults {
+    /// What the points share.
+    pub header: SweepHeader,
+    /// Which slice these are; `None` for the whole sweep.
+    pub shard: Option<Shard>,
+    /// The points, by index.
+    pub points: Vec<SweepPoint>,
+}
+
+const POINTS_OPEN: &str = "\"points\":[";
+
+impl SweepResults {
+    /// The results JSON: the header on the first line, each point on a line of its own.
+    pub fn to_json(&self) -> String {
+        let mut o = String::new();
+        let header = serde_json::to_string(&self.header).expect("serialises");
+        let _ = writeln!(o, "{{\"sweep\":{header},");
+        if let Some(s) = &self.shard {
+            let _ = writeln!(
+                o,
+                "\"shard\":{},",
+                serde_json::to_string(s).expect("serialises")
+            );
+        }
+        o.push_str(POINTS_OPEN);
+        o.push('\n');
+        let lines: Vec<String> = self
+            .points
+            .iter()
+            .map(|p| serde_json::to_string(p).expect("serialises"))
+            .collect();
+        o.push_str(&lines.join(",\n"));
+        o.push_str("\n]}\n");
+        o
+    }
+
+    /// The value axis `k` has at a point, for a person: numbers as written, names bare, a
+    /// routing policy by its name.
+    pub fn label(v: &Value) -> String {
+        match v {
+            Value::String(s) => s.clone(),
+            Value::Object(m) => m
+                .get("policy")
+                .or_else(|| m.get("type"))
+                .or_else(|| m.get("name"))
+                .map_or_else(|| v.to_string(), Self::label),
+            _ => v.to_string(),
+        }
+    }
+
+    fn search_column(&self) -> Option<&'static str> {
+        self.header.search.as_ref().map(|s| match s {
+            Search::MaxRate { .. } => "max rate",
+            Search::MinWorkers { .. } => "min workers",
+        })
+    }
+
+    /// One row per point: its axis values, load, latency percentiles, SLO and cost.
+    pub fn render_text(&self) -> String {
+        let mut rows = vec![self.columns()];
+        rows.extend(self.points.iter().map(|p| self.cells(p, 2)));
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        let mut o = String::new();
+        for r in &rows {
+            let line: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .map(|(cell, w)| format!("{cell:>w$}"))
+                .collect();
+            let _ = writeln!(o, "{}", line.join("  ").trim_end());
+        }
+        for p in &self.points {
+            if let Some(e) = &p.error {
+                let _ = writeln!(o, "point {}: {e}", p.index);
+            }
+            if let Some(note) = p.search.as_ref().and_then(|s| s.note.as_ref()) {
+                let _ = writeln!(o, "point {}: {note}", p.index);
+            }
+        }
+        o
+    }
+
+    /// The same rows as CSV, numbers in full.
+    pub fn to_csv(&self) -> String {
+        let mut o = String::new();
+        let quote = |c: &str| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.to_string()
+            }
+        };
+        let mut rows = vec![self.columns()];
+        rows.extend(self.points.iter().map(|p| self.cells(p, 17)));
+        for r in rows {
+            let line: Vec<String> = r.iter().map(|c| quote(c)).collect();
+            let _ = writeln!(o, "{}", line.join(","));
+        }
+        o
+    }
+
+    fn columns(&self) -> Vec<String> {
+        let mut c = vec!["point".to_string()];
+        c.extend(self.header.axes.iter().cloned());
+        c.extend(self.search_column().map(String::from));
+        for name in [
+            "workers",
+            "offered r/s",
+            "achieved r/s",
+            "out tok/s",
+            "P50 TTFT ms",
+            "P99 TTFT ms",
+            "P99 TPOT ms",
+            "P99 E2E ms",
+            "attain %",
+            "good r/s",
+            "SLO met",
+            "$/M out tok",
+        ] {
+            c.push(name.into());
+        }
+        c
+    }
+
+    fn cells(&self, p: &SweepPoint, digits: usize) -> Vec<String> {
+        let num = |x: f64| {
+            if x.is_nan() {
+                String::new()
+            } else if digits > 2 {
+                format!("{x}")
+            } else {
+                format!("{x:.digits$}")
+            }
+        };
+        let mut c = vec![p.index.to_string()];
+        c.extend(p.values.iter().map(Self::label));
+        if self.search_column().is_some() {
+            c.push(
+                p.search
+                    .as_ref()
+                    .and_then(|s| s.value)
+                    .map_or("none".into(), num),
+            );
+        }
+        match &p.metrics {
+            Some(m) => {
+                let slo = m.slo.as_ref();
+                c.extend([
+                    m.workers.to_string(),
+                    num(m.offered_rps),
+                    num(m.achieved_rps),
+                    num(m.output_tps),
+                    num(m.ttft.median_ms),
+                    num(m.ttft.p99_ms),
+                    num(m.tpot.p99_ms),
+                    num(m.e2e.p99_ms),
+                    slo.map_or(String::new(), |s| num(s.attainment * 100.0)),
+                    slo.map_or(String::new(), |s| num(s.goodput_rps)),
+                    slo.map_or(String::new(), |s| (if s.met { "yes" } else { "no" }).into()),
+                    m.cost_per_million_output_tokens.map_or(String::new(), num),
+                ]);
+            }
+            None => c.extend((0..12).map(|_| String::new())),
+        }
+        c
+    }
+}
+
+/// Merges shard files (their JSON text) into the JSON of the whole sweep, byte for byte
+/// what an unsharded run writes; says what is wrong otherwise (a shard missing or given
+/// twice, shards of different sweeps).
+pub fn merge_shards(texts: &[&str]) -> Result<String, String> {
+    let mut header_line: Option<&str> = None;
+    let mut n_shards = None;
+    let mut seen_k = Vec::new();
+    let mut points: Vec<(usize, &str)> = Vec::new();
+    for (f, text) in texts.iter().enumerate() {
+        let whole: Value =
+            serde_json::from_str(text).map_err(|e| format!("file {}: not JSON: {e}", f + 1))?;
+        let shard = whole
+            .get("shard")
+            .ok_or_else(|| format!("file {}: not a shard (no \"shard\" field)", f + 1))?;
+        let (k, n) = (shard["k"].as_u64(), shard["n"].as_u64());
+        let (Some(k), Some(n)) = (k, n) else {
+            return Err(format!(
+                "file {}: a shard's k and n are whole numbers",
+                f + 1
+            ));
+        };
+        if *n_shards.get_or_insert(n) != n {
+            return Err(format!(
+                "file {}: a shard of {n}, the others of {}",
+                f + 1,
+                n_shards.unwrap_or(n)
+            ));
+        }
+        if seen_k.contains(&k) {
+            return Err(format!("shard {k}/{n} is given twice"));
+        }
+        seen_k.push(k);
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or_default();
+        if *header_line.get_or_insert(first) != first {
+            return Err(format!("file {}: a shard of a different sweep", f + 1));
+        }
+        let mut in_points = false;
+        for line in lines {
+            if line == POINTS_OPEN {
+                in_points = true;
+            } else if line == "]}" {
+                in_points = false;
+            } else if in_points && !line.is_empty() {
+                let line = line.strip_suffix(',').unwrap_or(line);
+                let i = serde_json::from_str::<Value>(line)
+                    .ok()
+                    .and_then(|p| p["index"].as_u64())
+                    .ok_or_else(|| format!("file {}: a point line without an index", f + 1))?;
+                points.push((i as usize, line));
+            }
+        }
+    }
+    let n = n_shards.ok_or("no shard files given")?;
+    if let Some(missing) = (1..=n).find(|k| !seen_k.contains(k)) {
+        return Err(format!("shard {missing}/{n} is missing"));
+    }
+    let header = header_line.unwrap_or_default();
+    let total = serde_json::from_str::<Value>(&format!("{}}}", header.trim_end_matches(',')))
+        .ok()
+        .and_then(|h| h["sweep"]["total_points"].as_u64())
+        .ok_or("the header line does not say how many points")? as usize;
+    points.sort_by_key(|p| p.0);
+    for (want, (i, _)) in points.iter().enumerate() {
+        if *i != want {
+            return Err(format!("point {want} is missing or given twice"));
+        }
+    }
+    if points.len() != total {
+        return Err(format!("{} points of {total}", points.len()));
+    }
+    let body: Vec<&str> = points.iter().map(|p| p.1).collect();
+    Ok(format!(
+        "{header}\n{POINTS_OPEN}\n{}\n]}}\n",
+        body.join(",\n")
+    ))
+}

@@ -1,0 +1,145 @@
+//! The sweep section's checks, point order, shards and their merge.
+
+use super::*;
+use crate::scenario::Scenario;
+
+/// A small, quick scenario: one worker, constant 10 ms steps, 8 identical requests.
+fn doc(sweep: &str) -> String {
+    format!(
+        r#"{{
+        "simulation": {{ "num_workers": 1 }},
+        "worker": {{ "timing": {{ "model": "constant" }} }},
+        "workload": {{ "stages": [ {{ "type": "UniformReqRate", "request_rate": 2,
+            "input_length": {{ "type": "constant", "value": 64 }},
+            "output_length": {{ "type": "constant", "value": 4 }},
+            "total_requests": 8 }} ] }},
+        "slo": {{ "ttft_ms": {{ "p": 99, "max": 500 }} }},
+        "sweep": {sweep}
+    }}"#
+    )
+}
+
+fn problems(sweep: &str) -> Vec<String> {
+    Scenario::parse(&doc(sweep))
+        .err()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| p.to_string())
+        .collect()
+}
+
+#[test]
+fn every_value_that_breaks_the_scenario_is_reported_at_its_place() {
+    let p = problems(
+        r#"{ "vary": [ { "path": "router.policy",
+                        "values": [ {"policy": "round_robin"}, {"policy": "fastest"} ] },
+                      { "path": "simulation.num_workers", "from": 1, "to": 0, "steps": 2 } ] }"#,
+    );
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert!(
+        p[0].starts_with(
+            "sweep.vary[0].values[1]: with this value the scenario is invalid: router.policy"
+        ),
+        "{p:?}"
+    );
+    assert!(
+        p[1].starts_with("sweep.vary[1].to: with this value"),
+        "{p:?}"
+    );
+    assert!(
+        p[1].contains("simulation.num_workers: must be between 1 and"),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn the_sections_own_mistakes_name_their_fields() {
+    let p = problems(
+        r#"{ "vary": [ { "path": "workload.stages[0]..rate", "values": [] },
+                      { "path": "seed", "from": 1, "to": 2 } ],
+            "search": { "type": "max_rate", "low": 5, "high": 1, "tolerance": 0 } }"#,
+    );
+    let paths: Vec<&str> = p.iter().map(|p| p.split(": ").next().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            "sweep.vary[0].path",
+            "sweep.vary[0].values",
+            "sweep.vary[1]",
+            "sweep.search.tolerance",
+            "sweep.search.high"
+        ],
+        "{p:?}"
+    );
+    let no_slo = doc(r#"{ "search": { "type": "min_workers", "max": 4 } }"#)
+        .replace(r#""slo": { "ttft_ms": { "p": 99, "max": 500 } },"#, "");
+    let p = Scenario::parse(&no_slo).unwrap_err();
+    assert_eq!(p[0].path, "sweep.search");
+}
+
+#[test]
+fn points_take_every_combination_the_last_axis_fastest() {
+    let s = Scenario::parse(&doc(
+        r#"{ "vary": [ { "path": "workload.stages[0].request_rate", "from": 1, "to": 2, "steps": 3 },
+                      { "path": "router.policy", "values": [ {"policy": "round_robin"},
+                                                             {"policy": "least_loaded"} ] } ] }"#,
+    ))
+    .unwrap();
+    let plan = SweepPlan::new(&s, Default::default()).unwrap();
+    assert_eq!(plan.len(), 6);
+    // Rates 1, 1.5, 2 (whole numbers written as integers, so counts read as counts).
+    assert_eq!(plan.header().axes.len(), 2);
+    let cfg = s.sweep.as_ref().unwrap();
+    assert_eq!(cfg.point_values(0)[0], serde_json::json!(1));
+    assert_eq!(cfg.point_values(3)[0], serde_json::json!(1.5));
+    assert_eq!(cfg.point_values(3)[1]["policy"], "least_loaded");
+    assert_eq!(cfg.point_values(5)[0], serde_json::json!(2));
+    let at = plan.scenario(2).unwrap();
+    assert_eq!(at.sweep, None);
+    assert_eq!(at.router.policy.name(), "round_robin");
+}
+
+#[test]
+fn shards_merge_into_exactly_the_whole_sweep() {
+    let s = Scenario::parse(&doc(
+        r#"{ "vary": [ { "path": "workload.stages[0].request_rate", "from": 1, "to": 40, "steps": 5 } ] }"#,
+    ))
+    .unwrap();
+    let plan = SweepPlan::new(&s, Default::default()).unwrap();
+    let points: Vec<SweepPoint> = (0..plan.len()).map(|i| plan.run_point(i)).collect();
+    assert!(points
+        .iter()
+        .all(|p| p.error.is_none() && p.metrics.is_some()));
+    let whole = SweepResults {
+        header: plan.header(),
+        shard: None,
+        points: points.clone(),
+    }
+    .to_json();
+    let shard = |k, n| {
+        let shard = Shard { k, n };
+        SweepResults {
+            header: plan.header(),
+            shard: Some(shard),
+            points: points
+                .iter()
+                .filter(|p| shard.holds(p.index))
+                .cloned()
+                .collect(),
+        }
+        .to_json()
+    };
+    let (a, b, c) = (shard(1, 3), shard(2, 3), shard(3, 3));
+    assert_eq!(merge_shards(&[&c, &a, &b]).unwrap(), whole);
+    assert_eq!(merge_shards(&[&a, &b]).unwrap_err(), "shard 3/3 is missing");
+    assert_eq!(
+        merge_shards(&[&a, &a, &b]).unwrap_err(),
+        "shard 1/3 is given twice"
+    );
+    assert!(serde_json::from_str::<serde_json::Value>(&whole).is_ok());
+    // Six shards of five points: the sixth holds none and still merges.
+    let six: Vec<String> = (1..=6).map(|k| shard(k, 6)).collect();
+    assert!(serde_json::from_str::<serde_json::Value>(&six[5]).is_ok());
+    let texts: Vec<&str> = six.iter().map(String::as_str).collect();
+    assert_eq!(merge_shards(&texts).unwrap(), whole);
+}

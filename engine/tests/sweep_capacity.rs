@@ -1,0 +1,113 @@
+//! Sweeps and searches against what queueing theory says: p99 TTFT never falls as the rate
+//! rises (deterministic arrivals, all else fixed), and the highest rate meeting a TTFT
+//! bound on a hand-built deterministic queue is where the arithmetic puts it.
+
+use engine::scenario::Scenario;
+use engine::sweep::{SweepPlan, SweepPoint};
+
+fn run_all(doc: &str) -> Vec<SweepPoint> {
+    let s = Scenario::parse(doc).unwrap_or_else(|p| panic!("{p:?}"));
+    let plan = SweepPlan::new(&s, Default::default()).unwrap();
+    (0..plan.len()).map(|i| plan.run_point(i)).collect()
+}
+
+#[test]
+fn p99_ttft_never_falls_as_the_rate_rises() {
+    // Identical requests arriving evenly (UniformReqRate) at 0.5 to 6 req/s, served one at
+    // a time (max_num_seqs 1) by one worker with calibrated step times: each takes the same
+    // service time S, so by Lindley's recursion (W_k+1 = max(0, W_k + S − 1/λ)) every wait
+    // is non-decreasing in λ, and so is p99 TTFT. (With batching this need not hold: a
+    // batch's step time depends on how arrivals line up with steps.)
+    let points = run_all(
+        r#"{
+        "simulation": { "num_workers": 1 },
+        "worker": { "max_num_seqs": 1 },
+        "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 1,
+            "input_length": { "type": "constant", "value": 512 },
+            "output_length": { "type": "constant", "value": 64 },
+            "total_requests": 40 } ] },
+        "sweep": { "vary": [ { "path": "workload.stages[0].request_rate",
+                               "from": 0.5, "to": 6, "steps": 12 } ] }
+    }"#,
+    );
+    let p99: Vec<f64> = points
+        .iter()
+        .map(|p| p.metrics.as_ref().expect("ran").ttft.p99_ms)
+        .collect();
+    for w in p99.windows(2) {
+        assert!(w[1] >= w[0], "p99 TTFT fell as the rate rose: {p99:?}");
+    }
+    // And the sweep reached overload: the last point queues far longer than the first.
+    assert!(p99[11] > 5.0 * p99[0], "{p99:?}");
+}
+
+/// One worker serving one request at a time (max_num_seqs 1) in constant 0.1 s steps,
+/// synchronous scheduling: a 10-token answer takes S = 1.0 s (prefill step with the first
+/// token, nine decode steps), TTFT alone is 0.1 s. Requests arrive every 1/λ s.
+fn ddd1(search: &str, extra: &str) -> String {
+    format!(
+        r#"{{
+        "simulation": {{ "num_workers": 1 }},
+        "worker": {{ "max_num_seqs": 1, "async_scheduling": false,
+                    "timing": {{ "model": "constant", "constant_step_time": 0.1 }} }},
+        "workload": {{ "stages": [ {{ "type": "UniformReqRate", "request_rate": 1,
+            "input_length": {{ "type": "constant", "value": 100 }},
+            "output_length": {{ "type": "constant", "value": 10 }},
+            "total_requests": 21 }} ] }},
+        "slo": {{ "ttft_ms": {{ "p": 100, "max": 2100 }} }},
+        "sweep": {{ {extra} "search": {search} }}
+    }}"#
+    )
+}
+
+#[test]
+fn max_rate_search_finds_the_edge_the_queue_predicts() {
+    // Above λ = 1/S the server falls behind: request k starts k·S after the first, so its
+    // TTFT is k·(S − 1/λ) + 0.1. The last (k = 20) meets 2.1 s while 20·(1 − 1/λ) ≤ 2,
+    // i.e. 1/λ ≥ 0.9: λ* = 1/0.9 = 1.111… req/s.
+    let points = run_all(&ddd1(
+        r#"{ "type": "max_rate", "low": 0.5, "high": 4, "tolerance": 0.01 }"#,
+        "",
+    ));
+    let found = points[0].search.as_ref().unwrap();
+    let rate = found.value.expect("a rate meets the SLO");
+    let edge = 1.0 / 0.9;
+    assert!(
+        rate <= edge && rate > edge - 0.01,
+        "found {rate}, theory {edge}: {found:?}"
+    );
+    // The metrics are those of the answer: its last TTFT within the bound.
+    let m = points[0].metrics.as_ref().unwrap();
+    assert!(m.slo.as_ref().unwrap().met);
+    // Bisection: the two ends, then log2(3.5 / 0.01) ≈ 8.5 → 9 halvings.
+    assert_eq!(found.probes.len(), 2 + 9);
+}
+
+#[test]
+fn min_workers_search_finds_the_fewest_that_keep_up() {
+    // 21 requests at 3.5 req/s with round robin: each of w workers gets every w-th request,
+    // i.e. λ/w. It keeps up when λ/w ≤ 1/S = 1 (TTFT 0.1 s, within any bound ≥ 0.1): w = 4.
+    // With 3 workers (1.1667 req/s each) the 7th request of a worker waits
+    // 6·(1 − 1/1.1667) = 0.857 s → TTFT 0.957 s. So a 500 ms bound needs 4, a 1 s bound 3.
+    let at = |bound: u32| {
+        let doc = ddd1(r#"{ "type": "min_workers", "min": 1, "max": 8 }"#, "")
+            .replace("\"max\": 2100", &format!("\"max\": {bound}"))
+            .replace("\"request_rate\": 1,", "\"request_rate\": 3.5,");
+        run_all(&doc)[0].search.as_ref().unwrap().value
+    };
+    assert_eq!(at(500), Some(4.0));
+    assert_eq!(at(1000), Some(3.0));
+}
+
+#[test]
+fn a_policy_axis_with_a_search_compares_policies_point_by_point() {
+    let points = run_all(&ddd1(
+        r#"{ "type": "min_workers", "max": 6 }"#,
+        r#""vary": [ { "path": "router.policy", "values": [ { "policy": "round_robin" },
+                                                           { "policy": "least_loaded" } ] } ],"#,
+    ));
+    assert_eq!(points.len(), 2);
+    assert!(points
+        .iter()
+        .all(|p| p.search.as_ref().unwrap().value.is_some()));
+}
