@@ -6,8 +6,12 @@
 //! hit on a free block takes it out of the queue. When blocks are freed (a request's table
 //! is handed over last block first), those holding no cached content go to the head, to be
 //! reused first, and cached ones join the tail, so the least recently used content goes
-//! first. Every operation costs O(blocks touched): the queue is an intrusive doubly-linked
-//! list over block indices, and `hash → block` is a hash map used for lookups only.
+//! first. Every operation costs O(blocks touched, amortised): the queue is a ring of block
+//! ids where a block taken out of the middle (a cache hit) leaves a stale entry behind,
+//! skipped when it reaches the head and swept out when stale entries outnumber live ones.
+//! (An intrusive linked list did the same in O(1) but chased a pointer into a random block
+//! per allocation: the cache misses were over half of a large run's time.) `hash → block`
+//! is a hash map used for lookups only.
 //!
 //! Like vLLM, identical content computed twice is cached twice (block tables are
 //! append-only, so a block is never swapped for its twin): a lookup returns the copy cached
@@ -25,12 +29,12 @@
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
+use std::collections::VecDeque;
 
 /// Index of a GPU block.
 pub type BlockId = u32;
 
-const NIL: u32 = u32::MAX;
-/// The free queue's node standing for every block never used yet (ids `blocks.len()..total`).
+/// The free queue's entry standing for every block never used yet (ids `blocks.len()..total`).
 const UNUSED: u32 = u32::MAX - 1;
 
 /// 32 bytes (a pool can hold millions): the hash and its flag are stored apart rather
@@ -48,9 +52,9 @@ struct Block {
     indexed: bool,
     /// The request that filled the block (meaningful while it is cached).
     owner: u64,
-    /// Free-queue links (meaningful only while `ref_cnt == 0`).
-    prev: u32,
-    next: u32,
+    /// Bumped each time the block joins the free queue: a queue entry is live while its
+    /// stamp is the block's and the block is unreferenced.
+    stamp: u32,
 }
 
 impl Block {
@@ -66,8 +70,7 @@ impl Block {
             cached: false,
             indexed: false,
             owner: 0,
-            prev: NIL,
-            next: NIL,
+            stamp: 0,
         }
     }
 }
@@ -79,11 +82,13 @@ pub struct BlockPool {
     blocks: Vec<Block>,
     /// All blocks; `blocks.len()..total` were never used.
     total: u32,
-    /// Free queue: `head` is allocated (and evicted) first.
-    head: u32,
-    tail: u32,
-    /// The queue links (prev, next) of the [`UNUSED`] node.
-    unused_links: (u32, u32),
+    /// Reused buffer for the blocks without content being freed.
+    fresh: Vec<(u32, u32)>,
+    /// Free queue, head (allocated and evicted first) at the front: (block, stamp), or
+    /// ([`UNUSED`], 0) while never-used blocks remain.
+    queue: VecDeque<(u32, u32)>,
+    /// Queue entries whose block has left the queue since.
+    stale: usize,
     num_free: u32,
     num_cached_free: u32,
     /// `hash → block`: the first copy cached.
@@ -99,13 +104,16 @@ pub struct BlockPool {
 impl BlockPool {
     /// A pool of `num_blocks` empty blocks; `enable_caching` switches prefix caching on.
     pub fn new(num_blocks: u32, enable_caching: bool) -> Self {
-        let queue = if num_blocks == 0 { NIL } else { UNUSED };
+        let mut queue = VecDeque::new();
+        if num_blocks > 0 {
+            queue.push_back((UNUSED, 0));
+        }
         Self {
             blocks: Vec::new(),
             total: num_blocks,
-            head: queue,
-            tail: queue,
-            unused_links: (NIL, NIL),
+            queue,
+            stale: 0,
+            fresh: Vec::new(),
             num_free: num_blocks,
             num_cached_free: 0,
             cached: BlockHashMap::default(),
@@ -182,7 +190,7 @@ impl BlockPool {
     /// One more reference on a cached block (off the free queue if it was free).
     fn take_ref(&mut self, id: BlockId) {
         if self.blocks[id as usize].ref_cnt == 0 {
-            self.unlink(id);
+            self.stale += 1;
             self.num_free -= 1;
             self.num_cached_free -= 1;
         }
@@ -197,16 +205,15 @@ impl BlockPool {
         }
         for _ in 0..n {
             self.num_free -= 1;
-            if self.head == UNUSED {
+            let id = self.pop_head();
+            if id == UNUSED {
                 table.push(self.blocks.len() as BlockId);
                 self.blocks.push(Block::fresh());
-                if self.num_unused() == 0 {
-                    self.unlink(UNUSED);
+                if self.num_unused() > 0 {
+                    self.queue.push_front((UNUSED, 0));
                 }
                 continue;
             }
-            let id = self.head;
-            self.unlink(id);
             if self.blocks[id as usize].cached {
                 self.num_cached_free -= 1;
                 self.evict(id);
@@ -261,8 +268,8 @@ impl BlockPool {
     /// that order, to be reused first; cached ones at the tail. With caching off every
     /// block joins the tail (vLLM keeps recently used blocks last for GPU locality).
     pub fn free(&mut self, table: impl Iterator<Item = BlockId>) {
-        // The last fresh block put at the head: the next one goes right after it.
-        let mut last_fresh = NIL;
+        // Blocks without content go to the head in the order freed: queued once all are seen.
+        let fresh_from = self.fresh.len();
         for id in table {
             let block = &mut self.blocks[id as usize];
             debug_assert!(block.ref_cnt > 0, "block {id} freed twice");
@@ -271,15 +278,20 @@ impl BlockPool {
                 continue;
             }
             self.num_free += 1;
+            block.stamp = block.stamp.wrapping_add(1);
+            let entry = (id, block.stamp);
             if block.cached {
                 self.num_cached_free += 1;
-                self.push_back(id);
+                self.queue.push_back(entry);
             } else if self.enable_caching {
-                self.insert_after(last_fresh, id);
-                last_fresh = id;
+                self.fresh.push(entry);
             } else {
-                self.push_back(id);
+                self.queue.push_back(entry);
             }
+        }
+        while self.fresh.len() > fresh_from {
+            let entry = self.fresh.pop().expect("non-empty");
+            self.queue.push_front(entry);
         }
     }
 
@@ -372,14 +384,12 @@ impl BlockPool {
     /// The free queue from head (allocated next) to tail (O(free blocks)); for tests.
     pub fn free_queue(&self) -> Vec<BlockId> {
         let mut out = Vec::with_capacity(self.num_free as usize);
-        let mut cur = self.head;
-        while cur != NIL {
-            if cur == UNUSED {
+        for &(id, stamp) in &self.queue {
+            if id == UNUSED {
                 out.extend(self.blocks.len() as u32..self.total);
-            } else {
-                out.push(cur);
+            } else if self.is_live(id, stamp) {
+                out.push(id);
             }
-            cur = self.next_of(cur);
         }
         out
     }
@@ -416,32 +426,32 @@ impl BlockPool {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut walked = 0u32;
         let mut cached_free = 0u32;
-        let mut cur = self.head;
-        let mut prev = NIL;
-        while cur != NIL {
-            if self.prev_of(cur) != prev {
-                return Err(format!("block {cur} has a broken back link"));
-            }
-            if cur == UNUSED {
+        let mut stale = 0;
+        let mut seen = vec![false; self.blocks.len()];
+        for (i, &(id, stamp)) in self.queue.iter().enumerate() {
+            if id == UNUSED {
+                if i != self.queue.len() - 1 && self.queue.iter().skip(i + 1).any(|e| e.0 == UNUSED)
+                {
+                    return Err("never-used blocks queued twice".into());
+                }
                 walked += self.num_unused();
-                prev = cur;
-                cur = self.next_of(cur);
                 continue;
             }
-            let b = &self.blocks[cur as usize];
-            if b.ref_cnt != 0 {
-                return Err(format!(
-                    "block {cur} in free queue with ref_cnt {}",
-                    b.ref_cnt
-                ));
+            if !self.is_live(id, stamp) {
+                stale += 1;
+                continue;
             }
-            cached_free += b.cached as u32;
+            if std::mem::replace(&mut seen[id as usize], true) {
+                return Err(format!("block {id} queued twice"));
+            }
+            cached_free += self.blocks[id as usize].cached as u32;
             walked += 1;
-            prev = cur;
-            cur = b.next;
         }
-        if prev != self.tail {
-            return Err("free queue tail is wrong".into());
+        if stale != self.stale {
+            return Err(format!(
+                "{} stale queue entries counted, {stale} found",
+                self.stale
+            ));
         }
         let zero = self.blocks.iter().filter(|b| b.ref_cnt == 0).count() as u32 + self.num_unused();
         if walked != self.num_free || zero != self.num_free {
@@ -482,85 +492,31 @@ impl BlockPool {
         Ok(())
     }
 
-    fn next_of(&self, id: u32) -> u32 {
-        if id == UNUSED {
-            self.unused_links.1
-        } else {
-            self.blocks[id as usize].next
-        }
+    /// True when the queue entry (`id`, `stamp`) still stands for a free block.
+    fn is_live(&self, id: u32, stamp: u32) -> bool {
+        let b = &self.blocks[id as usize];
+        b.ref_cnt == 0 && b.stamp == stamp
     }
 
-    fn prev_of(&self, id: u32) -> u32 {
-        if id == UNUSED {
-            self.unused_links.0
-        } else {
-            self.blocks[id as usize].prev
+    /// Takes the head of the free queue (the caller knows one is free), dropping stale
+    /// entries on the way; sweeps them all out once they outnumber the live ones.
+    fn pop_head(&mut self) -> u32 {
+        if self.stale > 64 && self.stale > self.queue.len() / 2 {
+            let blocks = &self.blocks;
+            self.queue.retain(|&(id, stamp)| {
+                id == UNUSED || {
+                    let b = &blocks[id as usize];
+                    b.ref_cnt == 0 && b.stamp == stamp
+                }
+            });
+            self.stale = 0;
         }
-    }
-
-    fn set_links(&mut self, id: u32, prev: u32, next: u32) {
-        if id == UNUSED {
-            self.unused_links = (prev, next);
-        } else {
-            let b = &mut self.blocks[id as usize];
-            b.prev = prev;
-            b.next = next;
-        }
-    }
-
-    fn set_next(&mut self, id: u32, next: u32) {
-        let prev = self.prev_of(id);
-        self.set_links(id, prev, next);
-    }
-
-    fn set_prev(&mut self, id: u32, prev: u32) {
-        let next = self.next_of(id);
-        self.set_links(id, prev, next);
-    }
-
-    fn unlink(&mut self, id: u32) {
-        let (prev, next) = (self.prev_of(id), self.next_of(id));
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.set_next(prev, next);
-        }
-        if next == NIL {
-            self.tail = prev;
-        } else {
-            self.set_prev(next, prev);
-        }
-        self.set_links(id, NIL, NIL);
-    }
-
-    fn push_back(&mut self, id: BlockId) {
-        let tail = self.tail;
-        self.set_links(id, tail, NIL);
-        if tail == NIL {
-            self.head = id;
-        } else {
-            self.set_next(tail, id);
-        }
-        self.tail = id;
-    }
-
-    /// Links `id` right after `after` (`NIL`: at the head).
-    fn insert_after(&mut self, after: u32, id: BlockId) {
-        let next = if after == NIL {
-            self.head
-        } else {
-            self.next_of(after)
-        };
-        self.set_links(id, after, next);
-        if after == NIL {
-            self.head = id;
-        } else {
-            self.set_next(after, id);
-        }
-        if next == NIL {
-            self.tail = id;
-        } else {
-            self.set_prev(next, id);
+        loop {
+            let (id, stamp) = self.queue.pop_front().expect("a free block is queued");
+            if id == UNUSED || self.is_live(id, stamp) {
+                return id;
+            }
+            self.stale -= 1;
         }
     }
 }
