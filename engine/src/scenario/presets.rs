@@ -72,6 +72,34 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "capacity_4xh100_ttft500",
+            title: "How much load can 4 H100s take under a 500 ms p99 TTFT?",
+            description: "The default traffic on 4 granite-3.3-8b workers: a search bisects the \
+                          request rate (1 to 256 req/s, to within 1) for the highest one whose \
+                          p99 TTFT stays within 500 ms. Change hardware.gpu or the SLO and search \
+                          again.",
+            json: include_str!("../../../examples/capacity_4xh100_ttft500.json"),
+            files: &[],
+        },
+        Preset {
+            id: "gpus_for_40rps_rr_vs_prefix",
+            title: "Round robin vs prefix-aware: GPUs needed for 40 req/s",
+            description: "40 req/s sharing 8 long system prompts, under p99 TTFT ≤ 500 ms and p99 \
+                          TPOT ≤ 50 ms: the fewest workers (1 to 16) each routing policy needs, \
+                          and what a million output tokens costs there.",
+            json: include_str!("../../../examples/gpus_for_40rps_rr_vs_prefix.json"),
+            files: &[],
+        },
+        Preset {
+            id: "latency_vs_load_by_policy",
+            title: "Latency vs load: round robin vs prefix-aware (24 runs)",
+            description: "The default scenario at 5 to 60 req/s in 12 steps, under each routing \
+                          policy: TTFT, TPOT and E2E percentiles, SLO attainment and goodput \
+                          against the offered load.",
+            json: include_str!("../../../examples/latency_vs_load_by_policy.json"),
+            files: &[],
+        },
+        Preset {
             id: "routing_prefix_vs_round_robin",
             title: "Routing: round robin vs prefix-aware on shared prompts",
             description: "8 system prompts of 2,000 tokens with Zipf popularity over 4 workers, \

@@ -7,6 +7,8 @@ use serde_json::Value;
 
 /// Most axes a sweep varies (a curve per value of the second).
 pub const MAX_AXES: usize = 2;
+/// Halvings a rate search may take (each a full run).
+pub const MAX_BISECTIONS: u32 = 20;
 /// Most points in one sweep (each a full run).
 pub const MAX_POINTS: usize = 10_000;
 
@@ -88,6 +90,21 @@ pub(crate) fn number(x: f64) -> Value {
 }
 
 impl Axis {
+    /// How many values the axis gives (without making them: `steps` may be absurd).
+    pub fn len(&self) -> usize {
+        match (&self.values, self.from, self.to, self.steps) {
+            (Some(v), ..) => v.len(),
+            (None, Some(a), Some(b), Some(1)) if a == b => 1,
+            (None, Some(_), Some(_), Some(n)) if n >= 2 => n as usize,
+            _ => 0,
+        }
+    }
+
+    /// True when the axis gives no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The axis' values in order (empty when it gives none or is malformed).
     pub fn points(&self) -> Vec<Value> {
         if let Some(v) = &self.values {
@@ -141,7 +158,7 @@ impl SweepConfig {
     pub fn num_points(&self) -> usize {
         self.vary
             .iter()
-            .fold(1usize, |n, a| n.saturating_mul(a.points().len()))
+            .fold(1usize, |n, a| n.saturating_mul(a.len()))
     }
 
     /// The axis values of point `i` (the last axis varies fastest).
@@ -190,6 +207,13 @@ impl SweepConfig {
                 p.positive(&search, "tolerance", *tolerance);
                 if high <= low || high.is_nan() || !high.is_finite() {
                     p.push(join(&search, "high"), "must be a number above low");
+                } else if *tolerance < (high - low) / f64::from(1u32 << MAX_BISECTIONS) {
+                    p.push(
+                        join(&search, "tolerance"),
+                        format!(
+                            "at least (high - low) / 2^{MAX_BISECTIONS}: each halving is a run"
+                        ),
+                    );
                 }
             }
             Some(Search::MinWorkers { min, max }) => {

@@ -191,12 +191,12 @@ impl SweepResults {
         let mut c = vec![p.index.to_string()];
         c.extend(p.values.iter().map(Self::label));
         if self.search_column().is_some() {
-            c.push(
-                p.search
-                    .as_ref()
-                    .and_then(|s| s.value)
-                    .map_or("none".into(), num),
-            );
+            let whole = matches!(self.header.search, Some(Search::MinWorkers { .. }));
+            c.push(match p.search.as_ref().and_then(|s| s.value) {
+                None => "none".into(),
+                Some(x) if whole => format!("{x}"),
+                Some(x) => num(x),
+            });
         }
         match &p.metrics {
             Some(m) => {

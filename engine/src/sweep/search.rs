@@ -63,6 +63,9 @@ pub(crate) fn search(
                     let (mut lo, mut hi, mut best) = (*low, *high, m_lo);
                     while hi - lo > *tolerance {
                         let mid = lo + (hi - lo) / 2.0;
+                        if mid <= lo || mid >= hi {
+                            break; // the rates' resolution, whatever the tolerance
+                        }
                         let (met, m) = probe(path, mid)?;
                         if met {
                             (lo, best) = (mid, m);

@@ -53,6 +53,29 @@ fn every_value_that_breaks_the_scenario_is_reported_at_its_place() {
 }
 
 #[test]
+fn absurd_sizes_are_refused_before_anything_is_made() {
+    // 4 billion steps would be 137 GB of values; a tolerance of 1e-300 would halve forever.
+    let p = problems(
+        r#"{ "vary": [ { "path": "workload.stages[0].request_rate", "from": 1, "to": 2,
+                        "steps": 4294967295 } ],
+            "search": { "type": "max_rate", "low": 1, "high": 64, "tolerance": 1e-300 } }"#,
+    );
+    assert!(
+        p[0].starts_with("sweep.vary: 4294967295 points; at most 10000"),
+        "{p:?}"
+    );
+    assert!(
+        p[1].starts_with("sweep.search.tolerance: at least (high - low) / 2^20"),
+        "{p:?}"
+    );
+    // 63 / 2^20 is the finest tolerance allowed: 20 halvings.
+    assert!(problems(
+        r#"{ "search": { "type": "max_rate", "low": 1, "high": 64, "tolerance": 0.0000601 } }"#
+    )
+    .is_empty());
+}
+
+#[test]
 fn the_sections_own_mistakes_name_their_fields() {
     let p = problems(
         r#"{ "vary": [ { "path": "workload.stages[0]..rate", "values": [] },

@@ -12,6 +12,7 @@ pub mod result_panels;
 pub mod results;
 pub mod scenario_form;
 pub mod share_panel;
+pub mod slo_table;
 pub mod summary_table;
 pub mod talk_bar;
 pub mod talk_view;

@@ -3,6 +3,7 @@
 //! with a pinned run when there is one.
 
 use super::result_panels::{ChartsPanel, LatencyPanel, RoutingPanel, RunView, TimelinePanel};
+use super::slo_table::SloTable;
 use super::summary_table::SummaryTable;
 use crate::files;
 use crate::results_view::{decision_index, request_phases};
@@ -180,8 +181,11 @@ fn finished_run(props: &FinishedRunProps) -> Html {
             <div class="tab-panel" role="tabpanel">
                 { match *tab {
                     Tab::Summary => html! {
-                        <SummaryTable results={props.results.clone()} label={props.label.clone()}
-                            pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
+                        <>
+                            <SummaryTable results={props.results.clone()} label={props.label.clone()}
+                                pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
+                            <SloTable results={props.results.clone()} />
+                        </>
                     },
                     Tab::Charts => match &*view {
                         Some(v) => html! { <ChartsPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
