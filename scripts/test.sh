@@ -10,10 +10,12 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "format and lints"
 shellcheck scripts/*.sh .ci/run
 cargo fmt --all --check
-cargo clippy --workspace --exclude opal-web --all-targets --quiet -- -D warnings
+# opal-peers-lab builds inference-lab from crates.io (with jemalloc's C sources): only the
+# peer comparison needs it.
+cargo clippy --workspace --exclude opal-web --exclude opal-peers-lab --all-targets --quiet -- -D warnings
 
 step "engine tests"
-cargo test --workspace --exclude opal-web
+cargo test --workspace --exclude opal-web --exclude opal-peers-lab
 
 step "fidelity against real vLLM runs"
 cargo run --release -q -p opal-fidelity --bin fidelity -- --check
