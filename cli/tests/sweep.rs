@@ -139,3 +139,47 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_json() {
         "--merge: shard 3/3 is missing\n"
     );
 }
+
+#[test]
+fn run_prints_and_writes_the_slo_report() {
+    let dir = scratch("slo");
+    // One plain run of the sweep's scenario: the sweep is ignored, the SLO judged.
+    std::fs::write(dir.join("s.json"), SWEEP).unwrap();
+    let out = opal(&dir, &["run", "s.json", "--json", "r.json"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let slo = text
+        .split("SLO: ")
+        .nth(1)
+        .expect("an SLO table after the tables");
+    assert!(
+        slo.starts_with("TTFT p99 <= 200 ms, TPOT <= 20 ms\n"),
+        "{slo}"
+    );
+    // Rows: the run, its one stage, its two workers.
+    let scopes: Vec<&str> = slo
+        .lines()
+        .skip(2)
+        .map(|l| l.split("  ").next().unwrap().trim())
+        .collect();
+    assert_eq!(scopes, ["run", "stage 0", "worker 0", "worker 1"]);
+    let json: serde_json::Value = serde_json::from_str(&read(dir.join("r.json"))).unwrap();
+    let run = &json["slo"]["overall"];
+    assert_eq!(run["requests"], 30);
+    assert_eq!(json["slo"]["workers"].as_array().unwrap().len(), 2);
+    // Attainment counts the requests whose own TTFT and TPOT are within bounds.
+    let within = json["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            let (c, ft, end) = (
+                r["created"].as_f64().unwrap(),
+                r["first_token"].as_f64().unwrap(),
+                r["completion"].as_f64().unwrap(),
+            );
+            let n = r["output_tokens"].as_f64().unwrap();
+            (ft - c) * 1000.0 <= 200.0 && (n < 2.0 || (end - ft) / (n - 1.0) * 1000.0 <= 20.0)
+        })
+        .count();
+    assert_eq!(run["attained"], within as u64);
+}

@@ -111,3 +111,31 @@ fn a_policy_axis_with_a_search_compares_policies_point_by_point() {
         .iter()
         .all(|p| p.search.as_ref().unwrap().value.is_some()));
 }
+
+#[test]
+fn the_knee_is_the_last_rate_meeting_the_slo_on_each_curve() {
+    // The queue above: λ* = 1.11 req/s, so 0.5 and 1.0 meet the 2.1 s bound, 1.5 and 2.0
+    // miss it, under either policy (one worker: routing changes nothing).
+    let doc = ddd1("null", "")
+        .replace(
+            r#""search": null"#,
+            r#""vary": [ { "path": "workload.stages[0].request_rate", "values": [0.5, 1.0, 1.5, 2.0] },
+                         { "path": "router.policy", "values": [ { "policy": "round_robin" },
+                                                                { "policy": "least_loaded" } ] } ]"#,
+        );
+    let s = Scenario::parse(&doc).unwrap_or_else(|p| panic!("{p:?}"));
+    let plan = SweepPlan::new(&s, Default::default()).unwrap();
+    let results = engine::sweep::SweepResults {
+        header: plan.header(),
+        shard: None,
+        points: (0..plan.len()).map(|i| plan.run_point(i)).collect(),
+    };
+    // Points: rate-major, policy fastest; rate 1.0 is points 2 (round robin) and 3.
+    assert_eq!(
+        results.knees(),
+        [
+            ("round_robin".to_string(), Some(2)),
+            ("least_loaded".to_string(), Some(3))
+        ]
+    );
+}

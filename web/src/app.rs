@@ -10,6 +10,7 @@ use crate::components::presets::Presets;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
+use crate::components::sweep_panel::SweepPanel;
 use crate::components::talk_bar::TalkBar;
 use crate::components::talk_view::TalkView;
 use crate::shortcuts::{command_for, Command, KeyPress, SEEK_STEP_S};
@@ -405,6 +406,7 @@ pub fn app() -> Html {
                     }
                     <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
                         on_action={on_action.clone()} />
+                    <SweepPanel scenario={state.scenario.clone()} data_files={state.data_files.clone()} />
                 </section>
             </main>
             if state.help_open {

@@ -16,3 +16,4 @@ pub mod run_driver;
 pub mod share;
 pub mod shortcuts;
 pub mod state;
+pub mod sweep_driver;

@@ -92,7 +92,7 @@ pub fn start(id: u64, text: &str, files: &DataFiles, dispatch: Callback<Action>)
 }
 
 /// Runs `task` in a fresh macrotask, without the 4 ms clamp of nested `setTimeout(0)`.
-fn queue_task(task: impl FnOnce() + 'static) {
+pub(crate) fn queue_task(task: impl FnOnce() + 'static) {
     let Ok(channel) = web_sys::MessageChannel::new() else {
         return; // No channel means the page is going away; the run ends with it.
     };

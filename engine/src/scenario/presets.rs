@@ -93,9 +93,10 @@ pub fn presets() -> Vec<Preset> {
         Preset {
             id: "latency_vs_load_by_policy",
             title: "Latency vs load: round robin vs prefix-aware (24 runs)",
-            description: "The default scenario at 5 to 60 req/s in 12 steps, under each routing \
-                          policy: TTFT, TPOT and E2E percentiles, SLO attainment and goodput \
-                          against the offered load.",
+            description: "The default traffic (600 requests) at 25 to 300 req/s in 12 steps, \
+                          under each routing policy: TTFT, TPOT and E2E percentiles, SLO \
+                          attainment and goodput against the offered load, the knee where p99 \
+                          TTFT passes 500 ms.",
             json: include_str!("../../../examples/latency_vs_load_by_policy.json"),
             files: &[],
         },

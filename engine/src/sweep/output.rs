@@ -111,8 +111,7 @@ impl SweepResults {
 
     /// One row per point: its axis values, load, latency percentiles, SLO and cost.
     pub fn render_text(&self) -> String {
-        let mut rows = vec![self.columns()];
-        rows.extend(self.points.iter().map(|p| self.cells(p, 2)));
+        let rows = self.table(2);
         let widths: Vec<usize> = (0..rows[0].len())
             .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
             .collect();
@@ -146,13 +145,46 @@ impl SweepResults {
                 c.to_string()
             }
         };
-        let mut rows = vec![self.columns()];
-        rows.extend(self.points.iter().map(|p| self.cells(p, 17)));
-        for r in rows {
+        for r in self.table(17) {
             let line: Vec<String> = r.iter().map(|c| quote(c)).collect();
             let _ = writeln!(o, "{}", line.join(","));
         }
         o
+    }
+
+    /// The table's header and one row per point (`digits` decimals; 17 writes numbers in
+    /// full), as the CLI prints it and the app shows it.
+    pub fn table(&self, digits: usize) -> Vec<Vec<String>> {
+        let mut rows = vec![self.columns()];
+        rows.extend(self.points.iter().map(|p| self.cells(p, digits)));
+        rows
+    }
+
+    /// The knee of each curve: the points sharing every axis value but the first form a
+    /// curve along the first axis (a rising load, say); its knee is the last point meeting
+    /// the SLO before the first one missing it, as (curve label, point index). A curve that
+    /// meets it throughout, or misses it from the start, has none.
+    pub fn knees(&self) -> Vec<(String, Option<usize>)> {
+        let mut curves: Vec<(String, Vec<&SweepPoint>)> = Vec::new();
+        for p in &self.points {
+            let label: Vec<String> = p.values.iter().skip(1).map(Self::label).collect();
+            let label = label.join(", ");
+            match curves.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, c)) => c.push(p),
+                None => curves.push((label, vec![p])),
+            }
+        }
+        curves
+            .into_iter()
+            .map(|(label, points)| {
+                let met = |p: &SweepPoint| p.metrics.as_ref().is_some_and(|m| m.slo_met());
+                let knee = points
+                    .windows(2)
+                    .find(|w| met(w[0]) && !met(w[1]))
+                    .map(|w| w[0].index);
+                (label, knee)
+            })
+            .collect()
     }
 
     fn columns(&self) -> Vec<String> {

@@ -47,6 +47,9 @@ pub struct LineChartProps {
     /// Unit of the x column.
     #[prop_or(Unit::Seconds)]
     pub x_unit: Unit,
+    /// What the x column is, under its axis.
+    #[prop_or(AttrValue::Static("simulated time"))]
+    pub x_label: AttrValue,
     /// Unit of the y values.
     #[prop_or_default]
     pub y_unit: Unit,
@@ -194,7 +197,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                 <svg ref={svg.clone()} class="chart-svg" viewBox={view_box} role="img" aria-label={layout.summary.clone()}
                     {onmousemove} {onmouseleave}>
                     { y_axis(&plot, &layout.y, &yt, props.y_unit) }
-                    { x_axis(&plot, &layout.x, &xt, props.x_unit, "simulated time") }
+                    { x_axis(&plot, &layout.x, &xt, props.x_unit, &props.x_label) }
                     { for layout.paths.iter().enumerate().flat_map(|(r, paths)| paths.iter().enumerate().map(move |(i, d)| html! {
                         <path class={classes!("chart-line", color_class(i), (r == 1).then_some("chart-pinned"))} d={d.clone()} />
                     })) }
