@@ -9,9 +9,9 @@
 use super::protocol::{object, FromWorker, ToWorker};
 use crate::state::{EngineResults, Progress};
 use engine::simulation::SimulationResults;
+use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::Callback;
 
@@ -94,8 +94,8 @@ struct Slot {
     worker: web_sys::Worker,
     /// The job it runs, if any.
     job: Option<u64>,
-    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+    /// Its `message` and `error` listeners, removed with the slot.
+    _listeners: [EventListener; 2],
 }
 
 #[derive(Default)]
@@ -181,23 +181,31 @@ fn spawn(id: u64) -> Result<Slot, String> {
     options.set_type(web_sys::WorkerType::Module);
     let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options)
         .map_err(|e| format!("cannot start a simulation worker: {e:?}"))?;
-    let on_message =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            if let Some(message) = FromWorker::from_js(&e.data()) {
-                on_worker_message(id, message);
-            }
-        });
-    let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
-        e.prevent_default();
-        on_worker_message(
-            id,
-            FromWorker::Broken {
-                message: format!("the simulation worker crashed: {}", e.message()),
-            },
-        );
+    let on_message = EventListener::new(&worker, "message", move |e| {
+        let data = e.unchecked_ref::<web_sys::MessageEvent>().data();
+        if let Some(message) = FromWorker::from_js(&data) {
+            on_worker_message(id, message);
+        }
     });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    // Not passive: handled here, the crash is not also reported as the page's error.
+    let on_error = EventListener::new_with_options(
+        &worker,
+        "error",
+        EventListenerOptions::enable_prevent_default(),
+        move |e| {
+            e.prevent_default();
+            let detail = e
+                .dyn_ref::<web_sys::ErrorEvent>()
+                .map(|e| e.message())
+                .unwrap_or_default();
+            on_worker_message(
+                id,
+                FromWorker::Broken {
+                    message: format!("the simulation worker crashed: {detail}"),
+                },
+            );
+        },
+    );
     // The module the page compiled: the worker instantiates it without fetching or compiling.
     let init = object(&[
         ("kind", "init".into()),
@@ -211,8 +219,7 @@ fn spawn(id: u64) -> Result<Slot, String> {
         id,
         worker,
         job: None,
-        _on_message: on_message,
-        _on_error: on_error,
+        _listeners: [on_message, on_error],
     })
 }
 
