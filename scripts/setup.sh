@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, serving and testing the app need, skipping whatever is already there.
 #
-#   scripts/setup.sh serve   # wasm target, trunk, wasm-bindgen CLI
+#   scripts/setup.sh serve   # wasm target, trunk, wasm-bindgen CLI, binaryen's wasm-opt
 #   scripts/setup.sh test    # the above, plus Chromium, shellcheck, Playwright's driver library
 #                            # and SimPy (pinned in tests/simpy/requirements.txt)
 #
@@ -76,10 +76,12 @@ debian_packages() {
     || die "could not install ${missing[*]}"
 }
 
+# Node packages pinned in tests/package.json: binaryen (wasm-opt for release builds) and
+# playwright-core (the browser tests' driver library; it never downloads a browser).
 node_modules() {
   command -v npm >/dev/null || die "install Node.js 18+ and npm"
-  if [ -d tests/node_modules/playwright-core ]; then return; fi
-  say "installing playwright-core (driver library only; it never downloads a browser)"
+  if [ -d tests/node_modules/playwright-core ] && [ -x tests/node_modules/.bin/wasm-opt ]; then return; fi
+  say "installing binaryen and playwright-core under tests/"
   (cd tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 300 npm install --no-audit --no-fund --fetch-timeout=30000 --fetch-retries=1 >/dev/null) \
     || die "npm install failed in tests/"
 }
@@ -94,7 +96,8 @@ simpy() {
 }
 
 case "${1:-test}" in
-  serve) toolchain; wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen ;;
+  serve) toolchain; wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+         node_modules ;;
   test) toolchain; wasm_target; cargo_tool trunk "$TRUNK_VERSION" trunk; cargo_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
         debian_packages; node_modules; simpy ;;
   *) die "usage: scripts/setup.sh serve|test" ;;

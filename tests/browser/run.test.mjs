@@ -255,6 +255,61 @@ test('Opal\'s 10,000-request reference run runs in the tab (speed recorded)', as
   assert.deepEqual(errors, []);
 });
 
+// The page's runs go to a pool of simulation workers, one per core; a sweep submits many
+// at once through `wasmBindings.runBatch`. Runs side by side give each one the bytes it
+// gives alone and natively.
+test('runs go to parallel workers and give the same results JSON as alone and natively', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  // Count the workers the page starts.
+  await page.addInitScript(() => {
+    const Real = window.Worker;
+    window.__workersStarted = 0;
+    window.Worker = class extends Real {
+      constructor(...args) { super(...args); window.__workersStarted += 1; }
+    };
+  });
+  await page.goto(server.url);
+  await page.getByRole('button', { name: 'Run', exact: true }).waitFor();
+  const docs = [21, 22, 23].map((seed) => ({ simulation: { seed, num_workers: 4 },
+    router: { policy: { policy: seed === 22 ? 'max_prefix' : 'round_robin' } },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 40, total_requests: 1500 }] } }));
+  const texts = docs.map((d) => JSON.stringify(d, null, 2));
+  // Both ways timed warm: a first batch starts the workers (and is checked below too).
+  const first = await page.evaluate((texts) => window.wasmBindings.runBatch(texts), texts);
+  const together = await page.evaluate(async (texts) => {
+    const t0 = performance.now();
+    const results = await window.wasmBindings.runBatch(texts);
+    return { results, ms: performance.now() - t0, lanes: window.wasmBindings.parallelRuns(),
+      cores: navigator.hardwareConcurrency, started: window.__workersStarted };
+  }, texts);
+  assert.equal(together.lanes, Math.min(together.cores, 16));
+  assert.equal(together.started, Math.min(texts.length, together.lanes), 'one worker per run, up to one per core');
+  const alone = [];
+  let aloneMs = 0;
+  for (const text of texts) {
+    const one = await page.evaluate(async (text) => {
+      const t0 = performance.now();
+      const [json] = await window.wasmBindings.runBatch([text]);
+      return { json, ms: performance.now() - t0 };
+    }, text);
+    alone.push(one.json);
+    aloneMs += one.ms;
+  }
+  measured.parallel_runs = { runs: texts.length, workers: together.started,
+    together_ms: Math.round(together.ms), one_after_another_ms: Math.round(aloneMs) };
+  texts.forEach((text, i) => {
+    assert.equal(together.results[i], alone[i], `run ${i} differs side by side and alone`);
+    assert.equal(first[i], alone[i], `run ${i} differs in a fresh worker`);
+    const want = native(text, `parallel-${i}`);
+    assert.equal(together.results[i], fs.readFileSync(want.results, 'utf8'), `run ${i} differs from native`);
+  });
+  assert.notEqual(together.results[0], together.results[1], 'different scenarios, different results');
+  assert.deepEqual(errors, []);
+});
+
 test('Stop ends a run part-way and shows the results it reached', async () => {
   const { page, errors } = await openPage(browser, server.url);
   await editor(page).fill(JSON.stringify(BIG, null, 2));

@@ -1,5 +1,6 @@
 //! The app frame: header, scenario editor, results. Also the page-level wiring: opening a
-//! share link at startup, keyboard shortcuts, file import by picker or drag-and-drop.
+//! share link at startup, file import by picker or drag-and-drop; the effects (runs,
+//! shortcuts, links pasted later, playback) are hooks in [`crate::hooks`].
 
 use crate::components::header::Header;
 use crate::components::help::Help;
@@ -13,12 +14,10 @@ use crate::components::share_panel::SharePanel;
 use crate::components::sweep_panel::SweepPanel;
 use crate::components::talk_bar::TalkBar;
 use crate::components::talk_view::TalkView;
-use crate::shortcuts::{command_for, Command, KeyPress, SEEK_STEP_S};
+use crate::hooks::{use_link_listener, use_playback_ticker, use_run_driver, use_shortcuts};
 use crate::state::{Action, AppState, Level, RunStatus, View};
-use crate::{files, run_driver, share};
-use engine::scenario::ScenarioData as DataFiles;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use crate::{files, share};
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 /// The scenario a fresh page opens with: the engine's default (`examples/default.json`).
@@ -50,7 +49,8 @@ fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }
 
-fn location_hash() -> String {
+/// The page URL's fragment, with its `#`.
+pub(crate) fn location_hash() -> String {
     window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
@@ -64,71 +64,6 @@ fn initial_state() -> AppState {
         "Opened the default scenario instead",
     );
     state
-}
-
-/// Whether a key press lands in a place where letters are text, not commands.
-fn is_typing(target: Option<web_sys::EventTarget>) -> bool {
-    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
-        return false;
-    };
-    match el.tag_name().as_str() {
-        "TEXTAREA" | "SELECT" => true,
-        "INPUT" => !matches!(
-            el.get_attribute("type").as_deref(),
-            Some("checkbox" | "radio" | "button" | "range" | "submit" | "file")
-        ),
-        _ => el
-            .get_attribute("contenteditable")
-            .is_some_and(|v| v != "false"),
-    }
-}
-
-/// The action a key press means in the current state, if any.
-fn key_action(state: &AppState, e: &web_sys::KeyboardEvent) -> Option<Action> {
-    let key = e.key();
-    let command = command_for(KeyPress {
-        key: &key,
-        command_key: e.ctrl_key() || e.meta_key(),
-        typing: is_typing(e.target()),
-        talk: state.view == View::Talk,
-    })?;
-    Some(match command {
-        Command::Run => Action::Run,
-        Command::StopOrClose if state.help_open || state.share_link.is_some() => {
-            Action::CloseOverlays
-        }
-        Command::StopOrClose if state.run.is_running() => Action::Stop,
-        Command::StopOrClose => return None,
-        Command::ToggleTalk => Action::ToggleTalk,
-        Command::ToggleHelp => Action::ToggleHelp,
-        Command::PlayPause => Action::TalkPlayPause,
-        Command::Faster => Action::TalkFaster,
-        Command::Slower => Action::TalkSlower,
-        Command::Back => Action::TalkSeek(state.talk.position_s - SEEK_STEP_S),
-        Command::Forward => {
-            let end = match &state.run {
-                RunStatus::Finished { sim_end_s, .. } => *sim_end_s,
-                _ => f64::INFINITY,
-            };
-            Action::TalkSeek((state.talk.position_s + SEEK_STEP_S).min(end))
-        }
-    })
-}
-
-/// Listens to `event` on `target` until the returned guard is dropped.
-fn listen<E: JsCast + 'static>(
-    target: &web_sys::EventTarget,
-    event: &'static str,
-    handler: impl Fn(E) + 'static,
-) -> impl FnOnce() {
-    let closure = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
-        handler(e.unchecked_into())
-    });
-    let target = target.clone();
-    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
-    move || {
-        let _ = target.remove_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
-    }
 }
 
 /// Reads a file the user gave us and opens it as the scenario.
@@ -168,98 +103,15 @@ pub fn app() -> Html {
         dispatcher.dispatch(a)
     });
 
-    // The key handler is registered once; it reads the latest state through this cell.
-    let latest = use_mut_ref(|| state.clone());
-    *latest.borrow_mut() = state.clone();
-    {
-        let on_action = on_action.clone();
-        use_effect_with((), move |_| {
-            let document = window().and_then(|w| w.document());
-            let stop_keys = document.as_ref().map(|d| {
-                listen(d, "keydown", move |e: web_sys::KeyboardEvent| {
-                    let action = key_action(&latest.borrow(), &e);
-                    if let Some(action) = action {
-                        e.prevent_default();
-                        on_action.emit(action);
-                    }
-                })
-            });
-            move || stop_keys.into_iter().for_each(|stop| stop())
-        });
-    }
-    {
-        // A share link pasted into the address bar of an open page.
-        let on_action = on_action.clone();
-        use_effect_with((), move |_| {
-            let stop = window().map(|w| {
-                listen(&w, "hashchange", move |_: web_sys::Event| {
-                    if let Some(a) = link_action(&location_hash(), "Your scenario is unchanged") {
-                        on_action.emit(a);
-                    }
-                })
-            });
-            move || stop.into_iter().for_each(|stop| stop())
-        });
-    }
-    {
-        // Runs are driven here, by id: when the running id changes (Stop, finish, a newer
-        // Run) the effect's cleanup cancels the old driver before its next slice.
-        let running = match &state.run {
-            RunStatus::Running { id, scenario, .. } => Some((*id, scenario.clone())),
-            _ => None,
-        };
-        let on_action = on_action.clone();
-        // The data files picked when the run starts (a trace picked mid-run waits for the next).
-        let files = state.data_files.clone();
-        use_effect_with(running, move |running| {
-            let handle = running.as_ref().map(|(id, text)| {
-                let files: DataFiles = files
-                    .iter()
-                    .map(|(name, text)| (name.as_str(), &**text))
-                    .collect();
-                run_driver::start(*id, text, &files, on_action.clone())
-            });
-            move || {
-                if let Some(h) = handle {
-                    h.cancel();
-                }
-            }
-        });
-    }
+    use_shortcuts(&state, on_action.clone());
+    use_link_listener(on_action.clone());
+    use_run_driver(&state.run, state.data_files.clone(), on_action.clone());
     let end_s = match &state.run {
         RunStatus::Finished { sim_end_s, .. } => Some(*sim_end_s),
         _ => None,
     };
-    {
-        // Talk-mode playback: tick every 100 ms of wall time while playing.
-        let active = (state.view == View::Talk && state.talk.playing)
-            .then_some(end_s)
-            .flatten();
-        let on_action = on_action.clone();
-        use_effect_with(active.map(f64::to_bits), move |active| {
-            let timer = active.map(f64::from_bits).and_then(|end_s| {
-                let last = std::cell::Cell::new(js_sys::Date::now());
-                let tick = Closure::<dyn Fn()>::new(move || {
-                    let now = js_sys::Date::now();
-                    let wall_dt_s = (now - last.replace(now)) / 1000.0;
-                    on_action.emit(Action::TalkTick { wall_dt_s, end_s });
-                });
-                let w = window()?;
-                let id = w
-                    .set_interval_with_callback_and_timeout_and_arguments_0(
-                        tick.as_ref().unchecked_ref(),
-                        100,
-                    )
-                    .ok()?;
-                Some((w, id, tick))
-            });
-            move || {
-                if let Some((w, id, _tick)) = timer {
-                    w.clear_interval_with_handle(id);
-                }
-            }
-        });
-    }
+    let playing = state.view == View::Talk && state.talk.playing;
+    use_playback_ticker(playing.then_some(end_s).flatten(), on_action.clone());
 
     let file_input = use_node_ref();
     let dragging = use_state(|| false);

@@ -4,10 +4,10 @@
 //! (and are tested natively); `main.rs` only mounts [`app::App`].
 
 pub mod app;
-pub mod base64url;
 pub mod charts;
 pub mod components;
 pub mod files;
+pub mod hooks;
 pub mod json_path;
 pub mod panic_banner;
 pub mod playback;
@@ -17,3 +17,4 @@ pub mod share;
 pub mod shortcuts;
 pub mod state;
 pub mod sweep_driver;
+pub mod worker;

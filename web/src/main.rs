@@ -1,6 +1,32 @@
-//! Mounts the Opal web app on the page.
+//! Mounts the Opal web app on the page; in a simulation worker (the same wasm), only
+//! answers the page's messages.
+
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
 
 fn main() {
+    if opal_web::worker::in_worker() {
+        return;
+    }
     opal_web::panic_banner::install();
     yew::Renderer::<opal_web::app::App>::new().render();
+}
+
+/// A message from the page to this simulation worker (`web/worker.js` forwards them).
+#[wasm_bindgen]
+pub fn worker_message(data: JsValue) {
+    opal_web::worker::runner::on_message(&data);
+}
+
+/// Runs every scenario text at once in the simulation workers; resolves with each run's
+/// results JSON in order (see `opal_web::worker::batch`).
+#[wasm_bindgen(js_name = runBatch)]
+pub fn run_batch(scenarios: Vec<String>) -> js_sys::Promise {
+    opal_web::worker::batch::run_batch(scenarios)
+}
+
+/// How many runs the page runs at once: one per core.
+#[wasm_bindgen(js_name = parallelRuns)]
+pub fn parallel_runs() -> usize {
+    opal_web::worker::capacity()
 }

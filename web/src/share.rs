@@ -3,7 +3,8 @@
 //! Format: `#s=v1.<base64url(zlib(minified JSON))>`. The zlib wrapper's Adler-32 checksum costs
 //! 6 bytes and turns a damaged link into an error instead of a silently different scenario.
 
-use crate::base64url::{self, Base64Error};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64URL;
+use base64::Engine as _;
 use miniz_oxide::inflate::TINFLStatus;
 use std::fmt;
 
@@ -44,8 +45,10 @@ pub enum DecodeError {
     MissingVersion,
     /// A version this build does not know (e.g. a link from a newer release).
     UnknownVersion(String),
-    /// The payload is not base64url.
-    BadBase64(Base64Error),
+    /// The payload has a character outside base64url's `A–Z a–z 0–9 - _`, at this offset.
+    StrayCharacter { position: usize },
+    /// The payload's last character carries bits beyond the data: the text was altered.
+    BadEncoding,
     /// The compressed data ends early: the link was cut off.
     Truncated,
     /// The compressed data is damaged or its checksum does not match.
@@ -63,10 +66,10 @@ impl fmt::Display for DecodeError {
         match self {
             Self::MissingVersion => f.write_str("it has no version"),
             Self::UnknownVersion(v) => write!(f, "its version '{v}' is not one this app reads"),
-            Self::BadBase64(Base64Error::BadCharacter { position }) => {
+            Self::StrayCharacter { position } => {
                 write!(f, "it has a stray character at position {position}")
             }
-            Self::BadBase64(_) => f.write_str("its encoding is damaged"),
+            Self::BadEncoding => f.write_str("its encoding is damaged"),
             Self::Truncated => f.write_str("it was cut off"),
             Self::Corrupt => f.write_str("its data is corrupt"),
             Self::TooLarge => write!(f, "it unpacks to more than {MAX_SCENARIO_BYTES} bytes"),
@@ -87,7 +90,7 @@ pub fn encode(scenario_json: &str) -> Result<String, EncodeError> {
         });
     }
     let packed = miniz_oxide::deflate::compress_to_vec_zlib(minified.as_bytes(), LEVEL);
-    Ok(format!("{KEY}{VERSION}.{}", base64url::encode(&packed)))
+    Ok(format!("{KEY}{VERSION}.{}", BASE64URL.encode(&packed)))
 }
 
 /// Reads a URL fragment (with or without `#`). `None` when it is not a share link at all;
@@ -106,10 +109,17 @@ fn decode_payload(payload: &str) -> Result<String, DecodeError> {
     if version != VERSION {
         return Err(DecodeError::UnknownVersion(version.to_string()));
     }
-    let packed = base64url::decode(data).map_err(|e| match e {
+    // Base64url without padding (RFC 4648 §5), rejecting stray low bits so that two texts
+    // never decode alike.
+    let packed = BASE64URL.decode(data).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(position, _) => DecodeError::StrayCharacter { position },
+        // Padding is not part of a link.
+        base64::DecodeError::InvalidPadding => DecodeError::StrayCharacter {
+            position: data.find('=').unwrap_or(0),
+        },
         // Only cutting the text short leaves a lone character behind.
-        Base64Error::BadLength => DecodeError::Truncated,
-        e => DecodeError::BadBase64(e),
+        base64::DecodeError::InvalidLength(_) => DecodeError::Truncated,
+        base64::DecodeError::InvalidLastSymbol(..) => DecodeError::BadEncoding,
     })?;
     let bytes =
         miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&packed, MAX_SCENARIO_BYTES)
@@ -136,7 +146,7 @@ mod tests {
 
     /// Builds a fragment around arbitrary bytes, to forge broken links.
     fn forge(bytes: &[u8]) -> String {
-        format!("#s=v1.{}", base64url::encode(bytes))
+        format!("#s=v1.{}", BASE64URL.encode(bytes))
     }
 
     fn decoded(fragment: &str) -> Result<String, DecodeError> {
@@ -287,10 +297,44 @@ mod tests {
         let broken = format!("{}*{}", &link[..8], &link[8..]);
         assert!(matches!(
             decoded(&broken),
-            Err(DecodeError::BadBase64(Base64Error::BadCharacter {
-                position: 3
-            }))
+            Err(DecodeError::StrayCharacter { position: 3 })
         ));
+        // Padding is not part of a link either.
+        assert_eq!(
+            decoded(&format!("{link}==")),
+            Err(DecodeError::StrayCharacter {
+                position: link.len() - 5
+            })
+        );
+    }
+
+    #[test]
+    fn links_made_elsewhere_open_byte_for_byte() {
+        // Python's zlib level 9 and urlsafe_b64encode, padding removed: the format is plain
+        // RFC 4648 base64url of zlib, so links from any encoder (and older builds) open.
+        let link = "#s=v1.eNqrVirOzC3NSSzJzM9TsqpWKk5NTVGyMq_VUSrKLy1JLQKJFeTnZCZXIrOUchMr4guKUtMyK5Rqa2sBWjwY2A";
+        let text = decode(link).unwrap().unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value,
+            json!({"simulation": {"seed": 7}, "router": {"policy": {"policy": "max_prefix"}}})
+        );
+        // RFC 4648 §10 vectors without padding, and the URL alphabet's `-` and `_`.
+        for (plain, coded) in [
+            (&b""[..], ""),
+            (b"f", "Zg"),
+            (b"fo", "Zm8"),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg"),
+            (b"fooba", "Zm9vYmE"),
+            (b"foobar", "Zm9vYmFy"),
+            (&[0xfb, 0xff], "-_8"),
+        ] {
+            assert_eq!(BASE64URL.encode(plain), coded);
+            assert_eq!(forge(plain), format!("#s=v1.{coded}"));
+        }
+        // "Zh" differs from "Zg" ('f') only in bits no byte uses: refused, not read as 'f'.
+        assert_eq!(decoded("#s=v1.Zh"), Err(DecodeError::BadEncoding));
     }
 
     #[test]

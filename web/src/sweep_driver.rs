@@ -1,7 +1,9 @@
-//! Runs a scenario's sweep in the tab, one point per macrotask (queued like the run
-//! driver's slices), reporting each point as it finishes so its curve grows point by point.
+//! Runs a scenario's sweep in the tab, one point per macrotask, reporting each point as it
+//! finishes so its curve grows point by point. (Single runs go to the Web Worker pool; the
+//! sweep's points do not yet.)
 
-use crate::run_driver::{describe_problems, queue_task};
+use crate::run_driver::describe_problems;
+use crate::worker::runner::queue_task;
 use engine::scenario::{Scenario, ScenarioData};
 use engine::sweep::{SweepPlan, SweepPoint};
 use std::cell::Cell;

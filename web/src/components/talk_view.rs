@@ -8,8 +8,8 @@
 
 use crate::charts::format::{format_value, Unit};
 use crate::playback::Playback;
-use crate::run_driver::now_ms;
 use crate::state::{EngineResults, TalkState};
+use crate::worker::runner::now_ms;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;

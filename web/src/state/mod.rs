@@ -200,7 +200,10 @@ impl AppState {
                 results,
             } => self.finish_run(id, sim_end_s, results, false),
             Action::RunFailed { id, message } => {
-                if matches!(self.run, RunStatus::Running { id: current, .. } if current == id) {
+                // Also while stopping: a run that fails then never reports what it reached.
+                if matches!(self.run, RunStatus::Running { id: current, .. }
+                    | RunStatus::Stopped { id: current, .. } if current == id)
+                {
                     self.run = RunStatus::Failed { id, message };
                 }
             }

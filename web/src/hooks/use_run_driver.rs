@@ -1,0 +1,39 @@
+//! Drives the app's run in a simulation worker.
+
+use crate::run_driver;
+use crate::state::{Action, RunStatus};
+use crate::worker;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Runs are driven by id: when the running id changes (Stop, finish, a newer Run) the
+/// effect's cleanup stops the old run. A worker starts with the page, so the first run
+/// (a share link's) does not wait for one. `files` are the data files picked when the run
+/// starts (a trace picked mid-run waits for the next).
+#[hook]
+pub fn use_run_driver(
+    run: &RunStatus,
+    files: Rc<BTreeMap<String, Rc<str>>>,
+    on_action: Callback<Action>,
+) {
+    use_effect_with((), |_| worker::warm_up());
+    let running = match run {
+        RunStatus::Running { id, scenario, .. } => Some((*id, scenario.clone())),
+        _ => None,
+    };
+    use_effect_with(running, move |running| {
+        let handle = running.as_ref().map(|(id, text)| {
+            let files = files
+                .iter()
+                .map(|(name, text)| (name.clone(), text.to_string()))
+                .collect();
+            run_driver::start(*id, text, files, on_action)
+        });
+        move || {
+            if let Some(h) = handle {
+                h.cancel();
+            }
+        }
+    });
+}

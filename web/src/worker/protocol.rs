@@ -1,0 +1,195 @@
+//! The messages between the page and a simulation worker, as plain JS objects with a
+//! `kind` (what `web/worker.js` routes on).
+//!
+//! Page → worker: `start` {job, scenario, files: [[name, text], …]}, `stop` {job}.
+//! Worker → page: `progress` {job, fraction, sim_time_s, requests_issued, requests_done},
+//! `done` {job, stopped, results: Uint8Array of `SimulationResults::to_bytes`, transferred},
+//! `failed` {job, message}, `broken` {message} (the worker itself could not start).
+
+use crate::state::Progress;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// A message from a worker to the page, decoded.
+pub enum FromWorker {
+    /// How far job `job` has got.
+    Progress { job: u64, progress: Progress },
+    /// Job `job` ended (ran out, or `stopped` on request) with these results' bytes.
+    Done {
+        job: u64,
+        stopped: bool,
+        results: Vec<u8>,
+    },
+    /// Job `job` could not run.
+    Failed { job: u64, message: String },
+    /// The worker cannot run anything.
+    Broken { message: String },
+}
+
+/// A message from the page to a worker, decoded.
+pub enum ToWorker {
+    /// Run `scenario` (with the data files it names) as job `job`.
+    Start {
+        job: u64,
+        scenario: String,
+        files: Vec<(String, String)>,
+    },
+    /// Stop job `job` and report what it reached.
+    Stop { job: u64 },
+}
+
+/// A JS object from `(key, value)` pairs.
+pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in fields {
+        let _ = Reflect::set(&o, &JsValue::from_str(k), v);
+    }
+    o.into()
+}
+
+fn field(o: &JsValue, key: &str) -> JsValue {
+    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn number(o: &JsValue, key: &str) -> f64 {
+    field(o, key).as_f64().unwrap_or(f64::NAN)
+}
+
+fn text(o: &JsValue, key: &str) -> String {
+    field(o, key).as_string().unwrap_or_default()
+}
+
+/// Job ids are counters well below 2^53, so they travel exactly as JS numbers.
+fn job(o: &JsValue) -> u64 {
+    number(o, "job") as u64
+}
+
+impl ToWorker {
+    /// The message as a JS object.
+    pub fn to_js(&self) -> JsValue {
+        match self {
+            ToWorker::Start {
+                job,
+                scenario,
+                files,
+            } => {
+                let list: Array = files
+                    .iter()
+                    .map(|(name, text)| {
+                        Array::of2(&JsValue::from_str(name), &JsValue::from_str(text))
+                    })
+                    .collect();
+                object(&[
+                    ("kind", "start".into()),
+                    ("job", (*job as f64).into()),
+                    ("scenario", scenario.as_str().into()),
+                    ("files", list.into()),
+                ])
+            }
+            ToWorker::Stop { job } => {
+                object(&[("kind", "stop".into()), ("job", (*job as f64).into())])
+            }
+        }
+    }
+
+    /// Reads a message the page sent; `None` for anything else.
+    pub fn from_js(data: &JsValue) -> Option<Self> {
+        match text(data, "kind").as_str() {
+            "start" => {
+                let files = field(data, "files")
+                    .dyn_into::<Array>()
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|pair| {
+                                let pair = pair.dyn_into::<Array>().ok()?;
+                                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(ToWorker::Start {
+                    job: job(data),
+                    scenario: text(data, "scenario"),
+                    files,
+                })
+            }
+            "stop" => Some(ToWorker::Stop { job: job(data) }),
+            _ => None,
+        }
+    }
+}
+
+impl FromWorker {
+    /// The message as a JS object, and the buffers to transfer rather than copy.
+    pub fn to_js(&self) -> (JsValue, Array) {
+        let transfer = Array::new();
+        let message = match self {
+            FromWorker::Progress { job, progress } => object(&[
+                ("kind", "progress".into()),
+                ("job", (*job as f64).into()),
+                (
+                    "fraction",
+                    progress.fraction.map_or(JsValue::NULL, JsValue::from),
+                ),
+                ("sim_time_s", progress.sim_time_s.into()),
+                ("requests_issued", (progress.requests_issued as f64).into()),
+                ("requests_done", (progress.requests_done as f64).into()),
+            ]),
+            FromWorker::Done {
+                job,
+                stopped,
+                results,
+            } => {
+                let bytes = Uint8Array::from(results.as_slice());
+                transfer.push(&bytes.buffer());
+                object(&[
+                    ("kind", "done".into()),
+                    ("job", (*job as f64).into()),
+                    ("stopped", (*stopped).into()),
+                    ("results", bytes.into()),
+                ])
+            }
+            FromWorker::Failed { job, message } => object(&[
+                ("kind", "failed".into()),
+                ("job", (*job as f64).into()),
+                ("message", message.as_str().into()),
+            ]),
+            FromWorker::Broken { message } => object(&[
+                ("kind", "broken".into()),
+                ("message", message.as_str().into()),
+            ]),
+        };
+        (message, transfer)
+    }
+
+    /// Reads a message a worker sent; `None` for anything else.
+    pub fn from_js(data: &JsValue) -> Option<Self> {
+        Some(match text(data, "kind").as_str() {
+            "progress" => FromWorker::Progress {
+                job: job(data),
+                progress: Progress {
+                    fraction: field(data, "fraction").as_f64(),
+                    sim_time_s: number(data, "sim_time_s"),
+                    requests_issued: number(data, "requests_issued") as u64,
+                    requests_done: number(data, "requests_done") as u64,
+                },
+            },
+            "done" => FromWorker::Done {
+                job: job(data),
+                stopped: field(data, "stopped").is_truthy(),
+                results: field(data, "results")
+                    .dyn_into::<Uint8Array>()
+                    .map(|a| a.to_vec())
+                    .unwrap_or_default(),
+            },
+            "failed" => FromWorker::Failed {
+                job: job(data),
+                message: text(data, "message"),
+            },
+            "broken" => FromWorker::Broken {
+                message: text(data, "message"),
+            },
+            _ => return None,
+        })
+    }
+}
