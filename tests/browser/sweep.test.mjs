@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-// `opal sweep examples/latency_vs_load_by_policy.json` as the CLI prints it.
-const cliTable = fs.readFileSync(path.join(here, 'fixtures', 'latency_vs_load_by_policy.sweep.txt'), 'utf8');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let server, browser;
 before(async () => {
@@ -39,12 +38,19 @@ test('a sweep runs in the tab, draws its curves and marks the knee', async () =>
   await curves.getByText('max_prefix').first().waitFor();
   await panel.screenshot({ path: `${artifacts}/sweep-curves.png` });
   fs.writeFileSync(`${artifacts}/sweep-wall-time.json`, JSON.stringify({ points: 24, seconds, workers: 'none (main thread, one point per task)' }));
-  // The same numbers as the CLI, cell for cell (both print the engine's table at 2 decimals).
+  // The same numbers as the native CLI run now, cell for cell (both print the engine's
+  // table at 2 decimals).
+  const cli = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'sweep',
+    'examples/latency_vs_load_by_policy.json'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const cliTable = cli.stdout;
   const appRows = await panel.getByTestId('sweep-table').locator('tbody tr').evaluateAll(
     (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
   const cliRows = cliTable.trim().split('\n').slice(1, 25).map((l) => l.trim().split(/\s+/));
   assert.deepEqual(appRows, cliRows);
   // The knee of each policy's curve is named.
   assert.equal(await panel.getByTestId('sweep-knee').count(), 2);
+  // ... and marked on each of the three charts, at its rate.
+  assert.equal(await panel.getByTestId('chart-marker').count(), 6);
   assert.deepEqual(errors, []);
 });

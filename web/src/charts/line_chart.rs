@@ -56,6 +56,9 @@ pub struct LineChartProps {
     /// Hold each value until the next sample (for counters such as queue depth).
     #[prop_or_default]
     pub step: bool,
+    /// Vertical marks at these x values, each with its label (e.g. a sweep's knees).
+    #[prop_or_default]
+    pub markers: Rc<[(f64, AttrValue)]>,
     /// Width of the drawing in px (it scales with CSS; this sets the proportions).
     #[prop_or(640)]
     pub width: u32,
@@ -201,6 +204,15 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                     { for layout.paths.iter().enumerate().flat_map(|(r, paths)| paths.iter().enumerate().map(move |(i, d)| html! {
                         <path class={classes!("chart-line", color_class(i), (r == 1).then_some("chart-pinned"))} d={d.clone()} />
                     })) }
+                    { for props.markers.iter().filter(|(x, _)| x.is_finite()).map(|(x, label)| {
+                        let px = format!("{:.1}", layout.x.map(*x));
+                        html! {
+                            <g class="chart-marker" data-testid="chart-marker">
+                                <line x1={px.clone()} x2={px.clone()} y1={plot.y0.to_string()} y2={plot.y1.to_string()} />
+                                <text x={px} y={(plot.y0 + 12.0).to_string()} text-anchor="middle">{ label }</text>
+                            </g>
+                        }
+                    }) }
                     { legend(&legend_items, &plot) }
                     { cursor_line }
                 </svg>

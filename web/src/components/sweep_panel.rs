@@ -222,37 +222,61 @@ fn curves(shape: &Shape, r: &SweepResults) -> Html {
                 .map_or(f64::NAN, f)
         }
     };
+    let markers = knee_markers(r);
     html! {
         <div class="charts" data-testid="sweep-curves">
             <LineChart title={format!("P99 TTFT vs {}", shape.x_label)} run={run(ttft)}
-                x_unit={Unit::Count} x_label={shape.x_label.clone()} y_unit={Unit::Millis} />
+                x_unit={Unit::Count} x_label={shape.x_label.clone()} y_unit={Unit::Millis}
+                markers={markers.clone()} />
             <LineChart title={format!("Goodput (req/s) vs {}", shape.x_label)}
                 run={run(series(shape, r, slo(|s| s.goodput_rps)))} x_unit={Unit::Count}
-                x_label={shape.x_label.clone()} />
+                x_label={shape.x_label.clone()} markers={markers.clone()} />
             <LineChart title={format!("SLO attainment vs {}", shape.x_label)}
                 run={run(series(shape, r, slo(|s| s.attainment)))} x_unit={Unit::Count}
-                x_label={shape.x_label.clone()} y_unit={Unit::Percent} />
+                x_label={shape.x_label.clone()} y_unit={Unit::Percent} {markers} />
         </div>
     }
+}
+
+/// Each curve's label and its knee's point (curves without a knee left out).
+fn knee_points(r: &SweepResults) -> Vec<(String, &SweepPoint)> {
+    let by_index: BTreeMap<usize, &SweepPoint> = r.points.iter().map(|p| (p.index, p)).collect();
+    r.knees()
+        .into_iter()
+        .filter_map(|(label, knee)| Some((label, *by_index.get(&knee?)?)))
+        .collect()
+}
+
+/// Each curve's knee as a mark on the x axis: where the first axis stands at the knee.
+fn knee_markers(r: &SweepResults) -> Rc<[(f64, AttrValue)]> {
+    knee_points(r)
+        .into_iter()
+        .filter_map(|(label, p)| {
+            let x = p.values.first()?.as_f64()?;
+            let name = if label.is_empty() {
+                "knee".to_string()
+            } else {
+                format!("knee: {label}")
+            };
+            Some((x, AttrValue::from(name)))
+        })
+        .collect()
 }
 
 fn knees(shape: &Shape, r: &SweepResults) -> Html {
     if shape.x.is_none() {
         return html! {};
     }
-    let by_index: BTreeMap<usize, &SweepPoint> = r.points.iter().map(|p| (p.index, p)).collect();
-    let items: Vec<Html> = r
-        .knees()
+    let items: Vec<Html> = knee_points(r)
         .into_iter()
-        .filter_map(|(label, knee)| {
-            let p = by_index.get(&knee?)?;
+        .map(|(label, p)| {
             let at = p.values.first().map(SweepResults::label).unwrap_or_default();
             let name = if label.is_empty() { "the curve".to_string() } else { label };
-            Some(html! {
+            html! {
                 <li data-testid="sweep-knee">{ format!(
                     "Knee of {name}: {} = {at}, the last point meeting the SLO before it is missed.",
                     shape.x_label) }</li>
-            })
+            }
         })
         .collect();
     html! { <ul class="knees">{ for items }</ul> }
