@@ -204,12 +204,14 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                     { for layout.paths.iter().enumerate().flat_map(|(r, paths)| paths.iter().enumerate().map(move |(i, d)| html! {
                         <path class={classes!("chart-line", color_class(i), (r == 1).then_some("chart-pinned"))} d={d.clone()} />
                     })) }
-                    { for props.markers.iter().filter(|(x, _)| x.is_finite()).map(|(x, label)| {
+                    { for props.markers.iter().filter(|(x, _)| x.is_finite()).enumerate().map(|(i, (x, label))| {
                         let px = format!("{:.1}", layout.x.map(*x));
+                        // One text line per mark, so marks close together stay readable.
+                        let y = plot.y0 + 12.0 + 14.0 * i as f64;
                         html! {
                             <g class="chart-marker" data-testid="chart-marker">
                                 <line x1={px.clone()} x2={px.clone()} y1={plot.y0.to_string()} y2={plot.y1.to_string()} />
-                                <text x={px} y={(plot.y0 + 12.0).to_string()} text-anchor="middle">{ label }</text>
+                                <text x={px} y={y.to_string()} text-anchor="end" dx="-4">{ label }</text>
                             </g>
                         }
                     }) }
