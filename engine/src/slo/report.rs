@@ -1,7 +1,7 @@
 //! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
 
 use super::config::{Metric, SloConfig, Target};
-use crate::stats::percentile::virtual_index;
+use crate::stats::percentile::percentile_sorted;
 use crate::stats::RequestRecord;
 use serde::Serialize;
 use std::fmt::Write;
@@ -74,23 +74,6 @@ fn value(r: &RequestRecord, metric: Metric) -> f64 {
         Metric::Ttft => r.ttft(),
         Metric::Tpot => r.tpot(),
         Metric::E2e => r.e2e(),
-    }
-}
-
-/// Percentile `p` of ascending values that may end in +∞: numpy's linear rule, with ∞
-/// whenever the percentile touches an infinite value.
-fn percentile_with_inf(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let (i, g) = virtual_index(sorted.len() as u64, p);
-    let i = i as usize;
-    if g == 0.0 {
-        sorted[i]
-    } else if sorted[i + 1].is_infinite() {
-        f64::INFINITY
-    } else {
-        crate::stats::percentile::lerp(sorted[i], sorted[i + 1], g)
     }
 }
 
@@ -200,7 +183,7 @@ fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> Perce
         .filter(|v| !v.is_nan())
         .collect();
     values.sort_by(f64::total_cmp);
-    let value_ms = percentile_with_inf(&values, p) * 1000.0;
+    let value_ms = percentile_sorted(&values, p) * 1000.0;
     PercentileCheck {
         metric,
         p,

@@ -30,7 +30,8 @@ pub fn virtual_index(n: u64, p: f64) -> (u64, f64) {
     (i as u64, h - i)
 }
 
-/// Percentile `p` (0..=100) of ascending `sorted` values; NaN when empty.
+/// Percentile `p` (0..=100) of ascending `sorted` values; NaN when empty. Values may end
+/// in +∞ (e.g. requests that never finished): a percentile touching one is +∞.
 pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -39,6 +40,9 @@ pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     let i = i as usize;
     if g == 0.0 {
         sorted[i]
+    } else if sorted[i + 1].is_infinite() {
+        // lerp's `b − d·(1 − g)` would be ∞ − ∞.
+        f64::INFINITY
     } else {
         lerp(sorted[i], sorted[i + 1], g)
     }
@@ -100,6 +104,15 @@ impl LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_percentile_touching_an_infinite_value_is_infinite() {
+        // Four values, p50 sits halfway between 2 and 3: 2.5; p90 between 3 and ∞.
+        let v = [1.0, 2.0, 3.0, f64::INFINITY];
+        assert_eq!(percentile_sorted(&v, 50.0), 2.5);
+        assert_eq!(percentile_sorted(&v, 90.0), f64::INFINITY);
+        assert_eq!(percentile_sorted(&v, 100.0), f64::INFINITY);
+    }
 
     #[test]
     fn matches_numpy_linear_percentiles() {
