@@ -12,6 +12,7 @@ pub mod kv_cache;
 pub mod kv_events;
 pub mod model;
 pub mod offload;
+pub mod race;
 pub mod request;
 pub mod rng;
 pub mod router;

@@ -14,6 +14,7 @@ fn every_example_document_parses_and_validates() {
     for name in [
         "default.json",
         "routing_prefix_vs_round_robin.json",
+        "race_round_robin_vs_prefix.json",
         "autoscaling_burst.json",
         "chunked_prefill_off.json",
         "rag_with_offload_tiers.json",
@@ -36,7 +37,7 @@ fn every_example_document_parses_and_validates() {
 fn every_preset_is_an_example_file_and_loads_with_its_data() {
     let presets = presets();
     assert_eq!(presets[0].id, "default");
-    assert_eq!(presets.len(), 11);
+    assert_eq!(presets.len(), 12);
     for p in &presets {
         assert_eq!(p.json, example(&format!("{}.json", p.id)), "{}", p.id);
         let scenario = p.scenario().unwrap_or_else(|e| panic!("{}: {e:?}", p.id));

@@ -30,6 +30,7 @@ pub use work::{WorkEstimate, EVENTS_PER_REQUEST};
 use crate::hardware::HardwareConfig;
 use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
+use crate::race::RaceConfig;
 use crate::router::RouterConfig;
 use crate::slo::SloConfig;
 use crate::sweep::SweepConfig;
@@ -68,6 +69,10 @@ pub struct Scenario {
     /// ignores it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepConfig>,
+    /// Variants of this scenario raced side by side on the same arrivals (the app's race
+    /// view; a plain run ignores it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceConfig>,
 }
 
 impl Default for Scenario {
@@ -83,6 +88,7 @@ impl Default for Scenario {
             workload: WorkloadConfig::default(),
             slo: None,
             sweep: None,
+            race: None,
         }
     }
 }
@@ -132,10 +138,17 @@ impl Scenario {
         if let Some(sweep) = &self.sweep {
             sweep.validate("sweep", &mut p);
         }
+        if let Some(race) = &self.race {
+            race.validate("race", &mut p);
+        }
         cross::validate(self, &mut p);
         // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
         if p.is_empty() {
             crate::sweep::check_points(self, &mut p);
+        }
+        // Likewise each entrant of a race.
+        if p.is_empty() {
+            crate::race::check_entrants(self, &mut p);
         }
         let mut problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).

@@ -29,7 +29,7 @@ pub enum Format {
 }
 
 /// Our top-level sections.
-const OUR_SECTIONS: [&str; 8] = [
+const OUR_SECTIONS: [&str; 11] = [
     "version",
     "simulation",
     "model",
@@ -38,6 +38,9 @@ const OUR_SECTIONS: [&str; 8] = [
     "kv_cache",
     "router",
     "workload",
+    "slo",
+    "sweep",
+    "race",
 ];
 
 /// Tells our documents from Opal's by their keys, so one "Import" button can take either.

@@ -110,6 +110,16 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "race_round_robin_vs_prefix",
+            title: "Race: round robin vs prefix-aware, side by side",
+            description: "32 system prompts of 8,000 tokens (Zipf) at 20 req/s on 4 workers, \
+                          raced under both policies on the same arrivals and played back on one \
+                          clock: completed requests, p99 TTFT and the GPU prefix-cache hit rate \
+                          as they happen.",
+            json: include_str!("../../../examples/race_round_robin_vs_prefix.json"),
+            files: &[],
+        },
+        Preset {
             id: "autoscaling_burst",
             title: "Autoscaling under a burst",
             description: "Quiet, a 15× burst, quiet again: the autoscaler adds workers (10 s to \
