@@ -20,7 +20,7 @@ pub use point::PointMetrics;
 pub use search::{Probe, SearchOutcome};
 
 use crate::scenario::{Scenario, ScenarioData};
-use crate::simulation::{Simulation, Stop};
+use crate::simulation::{Simulation, SimulationResults, Stop};
 use crate::validate::{index, join, Problem, Problems};
 use serde_json::Value;
 
@@ -77,24 +77,123 @@ impl SweepPlan {
 
     /// Runs point `i` (searching it when the sweep has a search).
     pub fn run_point(&self, i: usize) -> SweepPoint {
-        let values = self.config.point_values(i);
-        let run = |extra: Option<(&str, Value)>| -> Result<PointMetrics, String> {
-            let s = point_scenario(&self.base, &self.config, &values, extra)?;
-            run_one(&s, &self.data)
+        let mut point = self.begin_point(i);
+        loop {
+            match point.next(self) {
+                PointStep::Run(run) => {
+                    let results = run_one(&run.scenario, &self.data);
+                    point.record(results.as_ref().map_err(String::clone));
+                }
+                PointStep::Done(p) => return *p,
+            }
+        }
+    }
+
+    /// Point `i` as a series of runs to make elsewhere (a Web Worker each): ask
+    /// [`PointRun::next`] for a run, hand its results to [`PointRun::record`], until it is
+    /// done. [`SweepPlan::run_point`] is this loop run here.
+    pub fn begin_point(&self, i: usize) -> PointRun {
+        PointRun {
+            index: i,
+            values: self.config.point_values(i),
+            searcher: self.config.search.as_ref().map(search::Searcher::new),
+            pending: None,
+            outcome: None,
+        }
+    }
+}
+
+/// One run a point needs: its scenario, and the JSON text it was read from (what to hand a
+/// worker, which reads the identical scenario from it).
+pub struct PendingRun {
+    /// The run's scenario.
+    pub scenario: Scenario,
+    /// The scenario as JSON text.
+    pub text: String,
+}
+
+/// What a point needs next.
+pub enum PointStep<'a> {
+    /// Run this scenario to its end, then [`PointRun::record`] its results.
+    Run(&'a PendingRun),
+    /// The point is finished.
+    Done(Box<SweepPoint>),
+}
+
+/// A point of a sweep in progress: one run, or a search's runs one after another.
+pub struct PointRun {
+    index: usize,
+    values: Vec<Value>,
+    searcher: Option<search::Searcher>,
+    /// The run asked for and not yet recorded.
+    pending: Option<PendingRun>,
+    /// Without a search: the one run's figures, once recorded.
+    outcome: Option<Result<PointMetrics, String>>,
+}
+
+impl PointRun {
+    /// The point's index in the sweep.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The next run to make, or the finished point.
+    pub fn next(&mut self, plan: &SweepPlan) -> PointStep<'_> {
+        let extra = match &mut self.searcher {
+            None => match self.outcome.take() {
+                None => None,
+                Some(result) => {
+                    return PointStep::Done(Box::new(self.finish(result.map(|m| (m, None)))))
+                }
+            },
+            Some(searcher) => match searcher.next() {
+                search::SearchStep::Probe(path, value) => Some((path, value)),
+                search::SearchStep::Done(found) => {
+                    let (outcome, at) = *found;
+                    return PointStep::Done(Box::new(SweepPoint {
+                        index: self.index,
+                        values: self.values.clone(),
+                        metrics: at,
+                        search: Some(outcome),
+                        error: None,
+                    }));
+                }
+            },
         };
-        let (metrics, search, error) = match &self.config.search {
-            None => match run(None) {
-                Ok(m) => (Some(m), None, None),
-                Err(e) => (None, None, Some(e)),
-            },
-            Some(s) => match search::search(s, |p, v| run(Some((p, v)))) {
-                Ok((outcome, m)) => (m, Some(outcome), None),
-                Err(e) => (None, None, Some(e)),
-            },
+        let extra = extra.as_ref().map(|(p, v)| (p.as_str(), v.clone()));
+        match point_text(&plan.base, &plan.config, &self.values, extra)
+            .and_then(|text| Ok((parse_point(&text)?, text)))
+        {
+            Ok((scenario, text)) => {
+                PointStep::Run(self.pending.insert(PendingRun { scenario, text }))
+            }
+            Err(e) => PointStep::Done(Box::new(self.finish(Err(e)))),
+        }
+    }
+
+    /// The results of the run [`PointRun::next`] asked for (or why it could not run).
+    pub fn record(&mut self, results: Result<&SimulationResults, String>) {
+        let pending = self.pending.take().expect("record follows a run from next");
+        let metrics = results.and_then(|r| metrics_of(&pending.scenario, r));
+        match &mut self.searcher {
+            None => self.outcome = Some(metrics),
+            Some(searcher) => {
+                if let Err(e) = searcher.record(metrics) {
+                    self.searcher = None;
+                    self.outcome = Some(Err(e));
+                }
+            }
+        }
+    }
+
+    fn finish(&self, result: Result<(PointMetrics, Option<SearchOutcome>), String>) -> SweepPoint {
+        let (metrics, search, error) = match result {
+            Ok((m, s)) => (Some(m), s, None),
+            Err(e) => (None, None, Some(e)),
         };
         SweepPoint {
-            index: i,
-            values,
+            index: self.index,
+            values: self.values.clone(),
             metrics,
             search,
             error,
@@ -116,6 +215,16 @@ fn point_scenario(
     values: &[Value],
     extra: Option<(&str, Value)>,
 ) -> Result<Scenario, String> {
+    parse_point(&point_text(base, config, values, extra)?)
+}
+
+/// The JSON text of [`point_scenario`]'s scenario.
+fn point_text(
+    base: &Value,
+    config: &SweepConfig,
+    values: &[Value],
+    extra: Option<(&str, Value)>,
+) -> Result<String, String> {
     let mut tree = base.clone();
     let sets = config
         .vary
@@ -126,28 +235,34 @@ fn point_scenario(
     for (path, value) in sets {
         path::set(&mut tree, path, value).map_err(|m| format!("{path}: {m}"))?;
     }
-    Scenario::parse(&tree.to_string()).map_err(|p| {
-        p.iter()
-            .map(Problem::to_string)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    Ok(tree.to_string())
 }
 
-/// Runs one scenario to its end and reads its figures; a run stopped by an error is an error.
-fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<PointMetrics, String> {
-    let mut sim = Simulation::new(scenario, data).map_err(|p| {
-        p.iter()
-            .map(Problem::to_string)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+fn parse_point(text: &str) -> Result<Scenario, String> {
+    Scenario::parse(text).map_err(|p| describe(&p))
+}
+
+fn describe(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(Problem::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Runs one scenario to its end.
+fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults, String> {
+    let mut sim = Simulation::new(scenario, data).map_err(|p| describe(&p))?;
     sim.run();
-    let results = sim.results();
+    Ok(sim.results())
+}
+
+/// A finished run's figures; a run stopped by an error is an error.
+fn metrics_of(scenario: &Scenario, results: &SimulationResults) -> Result<PointMetrics, String> {
     if let Some(stop @ Stop::Error(_)) = &results.stop {
         return Err(stop.describe());
     }
-    Ok(PointMetrics::new(scenario, &results))
+    Ok(PointMetrics::new(scenario, results))
 }
 
 /// Whether every value of every axis (and each end of a search) makes a valid scenario:

@@ -31,87 +31,154 @@ pub struct SearchOutcome {
     pub note: Option<String>,
 }
 
-/// Runs the search: `run(path, value)` gives the metrics of the point with `path` set to
-/// `value`, or an error. Returns the outcome and the metrics at the answer.
-pub(crate) fn search(
-    s: &Search,
-    mut run: impl FnMut(&str, Value) -> Result<PointMetrics, String>,
-) -> Result<(SearchOutcome, Option<PointMetrics>), String> {
-    let mut probes = Vec::new();
-    let mut probe = |path: &str, x: f64| -> Result<(bool, PointMetrics), String> {
-        let m = run(path, number(x))?;
+/// A search one probe at a time: [`Searcher::next`] names the run to make, and
+/// [`Searcher::record`] takes its figures. The same steps whoever runs the probes (a loop
+/// here, a Web Worker per probe in the app), so the answer is the same.
+#[derive(Debug, Clone)]
+pub(crate) struct Searcher {
+    search: Search,
+    probes: Vec<Probe>,
+    phase: Phase,
+    /// The value asked for by `next`, until `record` hears its outcome.
+    asked: Option<f64>,
+}
+
+/// Where a search stands between probes.
+#[derive(Debug, Clone)]
+enum Phase {
+    /// The first end (max rate: `low`; min workers: `max`).
+    First,
+    /// The other end, with the first end's figures.
+    Second(PointMetrics),
+    /// Bisecting `(lo, hi)`, with the figures of the best value met so far.
+    Bisect(f64, f64, PointMetrics),
+    /// Found (or not): the value, its figures, a note.
+    Done(Option<f64>, Option<PointMetrics>, Option<String>),
+}
+
+/// What a search wants next.
+pub(crate) enum SearchStep {
+    /// A run with `path` set to `value`.
+    Probe(String, Value),
+    /// The search is over: its outcome and the figures at its answer.
+    Done(Box<(SearchOutcome, Option<PointMetrics>)>),
+}
+
+impl Searcher {
+    /// A search about to make its first probe.
+    pub(crate) fn new(search: &Search) -> Self {
+        Self {
+            search: search.clone(),
+            probes: Vec::new(),
+            phase: Phase::First,
+            asked: None,
+        }
+    }
+
+    fn path(&self) -> &str {
+        match &self.search {
+            Search::MaxRate { path, .. } => path,
+            Search::MinWorkers { .. } => "simulation.num_workers",
+        }
+    }
+
+    /// The next run to make, or the outcome once there is none.
+    pub(crate) fn next(&mut self) -> SearchStep {
+        let value = match (&self.search, &self.phase) {
+            (_, Phase::Done(value, at, note)) => {
+                return SearchStep::Done(Box::new((
+                    SearchOutcome {
+                        value: *value,
+                        probes: self.probes.clone(),
+                        note: note.clone(),
+                    },
+                    at.clone(),
+                )))
+            }
+            (Search::MaxRate { low, .. }, Phase::First) => *low,
+            (Search::MaxRate { high, .. }, Phase::Second(_)) => *high,
+            (Search::MinWorkers { max, .. }, Phase::First) => f64::from(*max),
+            (Search::MinWorkers { min, .. }, Phase::Second(_)) => f64::from(*min),
+            (Search::MaxRate { .. }, Phase::Bisect(lo, hi, _)) => lo + (hi - lo) / 2.0,
+            // Worker counts are whole: the midpoint rounds down.
+            (Search::MinWorkers { .. }, Phase::Bisect(lo, hi, _)) => lo + ((hi - lo) / 2.0).floor(),
+        };
+        self.asked = Some(value);
+        SearchStep::Probe(self.path().to_string(), number(value))
+    }
+
+    /// The figures of the run `next` asked for; an error ends the search with it.
+    pub(crate) fn record(&mut self, run: Result<PointMetrics, String>) -> Result<(), String> {
+        let x = self.asked.take().expect("record follows next");
+        let m = run?;
         let met = m.slo_met();
-        probes.push(Probe { value: x, met });
-        Ok((met, m))
-    };
-    let (value, at, note) = match s {
-        Search::MaxRate {
-            path,
-            low,
-            high,
-            tolerance,
-        } => {
-            let (met_lo, m_lo) = probe(path, *low)?;
-            if !met_lo {
-                (None, None, Some("even low misses the SLO: lower it".into()))
-            } else {
-                let (met_hi, m_hi) = probe(path, *high)?;
-                if met_hi {
-                    let note = "high meets the SLO: raise it to find the limit";
-                    (Some(*high), Some(m_hi), Some(note.into()))
+        self.probes.push(Probe { value: x, met });
+        let phase = std::mem::replace(&mut self.phase, Phase::First);
+        self.phase = match (&self.search, phase) {
+            (Search::MaxRate { .. }, Phase::First) if !met => {
+                done(None, None, "even low misses the SLO: lower it")
+            }
+            (Search::MaxRate { .. }, Phase::Second(_)) if met => done(
+                Some(x),
+                Some(m),
+                "high meets the SLO: raise it to find the limit",
+            ),
+            (Search::MaxRate { low, high, .. }, Phase::Second(m_lo)) => {
+                self.bisect_rate(*low, *high, m_lo)
+            }
+            (Search::MaxRate { .. }, Phase::Bisect(lo, hi, best)) => {
+                if met {
+                    self.bisect_rate(x, hi, m)
                 } else {
-                    let (mut lo, mut hi, mut best) = (*low, *high, m_lo);
-                    while hi - lo > *tolerance {
-                        let mid = lo + (hi - lo) / 2.0;
-                        if mid <= lo || mid >= hi {
-                            break; // the rates' resolution, whatever the tolerance
-                        }
-                        let (met, m) = probe(path, mid)?;
-                        if met {
-                            (lo, best) = (mid, m);
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    (Some(lo), Some(best), None)
+                    self.bisect_rate(lo, x, best)
                 }
             }
-        }
-        Search::MinWorkers { min, max } => {
-            let path = "simulation.num_workers";
-            let (met_hi, m_hi) = probe(path, *max as f64)?;
-            if !met_hi {
-                (
-                    None,
-                    None,
-                    Some("even max workers miss the SLO: raise max".into()),
-                )
-            } else {
-                let (met_lo, m_lo) = probe(path, *min as f64)?;
-                if met_lo {
-                    (Some(*min as f64), Some(m_lo), None)
+            (Search::MinWorkers { .. }, Phase::First) if !met => {
+                done(None, None, "even max workers miss the SLO: raise max")
+            }
+            (Search::MinWorkers { .. }, Phase::Second(_)) if met => {
+                Phase::Done(Some(x), Some(m), None)
+            }
+            (Search::MinWorkers { min, max }, Phase::Second(m_hi)) => {
+                bisect_workers(f64::from(*min), f64::from(*max), m_hi)
+            }
+            (Search::MinWorkers { .. }, Phase::Bisect(lo, hi, best)) => {
+                if met {
+                    bisect_workers(lo, x, m)
                 } else {
-                    let (mut lo, mut hi, mut best) = (*min, *max, m_hi);
-                    while hi - lo > 1 {
-                        let mid = lo + (hi - lo) / 2;
-                        let (met, m) = probe(path, mid as f64)?;
-                        if met {
-                            (hi, best) = (mid, m);
-                        } else {
-                            lo = mid;
-                        }
-                    }
-                    (Some(hi as f64), Some(best), None)
+                    bisect_workers(x, hi, best)
                 }
             }
+            (_, Phase::First) => Phase::Second(m),
+            (_, Phase::Done(..)) => unreachable!("next does not ask once done"),
+        };
+        Ok(())
+    }
+
+    /// Bisect `(lo, hi)` on the rate, or stop at `lo` once the bracket is `tolerance`
+    /// narrow (or the rates' resolution, whatever the tolerance).
+    fn bisect_rate(&self, lo: f64, hi: f64, best: PointMetrics) -> Phase {
+        let Search::MaxRate { tolerance, .. } = &self.search else {
+            unreachable!("a rate search");
+        };
+        let mid = lo + (hi - lo) / 2.0;
+        if hi - lo > *tolerance && mid > lo && mid < hi {
+            Phase::Bisect(lo, hi, best)
+        } else {
+            Phase::Done(Some(lo), Some(best), None)
         }
-    };
-    Ok((
-        SearchOutcome {
-            value,
-            probes,
-            note,
-        },
-        at,
-    ))
+    }
+}
+
+/// Bisect the worker count in `(lo, hi]`, where `hi` meets the SLO, until they are adjacent.
+fn bisect_workers(lo: f64, hi: f64, best: PointMetrics) -> Phase {
+    if hi - lo > 1.0 {
+        Phase::Bisect(lo, hi, best)
+    } else {
+        Phase::Done(Some(hi), Some(best), None)
+    }
+}
+
+fn done(value: Option<f64>, at: Option<PointMetrics>, note: &str) -> Phase {
+    Phase::Done(value, at, Some(note.into()))
 }

@@ -166,3 +166,42 @@ fn shards_merge_into_exactly_the_whole_sweep() {
     let texts: Vec<&str> = six.iter().map(String::as_str).collect();
     assert_eq!(merge_shards(&texts).unwrap(), whole);
 }
+
+#[test]
+fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here() {
+    // What the app does: each probe's text read afresh (in a worker), run in slices of
+    // events, its results sent as bytes; the search steps on the page.
+    let text = doc(
+        r#"{ "vary": [ { "path": "router.policy", "values": [ {"policy": "round_robin"} ] } ],
+            "search": { "type": "max_rate", "low": 1, "high": 400, "tolerance": 1 } }"#,
+    )
+    .replace(r#""max": 500"#, r#""max": 15"#);
+    let s = Scenario::parse(&text).unwrap();
+    let plan = SweepPlan::new(&s, Default::default()).unwrap();
+    let mut point = plan.begin_point(0);
+    let mut runs = 0;
+    let elsewhere = loop {
+        match point.next(&plan) {
+            PointStep::Run(run) => {
+                let scenario = Scenario::parse(&run.text).unwrap();
+                let mut sim = Simulation::new(&scenario, &Default::default()).unwrap();
+                while !sim.advance(7).finished {}
+                let bytes = sim.results().to_bytes();
+                let results = SimulationResults::from_bytes(&bytes).unwrap();
+                point.record(Ok(&results));
+                runs += 1;
+            }
+            PointStep::Done(p) => break *p,
+        }
+    };
+    let here = plan.run_point(0);
+    assert_eq!(elsewhere, here);
+    let search = here.search.as_ref().unwrap();
+    // Low, high, then halvings of 399 down to 1: ceil(log2(399)) = 9 of them.
+    assert_eq!(search.probes.len(), 11);
+    assert_eq!(runs, 11);
+    assert!(
+        search.value.is_some_and(|v| v > 1.0 && v < 400.0),
+        "{search:?}"
+    );
+}
