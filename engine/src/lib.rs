@@ -5,6 +5,7 @@
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
 pub mod api;
+pub mod deployment;
 pub mod fixed_hash;
 pub mod hardware;
 pub mod kernel;

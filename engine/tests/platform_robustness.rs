@@ -31,7 +31,7 @@ fn pick<T: Clone>(rng: &mut SimRng, options: &[T]) -> T {
 
 /// One random perturbation of a scenario document.
 fn perturb(rng: &mut SimRng, doc: &mut Value) {
-    match rng.below(12) {
+    match rng.below(14) {
         0 => set(
             doc,
             "worker.max_num_batched_tokens",
@@ -67,6 +67,31 @@ fn perturb(rng: &mut SimRng, doc: &mut Value) {
             "kv_cache.tiers",
             json!([{ "preset": "cpu_dram", "capacity_gb": pick(rng, &[0.01, 1.0]) },
                    { "preset": "distributed_fs" }]),
+        ),
+        11 | 12 => set(
+            doc,
+            "deployment",
+            pick(
+                rng,
+                &[
+                    json!({ "pools": [ { "role": "prefill" }, { "role": "decode" } ] }),
+                    json!({ "pools": [ { "role": "prefill", "num_workers": 2 },
+                                       { "role": "decode", "num_workers": 1,
+                                         "worker": { "num_gpu_blocks_override": 40 } } ],
+                            "kv_transfer": { "bandwidth_gbps": 0.5, "latency_s": 0.01,
+                                             "concurrency": 1 },
+                            "decode_policy": { "policy": "max_prefix" } }),
+                    json!({ "pools": [ { "name": "m", "num_workers": 1 },
+                                       { "role": "prefill", "hardware": { "tp": 2 } },
+                                       { "role": "decode", "num_workers": 2,
+                                         "worker": { "max_num_seqs": 2 },
+                                         "autoscaler": { "enabled": true, "max_workers": 3,
+                                                         "max_queue_threshold": 1,
+                                                         "scale_down_threshold": 0,
+                                                         "scale_latency": 1, "cooldown": 2 } } ],
+                            "decode_policy": { "policy": "least_kv" } }),
+                ],
+            ),
         ),
         10 => set(
             doc,
@@ -104,6 +129,10 @@ fn perturbed_presets_run_or_are_rejected_never_panic() {
         // Bounded: a perturbed run may be slow (one-token blocks, one sequence at a time).
         let progress = sim.advance(300_000);
         let results = sim.results();
+        // Nothing may wait forever (a transfer that can never be placed, a missed wake-up).
+        if let Some(engine::simulation::Stop::Error(m)) = &results.stop {
+            panic!("round {round}: {m} in\n{text}");
+        }
         for r in &results.requests {
             let finished = r.is_completed() || r.failed.is_some();
             assert!(

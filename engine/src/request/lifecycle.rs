@@ -8,7 +8,7 @@ use serde::Serialize;
 pub enum RequestState {
     /// Queued (at the router or in a worker's waiting queue), not yet holding KV blocks.
     Waiting,
-    /// Its prefix is being fetched from an offload tier into GPU blocks.
+    /// Its prefix is being fetched from an offload tier (or its prefill worker) into GPU blocks.
     FetchKvc,
     /// Fetched, waiting to be admitted to the running batch.
     Ready,
@@ -16,6 +16,8 @@ pub enum RequestState {
     Prefill,
     /// Generating output tokens, one per step.
     Decode,
+    /// Prefilled on a prefill worker, which holds its KV blocks until a decode worker has them.
+    Transferring,
     /// Every output token emitted.
     Completed,
     /// Rejected, with the reason.
@@ -124,8 +126,12 @@ pub struct Request {
     pub state: RequestState,
     /// When things happened.
     pub times: Timestamps,
-    /// The worker it ran on.
+    /// The worker it ran on (its prefill worker in a disaggregated deployment).
     pub worker: Option<u32>,
+    /// The worker it decodes on, in a disaggregated deployment.
+    pub decode_worker: Option<u32>,
+    /// Prefill tokens its decode worker computed (recomputation after preemptions there).
+    pub decode_prefill: u32,
     /// Times it was preempted (recompute).
     pub preemptions: u32,
     /// Where its prompt tokens came from in its last admission.
@@ -153,6 +159,8 @@ impl Request {
                 ..Timestamps::default()
             },
             worker: None,
+            decode_worker: None,
+            decode_prefill: 0,
             preemptions: 0,
             sources: TokenSources::default(),
             tokens_emitted: 0,

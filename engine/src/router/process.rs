@@ -7,11 +7,14 @@
 //! - **per-second statistics**: queue depths, KV usage and active workers, once a second;
 //! - **process events**: workers' KV reports → the global KV view and each worker's
 //!   reported KV usage;
-//! - **autoscaler**: once a second, the scale-up/scale-down rule.
+//! - **autoscaler**: once a second, each pool's scale-up/scale-down rule;
+//! - **hand-offs** (disaggregated deployments): a prefilled request → the decode policy →
+//!   the chosen decode worker's `receive`; a released KV cache → its prefill worker's count.
 
 use super::{
     Autoscaler, ClusterView, KvIndex, RouteRequest, RoutingPolicy, ScaleAction, WorkerLoad,
 };
+use crate::deployment::PoolRole;
 use crate::kernel::{Event, SimError, Store};
 use crate::kv_events::KvReport;
 use crate::request::{FailReason, Request, RequestState};
@@ -30,6 +33,14 @@ pub(crate) enum StageMsg {
     GenerationDone { issued: u64 },
 }
 
+/// What prefill and decode workers tell the router in a disaggregated deployment.
+pub(crate) enum Handoff {
+    /// Prefill worker `from` sampled `request`'s first token: it needs a decode worker.
+    Prefilled { request: Box<Request>, from: u32 },
+    /// Prefill worker `worker` freed a request's KV (its decode worker holds it now).
+    Released { worker: u32 },
+}
+
 /// A request handed to the router, with where to report its end.
 pub(crate) struct Submission {
     pub request: Request,
@@ -40,6 +51,8 @@ pub(crate) struct Submission {
 
 struct WorkerSlot {
     worker: Rc<Worker>,
+    /// Its pool's index in `Context::pools`.
+    pool: usize,
     outstanding: u32,
     draining: bool,
     /// KV usage as last reported by the worker's flush (0 until its first report).
@@ -49,8 +62,11 @@ struct WorkerSlot {
 struct State {
     workers: BTreeMap<u32, WorkerSlot>,
     policy: Box<dyn RoutingPolicy>,
+    /// Chooses decode workers for prefilled requests (disaggregated deployments).
+    decode_policy: Box<dyn RoutingPolicy>,
     kv_index: KvIndex,
-    autoscaler: Autoscaler,
+    /// One per pool.
+    autoscalers: Vec<Autoscaler>,
     next_worker_id: u32,
     /// Where to report each routed request's end.
     pending: BTreeMap<u64, (Event<bool>, Store<StageMsg>)>,
@@ -65,17 +81,18 @@ pub(crate) struct Router {
     pub input: Store<Submission>,
     results: Store<Request>,
     kv_events: Store<KvReport>,
+    handoffs: Store<Handoff>,
     state: RefCell<State>,
 }
 
 impl Router {
-    /// Builds the router with `num_workers` workers and starts every loop.
+    /// Builds the router with each pool's workers and starts every loop.
     pub fn start(
         ctx: &Rc<Context>,
         policy: Box<dyn RoutingPolicy>,
+        decode_policy: Box<dyn RoutingPolicy>,
         kv_index: KvIndex,
-        autoscaler: Autoscaler,
-        num_workers: u32,
+        autoscalers: Vec<Autoscaler>,
     ) -> Rc<Self> {
         let env = &ctx.env;
         let router = Rc::new(Self {
@@ -83,39 +100,61 @@ impl Router {
             input: Store::new(env),
             results: Store::new(env),
             kv_events: Store::new(env),
+            handoffs: Store::new(env),
             state: RefCell::new(State {
                 workers: BTreeMap::new(),
                 policy,
+                decode_policy,
                 kv_index,
-                autoscaler,
+                autoscalers,
                 next_worker_id: 0,
                 pending: BTreeMap::new(),
                 loads: Vec::new(),
             }),
         });
-        for _ in 0..num_workers {
-            router.add_worker();
+        for (pool, p) in ctx.pools.iter().enumerate() {
+            for _ in 0..p.num_workers {
+                router.add_worker(pool);
+            }
         }
         env.process(Rc::clone(&router).accept_loop());
         env.process(Rc::clone(&router).collect_loop());
         env.process(Rc::clone(&router).per_second_loop());
         env.process(Rc::clone(&router).events_loop());
-        if router.state.borrow().autoscaler.config().enabled {
+        if ctx.pools.iter().any(|p| p.role != PoolRole::Mixed) {
+            env.process(Rc::clone(&router).handoff_loop());
+        }
+        let scaling = router
+            .state
+            .borrow()
+            .autoscalers
+            .iter()
+            .any(|a| a.config().enabled);
+        if scaling {
             env.process(Rc::clone(&router).autoscaler_loop());
         }
         router
     }
 
-    /// Starts a new worker and makes it routable.
-    fn add_worker(&self) {
+    /// Starts a new worker in pool `pool` and makes it routable.
+    fn add_worker(&self, pool: usize) {
         let mut st = self.state.borrow_mut();
         let id = st.next_worker_id;
         st.next_worker_id += 1;
-        let worker = Worker::start(&self.ctx, id, self.results.clone(), self.kv_events.clone());
+        let worker = Worker::start(
+            &self.ctx,
+            id,
+            pool,
+            self.results.clone(),
+            self.kv_events.clone(),
+            self.handoffs.clone(),
+        );
+        self.ctx.recorder.borrow_mut().on_worker_started(id, pool);
         st.workers.insert(
             id,
             WorkerSlot {
                 worker,
+                pool,
                 outstanding: 0,
                 draining: false,
                 reported_kv_usage: 0.0,
@@ -158,23 +197,7 @@ impl Router {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
-            st.loads.clear();
-            // KV usage as the workers last reported it when they report (the policy reads
-            // the KV view); otherwise the live figure, shown for information only.
-            let reported = self.ctx.kv_event_interval.is_some();
-            for (&id, slot) in &st.workers {
-                if !slot.draining {
-                    st.loads.push(WorkerLoad {
-                        id,
-                        outstanding: slot.outstanding,
-                        kv_usage: if reported {
-                            slot.reported_kv_usage
-                        } else {
-                            slot.worker.kv_usage()
-                        },
-                    });
-                }
-            }
+            self.collect_loads(st, |role| role.takes_new_requests());
             let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
                 let route = RouteRequest {
                     id: request.id,
@@ -207,6 +230,91 @@ impl Router {
         }
     }
 
+    /// Fills `st.loads` with the routable workers whose pool's role passes `role`.
+    fn collect_loads(&self, st: &mut State, role: impl Fn(PoolRole) -> bool) {
+        st.loads.clear();
+        // KV usage as the workers last reported it when they report (the policy reads
+        // the KV view); otherwise the live figure, shown for information only.
+        let reported = self.ctx.kv_event_interval.is_some();
+        for (&id, slot) in &st.workers {
+            if !slot.draining && role(self.ctx.pools[slot.pool].role) {
+                st.loads.push(WorkerLoad {
+                    id,
+                    outstanding: slot.outstanding,
+                    kv_usage: if reported {
+                        slot.reported_kv_usage
+                    } else {
+                        slot.worker.kv_usage()
+                    },
+                });
+            }
+        }
+    }
+
+    /// Prefilled requests to decode workers, and released KV caches to their prefill
+    /// workers' counts.
+    async fn handoff_loop(self: Rc<Self>) -> Result<(), SimError> {
+        loop {
+            match self.handoffs.get().await? {
+                Handoff::Prefilled { request, from } => self.place(*request, from),
+                Handoff::Released { worker } => {
+                    let mut st = self.state.borrow_mut();
+                    self.done_with(&mut st, worker);
+                }
+            }
+        }
+    }
+
+    /// Chooses a decode worker for `request`, prefilled on worker `from`, and hands it over.
+    fn place(&self, mut request: Request, from: u32) {
+        let mut st = self.state.borrow_mut();
+        let st = &mut *st;
+        let source = st.workers.get(&from).map(|s| Rc::clone(&s.worker));
+        self.collect_loads(st, |role| role == PoolRole::Decode);
+        let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
+            let route = RouteRequest {
+                id: request.id,
+                session: request.session.map(u64::from),
+                prompt_len: request.prompt_len(),
+                content: &request.prompt,
+            };
+            st.decode_policy.choose(&route, &view).worker
+        });
+        let (Some(worker), Some(source)) = (decision, source) else {
+            // No decode worker to take it: it fails, and its prefill worker lets go.
+            if let Some(slot) = st.workers.get(&from) {
+                slot.worker.release_kv(request.id);
+            }
+            request.fail(FailReason::NoWorker);
+            request.times.completed = Some(self.ctx.env.now());
+            self.results.try_put(request).ok();
+            return;
+        };
+        let slot = st
+            .workers
+            .get_mut(&worker)
+            .expect("policies choose among the workers they were shown");
+        slot.outstanding += 1;
+        let decode = Rc::clone(&slot.worker);
+        self.ctx
+            .recorder
+            .borrow_mut()
+            .on_transfer_placed(request.id, worker);
+        decode.receive(request, source);
+    }
+
+    /// Worker `id` is done with one request: one fewer outstanding, and a draining worker
+    /// with none left leaves.
+    fn done_with(&self, st: &mut State, id: u32) {
+        let drained = st.workers.get_mut(&id).is_some_and(|slot| {
+            slot.outstanding = slot.outstanding.saturating_sub(1);
+            slot.draining && slot.outstanding == 0
+        });
+        if drained {
+            Self::remove_worker(st, &mut self.ctx.tiers.borrow_mut(), id);
+        }
+    }
+
     /// A session's last turn is over: stateful policies may forget it.
     pub fn end_session(&self, session: u32) {
         self.state.borrow_mut().policy.end_session(session.into());
@@ -219,14 +327,10 @@ impl Router {
             self.ctx.recorder.borrow_mut().on_finished(&request);
             let report = {
                 let mut st = self.state.borrow_mut();
-                if let Some(id) = request.worker {
-                    let drained = st.workers.get_mut(&id).is_some_and(|slot| {
-                        slot.outstanding = slot.outstanding.saturating_sub(1);
-                        slot.draining && slot.outstanding == 0
-                    });
-                    if drained {
-                        Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), id);
-                    }
+                // A decoded request counted on its decode worker (its prefill worker's count
+                // fell when it released the KV).
+                if let Some(id) = request.decode_worker.or(request.worker) {
+                    self.done_with(&mut st, id);
                 }
                 st.pending.remove(&request.id)
             };
@@ -280,39 +384,48 @@ impl Router {
         let env = self.ctx.env.clone();
         loop {
             env.timeout(1.0).await?;
-            let action = {
+            for pool in 0..self.ctx.pools.len() {
+                self.autoscale(pool);
+            }
+        }
+    }
+
+    /// One observation of pool `pool`'s autoscaler, and its action.
+    fn autoscale(self: &Rc<Self>, pool: usize) {
+        let env = &self.ctx.env;
+        let action = {
+            let mut st = self.state.borrow_mut();
+            let outstanding: Vec<(u32, u32)> = st
+                .workers
+                .iter()
+                .filter(|(_, s)| !s.draining && s.pool == pool)
+                .map(|(&id, s)| (id, s.outstanding))
+                .collect();
+            let scaler = &mut st.autoscalers[pool];
+            let pending = u32::from(scaler.pending_until().is_some());
+            let workers = outstanding.len() as u32 + pending;
+            scaler.observe(env.now(), &outstanding, workers)
+        };
+        match action {
+            ScaleAction::Hold => {}
+            ScaleAction::ScaleUp { ready_at } => {
+                let router = Rc::clone(self);
+                let env2 = env.clone();
+                env.process(async move {
+                    env2.timeout(ready_at - env2.now()).await?;
+                    router.add_worker(pool);
+                    router.state.borrow_mut().autoscalers[pool].scale_up_done();
+                    Ok::<_, SimError>(())
+                });
+            }
+            ScaleAction::ScaleDown { worker } => {
                 let mut st = self.state.borrow_mut();
-                let outstanding: Vec<(u32, u32)> = st
-                    .workers
-                    .iter()
-                    .filter(|(_, s)| !s.draining)
-                    .map(|(&id, s)| (id, s.outstanding))
-                    .collect();
-                let pending = u32::from(st.autoscaler.pending_until().is_some());
-                let workers = outstanding.len() as u32 + pending;
-                st.autoscaler.observe(env.now(), &outstanding, workers)
-            };
-            match action {
-                ScaleAction::Hold => {}
-                ScaleAction::ScaleUp { ready_at } => {
-                    let router = Rc::clone(&self);
-                    let env2 = env.clone();
-                    env.process(async move {
-                        env2.timeout(ready_at - env2.now()).await?;
-                        router.add_worker();
-                        router.state.borrow_mut().autoscaler.scale_up_done();
-                        Ok::<_, SimError>(())
-                    });
-                }
-                ScaleAction::ScaleDown { worker } => {
-                    let mut st = self.state.borrow_mut();
-                    let empty = st.workers.get_mut(&worker).is_some_and(|slot| {
-                        slot.draining = true;
-                        slot.outstanding == 0
-                    });
-                    if empty {
-                        Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), worker);
-                    }
+                let empty = st.workers.get_mut(&worker).is_some_and(|slot| {
+                    slot.draining = true;
+                    slot.outstanding == 0
+                });
+                if empty {
+                    Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), worker);
                 }
             }
         }

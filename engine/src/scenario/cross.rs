@@ -5,10 +5,12 @@
 //! one mistake is reported once, where it was made.
 
 use super::Scenario;
+use crate::deployment::DeploymentConfig;
 use crate::hardware::Hardware;
 use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::scenario::simulation::MAX_WORKERS;
+use crate::sweep::Search;
 use crate::timing::{SeqWork, TimingKind, TimingModel};
 use crate::validate::{index, join, Problems};
 use crate::worker::MAX_STEP_SECONDS;
@@ -34,6 +36,9 @@ pub(super) fn validate(s: &Scenario, p: &mut Problems) {
         }
     }
     autoscaler(&s.router.autoscaler, s.simulation.num_workers, p);
+    if let Some(d) = &s.deployment {
+        deployment(s, d, p);
+    }
     if !s.kv_cache.tiers.is_empty()
         && s.worker.block_size > 0
         && s.kv_cache.chunk_size % s.worker.block_size != 0
@@ -263,5 +268,63 @@ fn autoscaler(a: &AutoscalerConfig, num_workers: u32, p: &mut Problems) {
             join(path, "min_workers"),
             format!("must be <= simulation.num_workers ({num_workers}), the cluster at the start"),
         );
+    }
+}
+
+/// A deployment's pools pass the same checks as the top-level sections with their own
+/// hardware and worker limits; the cluster-wide autoscaler and worker count give way to
+/// the pools'.
+fn deployment(s: &Scenario, d: &DeploymentConfig, p: &mut Problems) {
+    if s.router.autoscaler.enabled {
+        p.push(
+            "router.autoscaler.enabled",
+            "with a deployment each pool scales on its own: set deployment.pools[i].autoscaler \
+             instead",
+        );
+    }
+    if let Some(Search::MinWorkers { .. }) = s.sweep.as_ref().and_then(|w| w.search.as_ref()) {
+        p.push(
+            "sweep.search",
+            "min_workers varies simulation.num_workers, which a deployment does not use; vary \
+             deployment.pools[i].num_workers instead",
+        );
+    }
+    for (i, pool) in d.pools.iter().enumerate() {
+        if pool.hardware.is_none() && pool.worker.is_none() {
+            continue; // the top-level checks cover it
+        }
+        let (Ok(hardware), Ok(worker)) = (
+            pool.effective_hardware(&s.hardware),
+            pool.effective_worker(&s.worker),
+        ) else {
+            continue; // reported by the deployment section
+        };
+        let mut q = s.clone();
+        q.hardware = hardware;
+        q.worker = worker;
+        q.deployment = None;
+        q.sweep = None;
+        q.router.autoscaler = AutoscalerConfig::default();
+        let mut sub = Problems::new();
+        validate(&q, &mut sub);
+        let at = index("deployment.pools", i);
+        for problem in sub.into_vec() {
+            let own = ["hardware", "worker"]
+                .iter()
+                .any(|f| problem.path == *f || problem.path.starts_with(&format!("{f}.")));
+            let path = if own {
+                join(&at, &problem.path)
+            } else {
+                problem.path.clone()
+            };
+            let message = format!("in pool \"{}\": {}", pool.display_name(), problem.message);
+            if !p
+                .as_slice()
+                .iter()
+                .any(|x| x.path == path && x.message == problem.message)
+            {
+                p.push(path, message);
+            }
+        }
     }
 }

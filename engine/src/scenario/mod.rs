@@ -1,8 +1,9 @@
 //! The scenario document: one versioned JSON document that describes a whole run.
 //!
 //! Sections: `simulation` (seed, bounds, cluster size), `model`, `hardware`,
-//! `worker` (scheduler limits), `kv_cache` (offload tiers), `router`, and
-//! `workload.stages`. Every field has a documented default, so a partial
+//! `worker` (scheduler limits), `kv_cache` (offload tiers), `router`,
+//! `workload.stages`, and optionally `deployment` (worker pools: prefill/decode
+//! disaggregation), `slo` and `sweep`. Every field has a documented default, so a partial
 //! document is valid; [`Scenario::parse`] reports every problem at once, each
 //! with its field path, and never panics.
 //!
@@ -27,6 +28,7 @@ pub use simulation::{
 };
 pub use work::{WorkEstimate, EVENTS_PER_REQUEST};
 
+use crate::deployment::DeploymentConfig;
 use crate::hardware::HardwareConfig;
 use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
@@ -62,6 +64,10 @@ pub struct Scenario {
     pub router: RouterConfig,
     /// The workload: stages run one after another.
     pub workload: WorkloadConfig,
+    /// Worker pools with roles and the prefill→decode KV link (none: one mixed pool of
+    /// `simulation.num_workers` workers with the sections above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<DeploymentConfig>,
     /// Latency targets the run is judged against (none: no SLO report).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloConfig>,
@@ -86,6 +92,7 @@ impl Default for Scenario {
             kv_cache: OffloadConfig::default(),
             router: RouterConfig::default(),
             workload: WorkloadConfig::default(),
+            deployment: None,
             slo: None,
             sweep: None,
             race: None,
@@ -132,6 +139,9 @@ impl Scenario {
             self.simulation.simulation_time.is_some(),
             &mut p,
         );
+        if let Some(d) = &self.deployment {
+            d.validate("deployment", &self.hardware, &self.worker, &mut p);
+        }
         if let Some(slo) = &self.slo {
             slo.validate("slo", &mut p);
         }

@@ -2,12 +2,12 @@
 //! offload tiers and their links, and the statistics sink.
 
 use super::recorder::Recorder;
-use crate::hardware::Hardware;
+use crate::deployment::pool::Pool;
+use crate::deployment::KvTransferConfig;
 use crate::kernel::Environment;
 use crate::model::Model;
 use crate::offload::transfer::LinkDriver;
 use crate::offload::{OffloadTiers, TierScope, TransferLink};
-use crate::worker::SchedulerConfig;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -19,15 +19,17 @@ type LinkKey = (u8, Option<u32>);
 pub(crate) struct Context {
     pub env: Environment,
     pub model: Model,
-    pub hardware: Hardware,
-    pub scheduler: SchedulerConfig,
-    /// GPU KV blocks per worker (derived from memory, or overridden).
-    pub num_gpu_blocks: u32,
+    /// The worker pools (one mixed pool without a deployment section).
+    pub pools: Vec<Pool>,
+    /// The prefill→decode KV link of each prefill worker.
+    pub kv_transfer: KvTransferConfig,
     /// How often workers flush KV events to the router, seconds; `None` when the routing
     /// policy does not read the global KV view, so no events are recorded at all.
     pub kv_event_interval: Option<f64>,
     pub tiers: RefCell<OffloadTiers>,
     links: RefCell<BTreeMap<LinkKey, Rc<LinkDriver>>>,
+    /// Each prefill worker's KV link, by worker id (started on first use).
+    kv_links: RefCell<BTreeMap<u32, Rc<LinkDriver>>>,
     pub recorder: RefCell<Recorder>,
 }
 
@@ -37,9 +39,8 @@ impl Context {
     pub fn new(
         env: Environment,
         model: Model,
-        hardware: Hardware,
-        scheduler: SchedulerConfig,
-        num_gpu_blocks: u32,
+        pools: Vec<Pool>,
+        kv_transfer: KvTransferConfig,
         kv_event_interval: Option<f64>,
         tiers: OffloadTiers,
         max_requests: u64,
@@ -47,12 +48,12 @@ impl Context {
         Self {
             env,
             model,
-            hardware,
-            scheduler,
-            num_gpu_blocks,
+            pools,
+            kv_transfer,
             kv_event_interval,
             tiers: RefCell::new(tiers),
             links: RefCell::new(BTreeMap::new()),
+            kv_links: RefCell::new(BTreeMap::new()),
             recorder: RefCell::new(Recorder::new(max_requests)),
         }
     }
@@ -78,5 +79,18 @@ impl Context {
             .entry((tier, owner))
             .or_insert_with(|| LinkDriver::start(&self.env, TransferLink::for_tier(config)));
         Some(Rc::clone(driver))
+    }
+
+    /// The link prefill worker `worker` sends KV caches over (started on first use).
+    pub fn kv_link(&self, worker: u32) -> Rc<LinkDriver> {
+        let mut links = self.kv_links.borrow_mut();
+        let driver = links.entry(worker).or_insert_with(|| {
+            let c = &self.kv_transfer;
+            LinkDriver::start(
+                &self.env,
+                TransferLink::new(c.bandwidth_bytes_per_s(), c.latency_s, c.concurrency),
+            )
+        });
+        Rc::clone(driver)
     }
 }

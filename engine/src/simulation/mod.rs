@@ -26,10 +26,11 @@ pub use recorder::RoutingRecord;
 pub use results::{SimulationResults, Stop};
 pub use wire::WireError;
 
+use crate::deployment::DeploymentReport;
 use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
-use crate::router::{Autoscaler, KvIndex, KvIndexLayout};
+use crate::router::{KvIndex, KvIndexLayout};
 use crate::scenario::{missing_data_file, Scenario, ScenarioData};
 use crate::stats::WorkerTable;
 use crate::validate::Problem;
@@ -76,6 +77,8 @@ pub struct Simulation {
     timing: String,
     /// The scenario's SLO, judged in the results.
     slo: Option<crate::slo::SloConfig>,
+    /// Each pool's name and role, when the scenario declares a deployment.
+    pools: Option<Vec<(String, &'static str)>>,
 }
 
 impl Simulation {
@@ -94,15 +97,16 @@ impl Simulation {
             }]
         };
         let model = scenario.model.resolve().map_err(|m| problem("model", m))?;
-        let hardware = scenario
-            .hardware
-            .resolve()
-            .map_err(|m| problem("hardware", m))?;
         let worker = &scenario.worker;
-        let blocks = worker
-            .gpu_blocks(&model, &hardware)
-            .map_err(|e| problem("hardware", e.to_string()))?;
-        let timing = worker.timing.describe(&hardware);
+        let (pools, autoscalers) = crate::deployment::pool::resolve(scenario, &model)?;
+        let timing = match &scenario.deployment {
+            None => worker.timing.describe(&pools[0].hardware),
+            Some(_) => pools
+                .iter()
+                .map(|p| format!("{}: {}", p.name, p.scheduler.timing.describe(&p.hardware)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
 
         let seed = scenario.simulation.seed;
         let mut stages = Vec::new();
@@ -143,26 +147,28 @@ impl Simulation {
             chunk_size: scenario.kv_cache.chunk_size,
             tier_scopes: scenario.kv_cache.scopes(),
         };
+        let deployment = scenario.deployment.clone().unwrap_or_default();
+        let kv_view = scenario.router.policy.uses_kv_view()
+            || (deployment.is_disaggregated() && deployment.decode_policy.uses_kv_view());
+        let pool_names = pools
+            .iter()
+            .map(|p| (p.name.clone(), p.role.name()))
+            .collect();
         let ctx = Rc::new(Context::new(
             env.clone(),
             model,
-            hardware,
-            worker.clone(),
-            blocks,
-            scenario
-                .router
-                .policy
-                .uses_kv_view()
-                .then_some(scenario.router.kv_event_interval),
+            pools,
+            deployment.kv_transfer.clone(),
+            kv_view.then_some(scenario.router.kv_event_interval),
             tiers,
             scenario.simulation.max_requests,
         ));
         let router = Router::start(
             &ctx,
             scenario.router.policy.build(seed),
+            deployment.decode_policy.build_named(seed, "decode"),
             KvIndex::new(layout),
-            Autoscaler::new(scenario.router.autoscaler.clone()),
-            scenario.simulation.num_workers,
+            autoscalers,
         );
         let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
         Ok(Self {
@@ -177,6 +183,7 @@ impl Simulation {
             events: 0,
             timing,
             slo: scenario.slo.clone(),
+            pools: scenario.deployment.is_some().then_some(pool_names),
         })
     }
 
@@ -259,9 +266,10 @@ impl Simulation {
         Ok(())
     }
 
-    /// KV blocks each worker's GPU holds (derived from memory, or the override).
+    /// KV blocks each worker's GPU holds (derived from memory, or the override); in a
+    /// deployment, each worker of the first pool.
     pub fn gpu_blocks(&self) -> u32 {
-        self.ctx.num_gpu_blocks
+        self.ctx.pools[0].num_gpu_blocks
     }
 
     /// Where the run is now.
@@ -348,6 +356,24 @@ impl Simulation {
             c.report(&rec.records, &durations, end_time)
         });
         let workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
+        let deployment = self.pools.as_ref().map(|pools| {
+            let members: Vec<_> = pools
+                .iter()
+                .enumerate()
+                .map(|(k, (name, role))| {
+                    let ids = (0..rec.worker_pool.len() as u32)
+                        .filter(|&w| rec.worker_pool[w as usize] == k)
+                        .collect();
+                    (name.clone(), *role, ids)
+                })
+                .collect();
+            DeploymentReport::new(&members, &rec.records, &rec.transfers, &workers)
+        });
+        let transfers = if take {
+            std::mem::take(&mut rec.transfers)
+        } else {
+            rec.transfers.clone()
+        };
         let (itl, requests, decisions) = if take {
             (
                 rec.stages
@@ -381,6 +407,8 @@ impl Simulation {
             requests,
             decisions,
             slo,
+            deployment,
+            transfers,
         }
     }
 }

@@ -7,12 +7,14 @@
 //! with what they produced, and the routing decisions, per-second tokens, inter-token
 //! gaps and per-request records all agree.
 
+use crate::deployment::TransferRecord;
 use crate::request::{Request, RequestState};
 use crate::router::RoutingDecision;
 use crate::stats::{RequestRecord, SecondSeries, StageStats};
 use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Candidate scores kept across all decisions; past this, decisions keep only the choice
 /// (a 100,000-request run on 16 workers would otherwise spend ~60 MB on evidence).
@@ -59,6 +61,12 @@ pub(crate) struct Recorder {
     max_requests: u64,
     /// True once a stage wanted to issue a request past `max_requests`.
     pub capped: bool,
+    /// Each KV hand-off from a prefill to a decode worker, in hand-off order.
+    pub transfers: Vec<TransferRecord>,
+    /// Position in `transfers` by request id.
+    transfer_at: BTreeMap<u64, usize>,
+    /// Each worker's pool (index in the deployment), by worker id.
+    pub worker_pool: Vec<usize>,
 }
 
 impl Recorder {
@@ -76,6 +84,9 @@ impl Recorder {
             step_tokens: Vec::new(),
             max_requests,
             capped: false,
+            transfers: Vec::new(),
+            transfer_at: BTreeMap::new(),
+            worker_pool: Vec::new(),
         }
     }
 
@@ -120,6 +131,59 @@ impl Recorder {
     pub fn end_stage(&mut self, index: u32, now: f64) {
         if let Some(s) = self.stages.get_mut(index as usize) {
             s.end = Some(now);
+        }
+    }
+
+    /// Worker `worker` of pool `pool` started.
+    pub fn on_worker_started(&mut self, worker: u32, pool: usize) {
+        let w = worker as usize;
+        if self.worker_pool.len() <= w {
+            self.worker_pool.resize(w + 1, 0);
+        }
+        self.worker_pool[w] = pool;
+    }
+
+    /// Prefill worker `worker` handed `request` off at `now` (its first token sampled).
+    pub fn on_handoff(&mut self, request: u64, worker: u32, now: f64) {
+        self.transfer_at.insert(request, self.transfers.len());
+        self.transfers
+            .push(TransferRecord::new(request, worker, now));
+    }
+
+    fn transfer(&mut self, request: u64) -> Option<&mut TransferRecord> {
+        let &k = self.transfer_at.get(&request)?;
+        self.transfers.get_mut(k)
+    }
+
+    /// The decode policy chose `worker` for `request`.
+    pub fn on_transfer_placed(&mut self, request: u64, worker: u32) {
+        if let Some(t) = self.transfer(request) {
+            t.decode_worker = Some(worker);
+        }
+    }
+
+    /// The decode worker allocated `request`'s blocks at `now`; `tokens` (`bytes`) start to
+    /// move, `cached` were in its prefix cache.
+    pub fn on_transfer_start(
+        &mut self,
+        request: u64,
+        now: f64,
+        tokens: u32,
+        cached: u32,
+        bytes: u64,
+    ) {
+        if let Some(t) = self.transfer(request) {
+            t.start = now;
+            t.tokens = tokens;
+            t.cached_tokens = cached;
+            t.bytes = bytes;
+        }
+    }
+
+    /// `request`'s KV landed on its decode worker at `now`.
+    pub fn on_transfer_end(&mut self, request: u64, now: f64) {
+        if let Some(t) = self.transfer(request) {
+            t.end = now;
         }
     }
 
@@ -230,6 +294,9 @@ impl Recorder {
 
     /// A request left the platform (completed or failed): copy its history into its record.
     pub fn on_finished(&mut self, req: &Request) {
+        if let Some(&k) = self.transfer_at.get(&req.id) {
+            self.transfers[k].decode_prefill = req.decode_prefill;
+        }
         let Some(r) = self.records.get_mut(req.id as usize) else {
             return;
         };
@@ -255,6 +322,7 @@ impl Recorder {
         if let RequestState::Failed(reason) = req.state {
             r.failed = Some(reason);
         }
+
         self.finished += 1;
         if r.failed.is_none() {
             self.series.on_completion(r.completion);

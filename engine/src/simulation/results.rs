@@ -1,6 +1,7 @@
 //! What a finished (or stopped) run reports.
 
 use super::recorder::RoutingRecord;
+use crate::deployment::{DeploymentReport, TransferRecord};
 use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
@@ -38,6 +39,12 @@ pub struct SimulationResults {
     /// Attainment and goodput against the scenario's `slo` (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloReport>,
+    /// Pools, their balance and the TTFT split (absent without a `deployment` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<DeploymentReport>,
+    /// Every prefill→decode KV transfer, in hand-off order (empty without disaggregation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub transfers: Vec<TransferRecord>,
 }
 
 /// Why a run ended before its workload did.
@@ -102,6 +109,9 @@ impl SimulationResults {
     pub fn render_text(&self) -> String {
         let mut parts: Vec<String> = self.stages.iter().map(StageSummary::render_text).collect();
         parts.push(self.workers.render_text());
+        if let Some(d) = &self.deployment {
+            parts.push(d.render_text());
+        }
         if let Some(slo) = &self.slo {
             parts.push(slo.render_text());
         }

@@ -7,6 +7,7 @@
 //! is encoded too. Not a storage format: both ends must be the same build (checked).
 
 use super::{RoutingRecord, SimulationResults, Stop};
+use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::request::FailReason;
 use crate::router::{CandidateScore, PrefixMatch, RoutingDecision};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
@@ -339,7 +340,16 @@ impl Wire for Metric {
 wire_struct! {
     SimulationResults {
         engine_version, timing, end_time, truncated, stop, events, stages, workers, series,
-        itl, requests, decisions, slo,
+        itl, requests, decisions, slo, deployment, transfers,
+    }
+    DeploymentReport {
+        pools, pool_balance, ttft_queueing, ttft_prefill, transfer, transfers, transfer_bytes,
+        transfer_cached_tokens,
+    }
+    PoolSummary { name, role, workers, requests, busy, compute_utilization, memory_utilization }
+    TransferRecord {
+        request, prefill_worker, decode_worker, handoff, start, end, tokens, cached_tokens, bytes,
+        decode_prefill,
     }
     SloReport { config, overall, stages, workers }
     SloConfig { ttft_ms, tpot_ms, e2e_ms, min_attainment }

@@ -21,5 +21,5 @@ pub use config::{SchedulerConfig, SchedulingPolicy};
 pub const MAX_STEP_SECONDS: f64 = 3600.0;
 pub use memory::{num_gpu_blocks, MemoryError, MAX_GPU_BLOCKS};
 pub use offload::{NoOffload, OffloadLookup, TierHit};
-pub use output::{FetchStart, ScheduledSeq, SchedulerOutput, StepOutcome};
+pub use output::{FetchStart, KvReceive, ScheduledSeq, SchedulerOutput, StepOutcome};
 pub use scheduler::Scheduler;

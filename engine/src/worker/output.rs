@@ -25,6 +25,20 @@ pub struct FetchStart {
     pub bytes: u64,
 }
 
+/// A prefilled request's KV the caller must move from its prefill worker (and report with
+/// `Scheduler::fetch_done`): its blocks are allocated here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvReceive {
+    /// Request id.
+    pub request: u64,
+    /// Prompt tokens to transfer (those this worker's prefix cache lacks).
+    pub tokens: u32,
+    /// Prompt tokens this worker's prefix cache already held.
+    pub cached_tokens: u32,
+    /// Bytes to transfer (tokens · kv_bytes_per_token).
+    pub bytes: u64,
+}
+
 /// The batch of one step, as vLLM v1's `SchedulerOutput`: running sequences first, in
 /// admission order, then newly admitted ones.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,6 +51,8 @@ pub struct SchedulerOutput {
     pub preempted: Vec<u64>,
     /// Offload fetches to start now.
     pub fetches: Vec<FetchStart>,
+    /// KV transfers from prefill workers to start now (disaggregated deployments).
+    pub receives: Vec<KvReceive>,
 }
 
 impl SchedulerOutput {
@@ -63,6 +79,9 @@ pub struct StepOutcome {
     pub token_gaps: Vec<(u64, f64)>,
     /// Requests that emitted their last token, now `Completed` and handed back.
     pub finished: Vec<Request>,
+    /// On a prefill worker, requests that emitted their first token and go on to a decode
+    /// worker (their blocks stay held until `Scheduler::release`).
+    pub handoffs: Vec<Request>,
     /// Prefill tokens the step computed (all but first-time decodes; see
     /// `Scheduler::prefill_tokens`).
     pub prefill_tokens: u64,

@@ -14,17 +14,24 @@
 //!   a step or a tier write wakes it, so an idle worker costs no events.
 //! - **KV fetches**: one short process per request in FETCH_KVC, moving its prefix over the
 //!   tiers' links, then marking it READY.
+//! - **KV transfers** (disaggregated deployments): a prefill worker hands each request off
+//!   after its first token and holds its blocks; the decode worker, once it has allocated
+//!   blocks for it, moves the KV over the prefill worker's link (one short process per
+//!   request), marks it READY, and tells the prefill worker to free its blocks.
 //!
 //! Each idle flag is cleared by whoever sends the wake-up, so a process is interrupted at
 //! most once per sleep and never while it waits on anything else.
 
-use super::{FetchStart, OffloadLookup, Scheduler, TierHit};
+use super::{FetchStart, KvReceive, OffloadLookup, Scheduler, TierHit};
+use crate::deployment::PoolRole;
 use crate::kernel::{AsEvent, Process, SimError, Store};
 use crate::kv_events::{KvEvent, KvEventBatch, KvReport};
 use crate::offload::OffloadTiers;
 use crate::request::{PromptContent, Request};
+use crate::router::process::Handoff;
 use crate::simulation::context::Context;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 type Loop = Process<Result<(), SimError>>;
@@ -33,12 +40,18 @@ type Loop = Process<Result<(), SimError>>;
 pub(crate) struct Worker {
     /// Worker id (never reused within a run).
     pub id: u32,
+    /// Index of its pool in `Context::pools`.
+    pub pool: usize,
     ctx: Rc<Context>,
     local_queue: Store<Request>,
     /// The router's results store (completed and rejected requests go there at once).
     results: Store<Request>,
     /// The router's KV event store.
     kv_events: Store<KvReport>,
+    /// The router's store of hand-offs and released KV (disaggregated deployments).
+    handoffs: Store<Handoff>,
+    /// The prefill worker each transferred request's KV waits on, by request id.
+    sources: RefCell<BTreeMap<u64, Rc<Worker>>>,
     state: RefCell<State>,
     intake: RefCell<Option<Loop>>,
     scheduler_loop: RefCell<Option<Loop>>,
@@ -80,33 +93,40 @@ impl OffloadLookup for TierLookup<'_> {
 }
 
 impl Worker {
-    /// Builds worker `id` and starts its loops.
+    /// Builds worker `id` of pool `pool` and starts its loops.
     pub fn start(
         ctx: &Rc<Context>,
         id: u32,
+        pool: usize,
         results: Store<Request>,
         kv_events: Store<KvReport>,
+        handoffs: Store<Handoff>,
     ) -> Rc<Self> {
+        let p = &ctx.pools[pool];
         let mut scheduler = Scheduler::with_blocks(
             id,
-            &ctx.scheduler,
+            &p.scheduler,
             &ctx.model,
             crate::timing::TimingModel::new(
-                &ctx.scheduler.timing,
+                &p.scheduler.timing,
                 &ctx.model,
-                &ctx.hardware,
-                ctx.scheduler.step_overhead,
+                &p.hardware,
+                p.scheduler.step_overhead,
             ),
-            ctx.num_gpu_blocks,
+            p.num_gpu_blocks,
         );
         scheduler.set_record_kv_events(ctx.kv_event_interval.is_some());
         scheduler.set_offload_chunks(ctx.store_as_computed());
+        scheduler.set_hand_off(p.role == PoolRole::Prefill);
         let worker = Rc::new(Self {
             id,
+            pool,
             ctx: Rc::clone(ctx),
             local_queue: Store::new(&ctx.env),
             results,
             kv_events,
+            handoffs,
+            sources: RefCell::new(BTreeMap::new()),
             state: RefCell::new(State {
                 scheduler,
                 frontend_free_at: 0.0,
@@ -122,7 +142,7 @@ impl Worker {
                         ..Default::default()
                     },
                     &ctx.model,
-                    &ctx.hardware,
+                    &p.hardware,
                     0.0,
                 ),
             }),
@@ -151,6 +171,42 @@ impl Worker {
             st.intake_idle = false;
             drop(st);
             wake(&self.intake);
+        }
+    }
+
+    /// A prefill worker of `source` handed `req` off after its first token: queue it here
+    /// (no front end: the hand-off is engine to engine). Its KV moves once blocks for it
+    /// are free; a request that can never run here is failed and `source` frees its blocks.
+    pub fn receive(self: &Rc<Self>, req: Request, source: Rc<Worker>) {
+        let now = self.ctx.env.now();
+        let id = req.id;
+        let mut st = self.state.borrow_mut();
+        if let Err(rejected) = st.scheduler.add_transferred(req, now) {
+            drop(st);
+            source.release_kv(id);
+            self.handoffs
+                .try_put(Handoff::Released { worker: source.id })
+                .ok();
+            self.results.try_put(*rejected).ok();
+            return;
+        }
+        self.sources.borrow_mut().insert(id, source);
+        if st.scheduler_idle {
+            st.scheduler_idle = false;
+            drop(st);
+            wake(&self.scheduler_loop);
+        }
+    }
+
+    /// The decode worker holds request `id`'s KV: free its blocks here, and wake the
+    /// scheduler loop, which may have slept for want of them.
+    pub fn release_kv(&self, id: u64) {
+        let mut st = self.state.borrow_mut();
+        st.scheduler.release(id);
+        if st.scheduler_idle {
+            st.scheduler_idle = false;
+            drop(st);
+            wake(&self.scheduler_loop);
         }
     }
 
@@ -301,6 +357,9 @@ impl Worker {
         for &fetch in &out.fetches {
             self.start_fetch(fetch);
         }
+        for &receive in &out.receives {
+            self.start_receive(receive);
+        }
         if out.is_empty() {
             return Ok(false);
         }
@@ -333,8 +392,51 @@ impl Worker {
                 self.store_chunks(&hashes);
             }
         }
+        for request in outcome.handoffs {
+            self.ctx
+                .recorder
+                .borrow_mut()
+                .on_handoff(request.id, self.id, now);
+            self.handoffs
+                .try_put(Handoff::Prefilled {
+                    request: Box::new(request),
+                    from: self.id,
+                })
+                .ok();
+        }
         self.hand_back(outcome.finished);
         Ok(true)
+    }
+
+    /// Starts moving a transferred request's KV from its prefill worker over that worker's
+    /// link; READY here and freed there when the last byte lands.
+    fn start_receive(self: &Rc<Self>, receive: KvReceive) {
+        let Some(source) = self.sources.borrow_mut().remove(&receive.request) else {
+            return;
+        };
+        let now = self.ctx.env.now();
+        self.ctx.recorder.borrow_mut().on_transfer_start(
+            receive.request,
+            now,
+            receive.tokens,
+            receive.cached_tokens,
+            receive.bytes,
+        );
+        let moved = self.ctx.kv_link(source.id).transfer(receive.bytes as f64);
+        let worker = Rc::clone(self);
+        self.ctx.env.process(async move {
+            moved.await?;
+            let id = receive.request;
+            let now = worker.ctx.env.now();
+            worker.ctx.recorder.borrow_mut().on_transfer_end(id, now);
+            worker.fetch_done(id);
+            source.release_kv(id);
+            worker
+                .handoffs
+                .try_put(Handoff::Released { worker: source.id })
+                .ok();
+            Ok::<_, SimError>(())
+        });
     }
 
     /// Returns finished requests to the router once the client has seen their last token
@@ -366,7 +468,7 @@ impl Worker {
             return (0.0, 0.0);
         }
         let work = self.state.borrow().peak.work(out.work());
-        let hw = &self.ctx.hardware;
+        let hw = &self.ctx.pools[self.pool].hardware;
         let share = |x: f64, peak: f64| (x / (step_time * peak)).clamp(0.0, 1.0);
         (
             share(work.flops, hw.peak_flops()),

@@ -13,8 +13,8 @@
 
 use super::request_queue::{QueueKey, RequestQueue};
 use super::{
-    FetchStart, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput, SchedulingPolicy,
-    StepOutcome,
+    FetchStart, KvReceive, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput,
+    SchedulingPolicy, StepOutcome,
 };
 use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
@@ -59,8 +59,13 @@ struct Seq {
     /// Most tokens it had in KV before its last preemption: positions below it were
     /// computed (or found) before.
     high_water: u32,
-    /// Prefill tokens computed over all its admissions.
+    /// Prefill tokens computed over all its admissions (on its prefill worker too).
     prefill: u64,
+    /// Prompt tokens whose KV waits on its prefill worker (a disaggregated hand-off not yet
+    /// placed here).
+    remote: Option<u32>,
+    /// `prefill` when it arrived here (what its prefill worker computed).
+    prefill_elsewhere: u64,
 }
 
 impl Seq {
@@ -118,6 +123,10 @@ pub struct Scheduler {
     kvc: Vec<Slot>,
     /// Running requests in admission order.
     running: Vec<Slot>,
+    /// Prefilled requests handed to a decode worker, holding their blocks until released.
+    sending: Vec<Slot>,
+    /// A prefill worker's: hand each request off after its first token.
+    hand_off: bool,
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
     steps: u64,
@@ -170,6 +179,8 @@ impl Scheduler {
             by_id: FixedHashMap::default(),
             waiting: RequestQueue::new(cfg.scheduling_policy),
             running: Vec::new(),
+            sending: Vec::new(),
+            hand_off: false,
             kvc: Vec::new(),
             in_flight: Vec::new(),
             steps: 0,
@@ -182,12 +193,37 @@ impl Scheduler {
     pub fn add_request(&mut self, mut req: Request, now: f64) -> Result<(), Box<Request>> {
         req.worker = Some(self.worker);
         req.times.worker_in = Some(now);
+        self.add_seq(req, now, None)
+    }
+
+    /// Queues a request prefilled on another worker (its first token sampled there) whose
+    /// prompt KV waits there: once blocks for it are free here, the scheduler lists a
+    /// [`KvReceive`] to move the KV this worker's prefix cache lacks, and the request runs
+    /// after [`Scheduler::fetch_done`]. Hands it back `Failed` if it can never run here.
+    pub fn add_transferred(&mut self, mut req: Request, now: f64) -> Result<(), Box<Request>> {
+        req.decode_worker = Some(self.worker);
+        let remote = req.prompt_len();
+        self.add_seq(req, now, Some(remote))
+    }
+
+    fn add_seq(
+        &mut self,
+        mut req: Request,
+        now: f64,
+        remote: Option<u32>,
+    ) -> Result<(), Box<Request>> {
         if let Some(reason) = self.rejection(&req) {
             req.fail(reason);
             req.times.completed = Some(now);
             return Err(Box::new(req));
         }
         req.state = RequestState::Waiting;
+        // Prefill counted on its prefill worker, so `recomputed` adds up at the end.
+        let prefill = if remote.is_some() {
+            req.sources.computed as u64 + req.sources.recomputed as u64
+        } else {
+            0
+        };
         let key = QueueKey::new(req.priority, req.times.created, req.id);
         let shareable_tokens = {
             let shareable = req.prompt.shareable_len();
@@ -219,7 +255,9 @@ impl Scheduler {
                 0
             },
             high_water: 0,
-            prefill: 0,
+            prefill,
+            remote,
+            prefill_elsewhere: prefill,
         };
         let id = seq.req.id;
         debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
@@ -472,6 +510,9 @@ impl Scheduler {
         };
         let gpu_blocks = shared_hits + ghost_hits;
         let gpu_tokens = gpu_blocks as u32 * bs;
+        if let Some(remote) = seq.remote {
+            return self.place_transfer(slot, remote, shared_hits, ghost_hits, out);
+        }
         if !seq.looked_up {
             seq.tier_hit = offload.lookup(&seq.req.prompt, gpu_tokens);
             seq.looked_up = true;
@@ -543,6 +584,47 @@ impl Scheduler {
         Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
+    }
+
+    /// Places a prefilled request whose `remote` prompt tokens wait on its prefill worker:
+    /// blocks for the whole sequence now (so it never waits for memory once its KV lands),
+    /// the prefix-cache hits kept, and a transfer of the rest listed for the caller.
+    fn place_transfer(
+        &mut self,
+        slot: Slot,
+        remote: u32,
+        shared_hits: usize,
+        ghost_hits: usize,
+        out: &mut SchedulerOutput,
+    ) -> Consider {
+        let bs = self.cfg.block_size;
+        if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
+            return Consider::Blocked;
+        }
+        let seq = self.seqs[slot as usize].as_ref().expect("live slot");
+        let gpu_blocks = (shared_hits + ghost_hits) as u32;
+        let gpu_tokens = gpu_blocks * bs;
+        let (evictable_hits, _) = Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
+        let need = seq.num_tokens().div_ceil(bs) - gpu_blocks;
+        if self.pool.num_free() < need + evictable_hits {
+            return Consider::Blocked;
+        }
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
+        self.pool.allocate(need, &mut seq.blocks);
+        seq.num_computed = gpu_tokens;
+        seq.num_cached_blocks = gpu_blocks;
+        seq.fetch_to = remote;
+        seq.remote = None;
+        seq.req.state = RequestState::FetchKvc;
+        let tokens = remote - gpu_tokens.min(remote);
+        out.receives.push(KvReceive {
+            request: seq.req.id,
+            tokens,
+            cached_tokens: gpu_tokens.min(remote),
+            bytes: tokens as u64 * self.kv_bytes_per_token,
+        });
+        Consider::Fetching
     }
 
     /// Of a waiting request's prefix hits (`shared` found by hash, then `ghost` of its own
@@ -766,23 +848,34 @@ impl Scheduler {
                 Some(last) => outcome.token_gaps.push((req.id, now - last)),
             }
             req.last_token_at = Some(now);
-            if req.tokens_emitted >= req.output_len {
-                req.state = RequestState::Completed;
-                req.times.completed = Some(now + self.token_output_delay);
+            let done = req.tokens_emitted >= req.output_len;
+            if done || (self.hand_off && req.tokens_emitted == 1) {
                 req.sources.recomputed = seq
                     .prefill
                     .saturating_sub(req.sources.computed as u64)
                     .min(u32::MAX as u64) as u32;
+            }
+            if done {
+                req.decode_prefill = (seq.prefill - seq.prefill_elsewhere) as u32;
+                req.state = RequestState::Completed;
+                req.times.completed = Some(now + self.token_output_delay);
                 finished.push(slot);
+            } else if self.hand_off && req.tokens_emitted == 1 {
+                req.state = RequestState::Transferring;
+                outcome.handoffs.push(req.clone());
+                self.sending.push(slot);
             }
         }
         self.prefill_tokens += outcome.prefill_tokens;
         in_flight.clear();
         self.in_flight = in_flight;
-        if !finished.is_empty() {
+        if !finished.is_empty() || !outcome.handoffs.is_empty() {
             let seqs = &self.seqs;
             self.running.retain(|&s| {
-                seqs[s as usize].as_ref().expect("live slot").req.state != RequestState::Completed
+                !matches!(
+                    seqs[s as usize].as_ref().expect("live slot").req.state,
+                    RequestState::Completed | RequestState::Transferring
+                )
             });
             for slot in finished {
                 let seq = self.seqs[slot as usize].take().expect("live slot");
@@ -831,6 +924,34 @@ impl Scheduler {
         seq.req.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
+    }
+
+    /// A decode worker holds request `id`'s KV now: free the blocks it held here (their
+    /// content stays in the prefix cache). Returns false if `id` is not handed off here.
+    pub fn release(&mut self, id: u64) -> bool {
+        let Some(&slot) = self.by_id.get(&id) else {
+            return false;
+        };
+        let Some(k) = self.sending.iter().position(|&s| s == slot) else {
+            return false;
+        };
+        self.sending.remove(k);
+        let seq = self.seqs[slot as usize].take().expect("live slot");
+        self.pool.free_table(&seq.blocks);
+        self.by_id.remove(&id);
+        self.free_slots.push(slot);
+        true
+    }
+
+    /// Makes this a prefill worker's scheduler: each request that samples its first token
+    /// (and wants more) is handed off ([`StepOutcome::handoffs`]) instead of decoding here.
+    pub fn set_hand_off(&mut self, on: bool) {
+        self.hand_off = on;
+    }
+
+    /// Requests handed off whose blocks this worker still holds.
+    pub fn num_sending(&self) -> usize {
+        self.sending.len()
     }
 
     /// From a step's end to the client seeing its tokens, seconds.
@@ -894,9 +1015,10 @@ impl Scheduler {
         self.kvc.len() as u32
     }
 
-    /// Requests on this worker that have not finished.
+    /// Requests on this worker that have not finished (handed-off ones still holding
+    /// blocks included).
     pub fn num_unfinished(&self) -> usize {
-        self.waiting.len() + self.kvc.len() + self.running.len()
+        self.waiting.len() + self.kvc.len() + self.running.len() + self.sending.len()
     }
 
     /// Steps completed so far.
@@ -977,6 +1099,16 @@ impl Scheduler {
             if !matches!(seq.req.state, RequestState::FetchKvc | RequestState::Ready) {
                 return Err(format!(
                     "fetch list holds {} in {:?}",
+                    seq.req.id, seq.req.state
+                ));
+            }
+            refs += seq.blocks.len() as u64;
+        }
+        for &s in &self.sending {
+            let seq = self.seq(s);
+            if seq.req.state != RequestState::Transferring {
+                return Err(format!(
+                    "sending list holds {} in {:?}",
                     seq.req.id, seq.req.state
                 ));
             }

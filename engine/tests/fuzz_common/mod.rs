@@ -48,6 +48,12 @@ pub const KEYS: &[&str] = &[
     "capacity_gb",
     "router",
     "policy",
+    "deployment",
+    "pools",
+    "role",
+    "kv_transfer",
+    "decode_policy",
+    "bandwidth_gbps",
     "autoscaler",
     "enabled",
     "max_workers",
@@ -359,7 +365,15 @@ fn perturb_leaf(rng: &mut SimRng, doc: &mut Value) {
 
 /// Fields whose extreme values used to hang a run or eat its memory, with such values.
 fn set_extreme_field(rng: &mut SimRng, doc: &mut Value) {
-    let fields: [(&str, Value); 12] = [
+    let fields: [(&str, Value); 13] = [
+        (
+            "/deployment",
+            json!([{"pools": [{"role": "prefill"}, {"role": "decode", "num_workers": 3}]},
+            {"pools": [{"role": "prefill", "num_workers": 2},
+                       {"role": "decode", "worker": {"num_gpu_blocks_override": 1}}],
+             "kv_transfer": {"bandwidth_gbps": 1e-300, "latency_s": 3600, "concurrency": 1}},
+            {"pools": [{"role": "mixed"}, {"role": "decode", "worker": {"max_num_seqs": 1}}]}]),
+        ),
         (
             "/router/kv_event_interval",
             json!([1e-308, 1e-6, 0.001, 1e9]),

@@ -82,6 +82,13 @@ pub fn assert_run_consistent(r: &SimulationResults) {
             prefill[w as usize] += (req.sources.computed + req.recomputed) as u64;
         }
     }
+    // A disaggregated request's recomputation on its decode worker counts there.
+    for t in &r.transfers {
+        if let (Some(d), None) = (t.decode_worker, r.requests[t.request as usize].failed) {
+            prefill[t.prefill_worker as usize] -= t.decode_prefill as u64;
+            prefill[d as usize] += t.decode_prefill as u64;
+        }
+    }
     for (w, row) in r.workers.workers.iter().enumerate() {
         assert_eq!(row.prefill_tokens, prefill[w], "worker {w}");
     }

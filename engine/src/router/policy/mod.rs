@@ -240,7 +240,13 @@ impl PolicyConfig {
 
     /// Builds the policy; randomised policies draw from the stream `router.<name>` of `seed`.
     pub fn build(&self, seed: u64) -> Box<dyn RoutingPolicy> {
-        let rng = || SimRng::stream(seed, &format!("router.{}", self.name()));
+        self.build_named(seed, "router")
+    }
+
+    /// Builds the policy drawing from the stream `<scope>.<name>` of `seed` (the decode
+    /// policy of a deployment draws from `decode.<name>`, apart from the router's).
+    pub fn build_named(&self, seed: u64, scope: &str) -> Box<dyn RoutingPolicy> {
+        let rng = || SimRng::stream(seed, &format!("{scope}.{}", self.name()));
         match self {
             PolicyConfig::RoundRobin(_) => Box::new(RoundRobin::new()),
             PolicyConfig::Random(_) => Box::new(Random::new(rng())),

@@ -1,0 +1,233 @@
+//! What a disaggregated run reports: each KV transfer, each pool's load, and where
+//! the time to the first two tokens went.
+
+use crate::stats::{LatencySummary, RequestRecord, WorkerTable};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One request's KV cache moving from its prefill worker to its decode worker.
+///
+/// Times are simulated seconds; NaN (`null` in JSON) for a step not reached yet.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransferRecord {
+    /// The request.
+    pub request: u64,
+    /// The worker that ran its prefill (its record's `worker`).
+    pub prefill_worker: u32,
+    /// The worker it decodes on (`None` until one is chosen).
+    pub decode_worker: Option<u32>,
+    /// The prefill worker sampled its first token and handed it off.
+    pub handoff: f64,
+    /// The decode worker had allocated its blocks and the bytes started to move.
+    pub start: f64,
+    /// The last byte landed; the decode worker may schedule it.
+    pub end: f64,
+    /// Prompt tokens whose KV crossed the link.
+    pub tokens: u32,
+    /// Prompt tokens the decode worker's prefix cache already held (not transferred).
+    pub cached_tokens: u32,
+    /// Bytes moved: `tokens × model.kv_bytes_per_token`.
+    pub bytes: u64,
+    /// Prefill tokens the decode worker computed (recomputation after preemptions there;
+    /// part of the request record's `recomputed`).
+    pub decode_prefill: u32,
+}
+
+impl TransferRecord {
+    /// A request handed off at `handoff` by `prefill_worker`, not yet placed.
+    pub fn new(request: u64, prefill_worker: u32, handoff: f64) -> Self {
+        Self {
+            request,
+            prefill_worker,
+            decode_worker: None,
+            handoff,
+            start: f64::NAN,
+            end: f64::NAN,
+            tokens: 0,
+            cached_tokens: 0,
+            bytes: 0,
+            decode_prefill: 0,
+        }
+    }
+
+    /// From hand-off to the last byte: what the transfer added before the second token, s.
+    pub fn delay(&self) -> f64 {
+        self.end - self.handoff
+    }
+}
+
+/// One pool's share of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolSummary {
+    /// The pool's name.
+    pub name: String,
+    /// `mixed`, `prefill` or `decode`.
+    pub role: &'static str,
+    /// Workers it ever had (count).
+    pub workers: u32,
+    /// Requests it served: routed to it (mixed, prefill) or decoded on it (decode).
+    pub requests: u64,
+    /// Mean over its workers of the share of the run each spent running steps, 0..=1.
+    pub busy: f64,
+    /// Mean achieved FLOP/s share of peak over its workers, 0..=1.
+    pub compute_utilization: f64,
+    /// Mean achieved HBM bandwidth share of peak over its workers, 0..=1.
+    pub memory_utilization: f64,
+}
+
+/// Pools, transfers and the time to the first tokens split by where it went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeploymentReport {
+    /// One row per pool, in the deployment's order.
+    pub pools: Vec<PoolSummary>,
+    /// The busiest pool's `busy` over the idlest's (1 = balanced; NaN when a pool never ran).
+    pub pool_balance: f64,
+    /// Completed requests' TTFT part spent queued: first scheduled − worker in.
+    pub ttft_queueing: LatencySummary,
+    /// Completed requests' TTFT part spent prefilling: first token − first scheduled.
+    pub ttft_prefill: LatencySummary,
+    /// Completed transfers' delay before the second token: last byte − hand-off (waiting
+    /// for blocks on the decode worker, for a link slot, the latency and the bytes).
+    pub transfer: LatencySummary,
+    /// Transfers that completed (count).
+    pub transfers: u64,
+    /// Bytes they moved.
+    pub transfer_bytes: u64,
+    /// Prompt tokens the decode workers' prefix caches already held (not transferred).
+    pub transfer_cached_tokens: u64,
+}
+
+impl DeploymentReport {
+    /// The report from the pools' names, roles and members (worker ids), the run's records,
+    /// transfers and per-worker table.
+    pub fn new(
+        pools: &[(String, &'static str, Vec<u32>)],
+        records: &[RequestRecord],
+        transfers: &[TransferRecord],
+        workers: &WorkerTable,
+    ) -> Self {
+        let rows: Vec<PoolSummary> = pools
+            .iter()
+            .map(|(name, role, members)| {
+                let rows: Vec<_> = workers
+                    .workers
+                    .iter()
+                    .filter(|w| members.contains(&w.worker))
+                    .collect();
+                let mean = |f: &dyn Fn(&crate::stats::WorkerSummary) -> f64| {
+                    if rows.is_empty() {
+                        0.0
+                    } else {
+                        rows.iter().map(|w| f(w)).sum::<f64>() / rows.len() as f64
+                    }
+                };
+                let requests = if *role == "decode" {
+                    transfers
+                        .iter()
+                        .filter(|t| !t.end.is_nan())
+                        .filter(|t| t.decode_worker.is_some_and(|w| members.contains(&w)))
+                        .count() as u64
+                } else {
+                    records
+                        .iter()
+                        .filter(|r| r.worker.is_some_and(|w| members.contains(&w)))
+                        .count() as u64
+                };
+                PoolSummary {
+                    name: name.clone(),
+                    role,
+                    workers: members.len() as u32,
+                    requests,
+                    busy: mean(&|w| w.busy),
+                    compute_utilization: mean(&|w| w.compute_utilization),
+                    memory_utilization: mean(&|w| w.memory_utilization),
+                }
+            })
+            .collect();
+        let busiest = rows.iter().map(|p| p.busy).fold(0.0, f64::max);
+        let idlest = rows.iter().map(|p| p.busy).fold(f64::INFINITY, f64::min);
+        let pool_balance = if idlest > 0.0 && idlest.is_finite() {
+            busiest / idlest
+        } else {
+            f64::NAN
+        };
+        let done: Vec<_> = records.iter().filter(|r| r.is_completed()).collect();
+        let moved: Vec<_> = transfers.iter().filter(|t| !t.end.is_nan()).collect();
+        Self {
+            pools: rows,
+            pool_balance,
+            ttft_queueing: LatencySummary::from_seconds(
+                done.iter()
+                    .map(|r| r.first_scheduled - r.worker_in)
+                    .collect(),
+            ),
+            ttft_prefill: LatencySummary::from_seconds(
+                done.iter()
+                    .map(|r| r.first_token - r.first_scheduled)
+                    .collect(),
+            ),
+            transfer: LatencySummary::from_seconds(moved.iter().map(|t| t.delay()).collect()),
+            transfers: moved.len() as u64,
+            transfer_bytes: moved.iter().map(|t| t.bytes).sum(),
+            transfer_cached_tokens: moved.iter().map(|t| t.cached_tokens as u64).sum(),
+        }
+    }
+
+    /// The pools table and the TTFT split, for the terminal.
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{:=^60}", " Deployment ");
+        let _ = writeln!(
+            s,
+            "{:<14}{:<9}{:>8}{:>10}{:>7}{:>7}{:>7}",
+            "pool", "role", "workers", "requests", "busy", "comp", "mem"
+        );
+        for p in &self.pools {
+            let _ = writeln!(
+                s,
+                "{:<14}{:<9}{:>8}{:>10}{:>6.0}%{:>6.0}%{:>6.0}%",
+                crate::validate::shorten(&p.name, 13),
+                p.role,
+                p.workers,
+                p.requests,
+                p.busy * 100.0,
+                p.compute_utilization * 100.0,
+                p.memory_utilization * 100.0
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:<40}{:>20.2}",
+            "Pool balance (busiest/idlest):", self.pool_balance
+        );
+        let row = |s: &mut String, name: &str, l: &LatencySummary| {
+            let _ = writeln!(
+                s,
+                "{:<28}{:>10.2}{:>11.2}{:>11.2}",
+                name, l.mean_ms, l.median_ms, l.p99_ms
+            );
+        };
+        let _ = writeln!(
+            s,
+            "{:<28}{:>10}{:>11}{:>11}",
+            "(ms)", "mean", "median", "p99"
+        );
+        row(&mut s, "TTFT: queueing", &self.ttft_queueing);
+        row(&mut s, "TTFT: prefill", &self.ttft_prefill);
+        row(&mut s, "KV transfer (to 2nd token)", &self.transfer);
+        let _ = writeln!(s, "{:<40}{:>20}", "KV transfers:", self.transfers);
+        let _ = writeln!(
+            s,
+            "{:<40}{:>20.2}",
+            "KV transferred (GB):",
+            self.transfer_bytes as f64 / 1e9
+        );
+        let _ = writeln!(
+            s,
+            "{:<40}{:>20}",
+            "Tokens found in decode caches:", self.transfer_cached_tokens
+        );
+        let _ = write!(s, "{:=<60}", "");
+        s
+    }
+}

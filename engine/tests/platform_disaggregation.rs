@@ -1,0 +1,228 @@
+//! Prefill/decode disaggregation, worked out by hand: a prefill worker computes the prompt
+//! and samples token 1, the request's KV crosses the prefill worker's link (latency, then
+//! bytes at the link's bandwidth), and the decode worker samples the rest.
+//!
+//! The model is granite-3.3-8b: 40 layers × 8 KV heads × head_dim 128 (4096 / 32 heads) ×
+//! K and V × 2 bytes = 163 840 bytes of KV per token.
+
+mod platform_common;
+
+use engine::scenario::{Scenario, ScenarioData};
+use engine::timing::{SeqWork, TimingModel};
+use platform_common::{assert_close, run, run_sliced, trace};
+
+const KV_BYTES_PER_TOKEN: u64 = 40 * 8 * 128 * 2 * 2;
+
+/// One prefill and one decode worker, 0.1 s steps (synchronous scheduling, so every step
+/// starts when the previous one ends), a 1000-token prompt moving in exactly 0.1 s
+/// (1000 × 163 840 B at 1.6384 GB/s) after a 0.05 s latency.
+fn one_to_one(decode_extra: &str, model_extra: &str) -> String {
+    format!(
+        r#"{{
+        "model": {{ "name": "granite-3.3-8b-instruct" {model_extra} }},
+        "worker": {{ "async_scheduling": false,
+                     "timing": {{ "model": "constant", "constant_step_time": 0.1 }} }},
+        "deployment": {{
+            "pools": [ {{ "name": "p", "role": "prefill", "num_workers": 1 }},
+                       {{ "name": "d", "role": "decode", "num_workers": 1 {decode_extra} }} ],
+            "kv_transfer": {{ "bandwidth_gbps": 1.6384, "latency_s": 0.05, "concurrency": 4 }}
+        }},
+        "workload": {{ "stages": [ {{ "type": "Trace", "trace_file": "t.jsonl" }} ] }}
+    }}"#
+    )
+}
+
+#[test]
+fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
+    let r = run(
+        &one_to_one("", ""),
+        &[("t.jsonl", &trace(&[(0.0, 1000, 3, &[])]))],
+    );
+    let q = &r.requests[0];
+    // Prefill step [0, 0.1] on worker 0: token 1 at 0.1.
+    assert_eq!(q.worker, Some(0));
+    assert_close(q.first_token, 0.1, "first token");
+    let t = &r.transfers[0];
+    assert_eq!(
+        (t.request, t.prefill_worker, t.decode_worker),
+        (0, 0, Some(1))
+    );
+    // Worker 1 has room at once: the transfer starts at the hand-off, pays 0.05 s, then
+    // moves 1000 tokens of KV in 0.1 s.
+    assert_close(t.handoff, 0.1, "hand-off");
+    assert_close(t.start, 0.1, "transfer start");
+    assert_close(t.end, 0.1 + 0.05 + 0.1, "transfer end");
+    assert_eq!((t.tokens, t.cached_tokens), (1000, 0));
+    assert_eq!(t.bytes, 1000 * KV_BYTES_PER_TOKEN);
+    // Decode steps on worker 1: token 2 at 0.35, token 3 at 0.45.
+    assert_close(q.completion, 0.45, "completion");
+    assert_eq!(q.output_tokens, 3);
+    // The decode worker ran two steps (0.2 s), the prefill worker one (0.1 s) of 0.45 s.
+    let busy: Vec<f64> = r.workers.workers.iter().map(|w| w.busy).collect();
+    assert_close(busy[0], 0.1 / 0.45, "prefill busy");
+    assert_close(busy[1], 0.2 / 0.45, "decode busy");
+    let d = r
+        .deployment
+        .as_ref()
+        .expect("a deployment reports its pools");
+    assert_eq!(d.pools[0].requests, 1);
+    assert_eq!(d.pools[1].requests, 1);
+    assert_eq!(d.transfers, 1);
+    assert_close(d.transfer.mean_ms, 150.0, "transfer delay ms");
+    assert_close(d.ttft_prefill.mean_ms, 100.0, "TTFT prefill ms");
+    assert_close(d.ttft_queueing.mean_ms, 0.0, "TTFT queueing ms");
+    // The gap before token 2 holds the transfer: ITLs are 0.25 s and 0.1 s.
+    assert_close(r.stages[0].itl.mean_ms, 175.0, "ITL mean ms");
+}
+
+#[test]
+fn ttft_is_the_prefill_step_and_token_two_follows_the_transfer() {
+    // The calibrated timing model: TTFT is one prefill step of 2000 tokens on an H100, and
+    // token 2 comes one latency + 2000 × 163 840 B / 50 GB/s + one decode step later.
+    let doc = r#"{
+        "deployment": {
+            "pools": [ { "role": "prefill" }, { "role": "decode" } ],
+            "kv_transfer": { "bandwidth_gbps": 50, "latency_s": 0.002 }
+        },
+        "workload": { "stages": [ { "type": "Trace", "trace_file": "t.jsonl" } ] }
+    }"#;
+    let data: ScenarioData = [("t.jsonl", trace(&[(0.0, 2000, 2, &[])]).as_str())]
+        .into_iter()
+        .collect();
+    let scenario = Scenario::parse_with_data(doc, &data).unwrap();
+    let model = scenario.model.resolve().unwrap();
+    let hw = scenario.hardware.resolve().unwrap();
+    assert_eq!(model.kv_bytes_per_token, KV_BYTES_PER_TOKEN);
+    let timing = TimingModel::new(&scenario.worker.timing, &model, &hw, 0.0);
+    let prefill = timing.step_time([SeqWork {
+        new_tokens: 2000,
+        context: 0,
+        decode: false,
+    }]);
+    let decode = timing.step_time([SeqWork {
+        new_tokens: 1,
+        context: 2000,
+        decode: true,
+    }]);
+    let out = timing.frontend().token_output;
+    let r = run(doc, &[("t.jsonl", &trace(&[(0.0, 2000, 2, &[])]))]);
+    let q = &r.requests[0];
+    let front = timing.frontend();
+    let arrival = front.request + front.per_prompt_token * 2000.0;
+    assert_close(q.first_token, arrival + prefill + out, "TTFT");
+    let transfer = 0.002 + (2000 * KV_BYTES_PER_TOKEN) as f64 / 50e9;
+    assert_close(
+        q.completion,
+        arrival + prefill + transfer + decode + out,
+        "second token",
+    );
+    assert_eq!(r.transfers[0].decode_worker, Some(1));
+}
+
+#[test]
+fn a_transfer_waits_until_the_decode_worker_has_room() {
+    // The decode worker holds 100 blocks of 16 tokens; each request needs 63 (1001 tokens
+    // with its first one). The first prefills in [0, 0.1], moves at once and decodes until
+    // 0.45, freeing its blocks; the second (admitted while the first step ran) prefills in
+    // [0.1, 0.2] and is handed off at 0.2, but it can only be placed at 0.45:
+    // transfer [0.45, 0.6], tokens at 0.7 and 0.8.
+    let r = run(
+        &one_to_one(
+            r#", "worker": { "num_gpu_blocks_override": 100 }"#,
+            r#", "max_model_len": 1024"#,
+        ),
+        &[(
+            "t.jsonl",
+            &trace(&[(0.0, 1000, 3, &[]), (0.0, 1000, 3, &[])]),
+        )],
+    );
+    let (a, b) = (&r.transfers[0], &r.transfers[1]);
+    assert_close(a.start, 0.1, "first start");
+    assert_close(r.requests[0].completion, 0.45, "first completion");
+    assert_close(b.handoff, 0.2, "second hand-off");
+    assert_close(b.start, 0.45, "second start");
+    assert_close(b.end, 0.6, "second end");
+    assert_close(r.requests[1].completion, 0.8, "second completion");
+    assert_close(r.requests[1].first_token, 0.2, "second TTFT unchanged");
+}
+
+#[test]
+fn blocks_the_decode_worker_already_caches_are_not_transferred() {
+    // Request 1 shares request 0's first 1024 tokens (hash ids 1, 2 of 512 tokens). The
+    // decode worker cached them when request 0's KV landed, so only 512 tokens move.
+    let r = run(
+        &one_to_one("", ""),
+        &[(
+            "t.jsonl",
+            &trace(&[(0.0, 1024, 2, &[1, 2]), (5000.0, 1536, 2, &[1, 2, 3])]),
+        )],
+    );
+    assert_eq!(
+        (r.transfers[0].tokens, r.transfers[0].cached_tokens),
+        (1024, 0)
+    );
+    let b = &r.transfers[1];
+    assert_eq!((b.tokens, b.cached_tokens), (512, 1024));
+    assert_eq!(b.bytes, 512 * KV_BYTES_PER_TOKEN);
+    // The link moves 1.6384e9 / 163 840 = 10 000 tokens/s: 512 tokens take 0.0512 s.
+    assert_close(b.end - b.start, 0.05 + 0.0512, "transfer time");
+    assert_eq!(r.deployment.as_ref().unwrap().transfer_cached_tokens, 1024);
+}
+
+#[test]
+fn a_single_output_token_never_leaves_the_prefill_worker() {
+    let r = run(
+        &one_to_one("", ""),
+        &[("t.jsonl", &trace(&[(0.0, 1000, 1, &[])]))],
+    );
+    assert!(r.transfers.is_empty());
+    assert_close(r.requests[0].completion, 0.1, "completion");
+}
+
+/// Two prefill and two decode workers with small caches under load: requests preempt and
+/// transfers wait; the books must balance after every event.
+const PRESSURE: &str = r#"{
+    "simulation": { "seed": 11 },
+    "model": { "max_model_len": 1024 },
+    "worker": { "num_gpu_blocks_override": 96,
+                "timing": { "model": "constant", "constant_step_time": 0.01 } },
+    "router": { "policy": { "policy": "max_prefix" }, "kv_event_interval": 0.25 },
+    "deployment": {
+        "pools": [ { "name": "p", "role": "prefill", "num_workers": 2 },
+                   { "name": "d", "role": "decode", "num_workers": 2,
+                     "worker": { "num_gpu_blocks_override": 64 } } ],
+        "kv_transfer": { "bandwidth_gbps": 5, "latency_s": 0.001, "concurrency": 2 },
+        "decode_policy": { "policy": "least_kv" }
+    },
+    "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 40,
+        "total_requests": 80,
+        "input_length": { "type": "uniform", "min": 200, "max": 500 },
+        "output_length": { "type": "uniform", "min": 1, "max": 300 },
+        "shared_prefix": { "groups": 2, "length": 128 } } ] }
+}"#;
+
+#[test]
+fn every_request_finishes_once_and_every_block_returns() {
+    let r = run_sliced(PRESSURE, &[], 1);
+    let s = &r.stages[0];
+    assert_eq!(s.successful_requests, 80);
+    assert!(
+        s.preemptions > 0,
+        "the decode caches must be under pressure"
+    );
+    let waited = r.transfers.iter().filter(|t| t.start > t.handoff).count();
+    assert!(waited > 0, "some transfer must wait for room");
+    for t in &r.transfers {
+        assert!(t.handoff <= t.start && t.start < t.end, "{t:?}");
+        assert!(t.decode_worker.is_some_and(|w| w >= 2), "{t:?}");
+        assert!(t.prefill_worker < 2, "{t:?}");
+        let q = &r.requests[t.request as usize];
+        assert!(
+            q.first_token <= t.handoff && t.end <= q.completion,
+            "{t:?} {q:?}"
+        );
+    }
+    // Every request with more than one token was handed off exactly once.
+    let multi = r.requests.iter().filter(|q| q.output_tokens > 1).count();
+    assert_eq!(r.transfers.len(), multi);
+}
