@@ -157,6 +157,10 @@ pub const MAX_POOLS: usize = 16;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DeploymentConfig {
+    /// A label for the deployment, e.g. `"1P:3D"` (shown by sweeps and comparisons).
+    /// Default none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
     /// The pools (1 to 16). With any `prefill` or `decode` pool, there must be at least
     /// one of each. Default: one mixed pool of one worker.
     pub pools: Vec<PoolConfig>,
@@ -171,6 +175,7 @@ pub struct DeploymentConfig {
 impl Default for DeploymentConfig {
     fn default() -> Self {
         Self {
+            name: String::new(),
             pools: vec![PoolConfig::default()],
             kv_transfer: KvTransferConfig::default(),
             decode_policy: PolicyConfig::LeastLoaded(Default::default()),

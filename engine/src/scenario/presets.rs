@@ -101,6 +101,25 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "disaggregation_long_prompts",
+            title: "Prefill/decode disaggregation: long prompts (25 runs)",
+            description: "Prompts of 3,000 to 6,000 tokens, replies of 50 to 150, on 4 H100s: \
+                          mixed workers vs 1 prefill + 3 decode vs 2 + 2, with a 50 or 5 GB/s \
+                          KV link, at 4 to 20 req/s. Disaggregation keeps TPOT flat; one \
+                          prefill worker cannot keep up, and a slow link stalls the second token.",
+            json: include_str!("../../../examples/disaggregation_long_prompts.json"),
+            files: &[],
+        },
+        Preset {
+            id: "disaggregation_long_outputs",
+            title: "Prefill/decode disaggregation: long outputs (20 runs)",
+            description: "Prompts of 100 to 400 tokens, replies of 400 to 800, on 4 H100s: mixed \
+                          vs 1P:3D vs 2P:2D with a 50 or 5 GB/s KV link, at 20 to 80 req/s. \
+                          Dedicated prefill halves TTFT; two decode workers run out of room.",
+            json: include_str!("../../../examples/disaggregation_long_outputs.json"),
+            files: &[],
+        },
+        Preset {
             id: "routing_prefix_vs_round_robin",
             title: "Routing: round robin vs prefix-aware on shared prompts",
             description: "8 system prompts of 2,000 tokens with Zipf popularity over 4 workers, \

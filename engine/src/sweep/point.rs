@@ -66,13 +66,32 @@ impl PointMetrics {
         let lat = |f: fn(&crate::stats::RequestRecord) -> f64| {
             LatencySummary::from_seconds(done.iter().map(|q| f(q)).collect())
         };
-        let workers = (r.workers.workers.len() as u32).max(scenario.simulation.num_workers);
-        let gpus = workers * scenario.hardware.tp;
         let price = scenario.hardware.cost_per_gpu_hour();
+        let (workers, gpus, dollars_per_hour) = match (&scenario.deployment, &r.deployment) {
+            // Each pool's workers at its own tensor parallelism and GPU price.
+            (Some(d), Some(report)) => d.pools.iter().zip(&report.pools).fold(
+                (0, 0, Some(0.0)),
+                |(w, g, dollars), (pool, row)| {
+                    let hw = pool
+                        .effective_hardware(&scenario.hardware)
+                        .unwrap_or_else(|_| scenario.hardware.clone());
+                    let gpus = row.workers * hw.tp;
+                    let cost = dollars
+                        .zip(hw.cost_per_gpu_hour())
+                        .map(|(d, p)| d + gpus as f64 * p);
+                    (w + row.workers, g + gpus, cost)
+                },
+            ),
+            _ => {
+                let workers = (r.workers.workers.len() as u32).max(scenario.simulation.num_workers);
+                let gpus = workers * scenario.hardware.tp;
+                (workers, gpus, price.map(|p| gpus as f64 * p))
+            }
+        };
         let output_tps = per_s(tokens as f64);
-        let cost = price
+        let cost = dollars_per_hour
             .filter(|_| output_tps > 0.0)
-            .map(|p| gpus as f64 * p / (output_tps * 3600.0) * 1e6);
+            .map(|d| d / (output_tps * 3600.0) * 1e6);
         Self {
             workers,
             gpu: scenario.hardware.gpu.clone(),
