@@ -1,14 +1,18 @@
-// The sweep panel: a preset with a 24-point sweep runs in the tab point by point, draws its
-// curves and names the knee; the table has one row per point.
+// The sweep panel: a preset with a 24-point sweep runs on the Web Worker pool, draws its
+// curves point by point and marks each knee; the sweep JSON and CSV it exports equal the
+// CLI's byte for byte (every figure at full precision); Stop ends every run at once; and
+// the page's thread stays free to draw meanwhile.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opal-sweep-'));
 
 let server, browser;
 before(async () => {
@@ -18,18 +22,56 @@ before(async () => {
 });
 after(async () => { await browser?.close(); await server?.close(); });
 
-test('a sweep runs in the tab, draws its curves and marks the knee', async () => {
+const editor = (page) => page.locator('textarea.scenario-json');
+
+/** Opens the app on the preset `name`; resolves to { page, errors, panel }. */
+async function openPreset(name) {
   const { page, errors } = await openPage(browser, server.url);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByRole('heading', { name: 'Opal' }).waitFor();
   await page.getByTestId('presets').locator('summary').click();
-  await page.locator('[data-preset="latency_vs_load_by_policy"]').click();
-  const panel = page.getByTestId('sweep-panel');
+  await page.locator(`[data-preset="${name}"]`).click();
+  return { page, errors, panel: page.getByTestId('sweep-panel') };
+}
+
+/** Records the longest gap between animation frames from now on (the page thread's stalls). */
+async function watchFrames(page) {
+  await page.evaluate(() => {
+    window.__frames = { last: performance.now(), worst: 0, count: 0 };
+    const tick = (t) => {
+      const f = window.__frames;
+      f.worst = Math.max(f.worst, t - f.last);
+      f.last = t;
+      f.count += 1;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+/** Downloads what `button` saves; resolves to its bytes. */
+async function download(page, button) {
+  const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  return fs.readFileSync(await file.path());
+}
+
+test('a sweep runs on the worker pool, draws its curves, marks the knee and equals the CLI', async () => {
+  const { page, errors, panel } = await openPreset('latency_vs_load_by_policy');
   await panel.getByText('Sweep: 24 runs').waitFor();
-  const started = Date.now();
+  await watchFrames(page);
+  const progress = panel.getByTestId('sweep-progress');
   await panel.getByTestId('run-sweep').click();
-  await panel.getByText('24 of 24 points').waitFor({ timeout: 300_000 });
-  const seconds = (Date.now() - started) / 1000;
+  // Progress for the whole sweep moves before the sweep ends, and points arrive one by one.
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid=sweep-progress]');
+    return Number(p.value) > 0 && Number(p.value) < 24;
+  }, null, { timeout: 120_000 });
+  await panel.getByText(/^24 of 24 points in/).waitFor({ timeout: 300_000 });
+  assert.equal(Number(await progress.getAttribute('value')), 24);
+  // The runs went to Web Workers (one per core), not the page.
+  assert.ok(page.workers().length >= 1, 'no Web Worker ran the sweep');
+  const frames = await page.evaluate(() => window.__frames);
+  assert.ok(frames.worst < 1000, `the page's thread stalled for ${frames.worst} ms`);
   // One row per point, and three charts with a line per policy (plus the SLO bound).
   assert.equal(await panel.getByTestId('sweep-table').locator('tbody tr').count(), 24);
   const curves = panel.getByTestId('sweep-curves');
@@ -37,20 +79,53 @@ test('a sweep runs in the tab, draws its curves and marks the knee', async () =>
   await curves.getByText('round_robin').first().waitFor();
   await curves.getByText('max_prefix').first().waitFor();
   await panel.screenshot({ path: `${artifacts}/sweep-curves.png` });
-  fs.writeFileSync(`${artifacts}/sweep-wall-time.json`, JSON.stringify({ points: 24, seconds, workers: 'none (main thread, one point per task)' }));
-  // The same numbers as the native CLI run now, cell for cell (both print the engine's
-  // table at 2 decimals).
-  const cli = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'sweep',
-    'examples/latency_vs_load_by_policy.json'], { cwd: repo, encoding: 'utf8' });
-  assert.equal(cli.status, 0, cli.stderr);
-  const cliTable = cli.stdout;
-  const appRows = await panel.getByTestId('sweep-table').locator('tbody tr').evaluateAll(
-    (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
-  const cliRows = cliTable.trim().split('\n').slice(1, 25).map((l) => l.trim().split(/\s+/));
-  assert.deepEqual(appRows, cliRows);
-  // The knee of each policy's curve is named.
-  assert.equal(await panel.getByTestId('sweep-knee').count(), 2);
-  // ... and marked on each of the three charts, at its rate.
+  // Against the achieved load, E2E at p90: the same lines redrawn, the knees at their loads.
+  await panel.locator('#sweep-metric').selectOption('e2e');
+  await panel.locator('#sweep-percentile').selectOption('p90');
+  await panel.locator('#sweep-x').selectOption('achieved');
+  await curves.getByText('P90 E2E vs achieved load (req/s)').waitFor();
   assert.equal(await panel.getByTestId('chart-marker').count(), 6);
+  await curves.screenshot({ path: `${artifacts}/sweep-curves-achieved-e2e.png` });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await panel.locator('#sweep-x').selectOption('offered');
+  await panel.locator('#sweep-metric').selectOption('tpot');
+  await curves.getByText('P90 TPOT (ITL) vs offered load (req/s)').waitFor();
+  await curves.screenshot({ path: `${artifacts}/sweep-curves-offered-tpot-dark.png` });
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The knee of each policy's curve is named, and marked on each of the three charts.
+  assert.equal(await panel.getByTestId('sweep-knee').count(), 2);
+  assert.equal(await panel.getByTestId('chart-marker').count(), 6);
+  // The exported JSON and CSV are the CLI's, byte for byte: every float at full precision.
+  const cliJson = path.join(tmp, 'cli.json');
+  const cliCsv = path.join(tmp, 'cli.csv');
+  const cli = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'sweep', '-q',
+    'examples/latency_vs_load_by_policy.json', '--json', cliJson, '--csv', cliCsv],
+  { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const appJson = await download(page, panel.getByTestId('sweep-json'));
+  assert.equal(appJson.toString('utf8'), fs.readFileSync(cliJson, 'utf8'));
+  const appCsv = await download(page, panel.getByTestId('sweep-csv'));
+  assert.equal(appCsv.toString('utf8'), fs.readFileSync(cliCsv, 'utf8'));
+  // Not vacuous: the points carry full-precision figures (p99 TTFT of point 0 has more
+  // than two decimals' worth of digits).
+  const first = JSON.parse(appJson.toString('utf8').split('\n')[2].replace(/,$/, ''));
+  assert.ok(String(first.metrics.ttft.p99_ms).length > 8, JSON.stringify(first.metrics.ttft));
+  assert.deepEqual(errors, []);
+});
+
+test('Stop ends every outstanding run of a sweep at once', async () => {
+  const { page, errors, panel } = await openPreset('latency_vs_load_by_policy');
+  await panel.getByTestId('run-sweep').click();
+  await panel.getByText(/^[1-9]\d* of 24 points$/).waitFor({ timeout: 120_000 });
+  await panel.getByTestId('stop-sweep').click();
+  const status = panel.getByTestId('sweep-status');
+  await panel.getByText(/stopped after/).waitFor();
+  const stoppedAt = Number((await status.textContent()).split(' ')[0]);
+  assert.ok(stoppedAt >= 1 && stoppedAt < 24, await status.textContent());
+  // Nothing arrives after Stop, and the button is back to Run.
+  await page.waitForTimeout(3000);
+  assert.equal(Number((await status.textContent()).split(' ')[0]), stoppedAt);
+  assert.equal(await panel.getByTestId('sweep-table').locator('tbody tr').count(), stoppedAt);
+  await panel.getByTestId('run-sweep').waitFor();
   assert.deepEqual(errors, []);
 });

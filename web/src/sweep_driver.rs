@@ -1,56 +1,172 @@
-//! Runs a scenario's sweep in the tab, one point per macrotask, reporting each point as it
-//! finishes so its curve grows point by point. (Single runs go to the Web Worker pool; the
-//! sweep's points do not yet.)
+//! Runs a scenario's sweep on the Web Worker pool ([`crate::worker`]): every point's first
+//! run is submitted at once (the pool runs one per core, the rest wait in order), and a
+//! search's probes follow one another, each in a worker. The page only steps the searches
+//! and reads each run's figures ([`PointRun`], the engine's own loop of
+//! [`SweepPlan::run_point`]), so a point's numbers are the CLI's, bit for bit: the worker
+//! reads the same scenario text and sends its results back as exact bytes.
 
 use crate::run_driver::describe_problems;
-use crate::worker::runner::queue_task;
+use crate::worker::{self, RunEvent, RunTicket};
 use engine::scenario::{Scenario, ScenarioData};
-use engine::sweep::{SweepPlan, SweepPoint};
-use std::cell::Cell;
-use std::rc::Rc;
+use engine::sweep::{PointRun, PointStep, SweepPlan, SweepPoint};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
 use yew::Callback;
 
-/// Keeps a sweep going; [`SweepHandle::cancel`] stops it before its next point.
+/// What a running sweep reports.
+#[derive(Clone)]
+pub struct SweepCallbacks {
+    /// Each finished point, as it finishes (in any order).
+    pub on_point: Callback<SweepPoint>,
+    /// Points done so far, counting the running runs' fractions (0 to the point count).
+    pub on_progress: Callback<f64>,
+    /// The sweep is over: an error message when it could not start, else `None`.
+    pub on_end: Callback<Option<String>>,
+}
+
+/// Keeps a sweep going; [`SweepHandle::cancel`] stops every run it has in the pool.
 pub struct SweepHandle {
-    cancelled: Rc<Cell<bool>>,
+    sweep: Option<Rc<RefCell<Sweep>>>,
 }
 
 impl SweepHandle {
-    /// Stops the sweep before its next point.
+    /// Stops the sweep: waiting runs never start, running ones stop; no point is reported
+    /// after this, and `on_end(None)` is.
     pub fn cancel(&self) {
-        self.cancelled.set(true);
+        let Some(sweep) = &self.sweep else {
+            return;
+        };
+        let tickets: Vec<RunTicket> = {
+            let mut s = sweep.borrow_mut();
+            if s.over {
+                return;
+            }
+            s.over = true;
+            std::mem::take(&mut s.tickets).into_values().collect()
+        };
+        // Outside the borrow: cancelling a waiting run reports to its listener at once.
+        tickets.into_iter().for_each(RunTicket::cancel);
+        let on_end = sweep.borrow().callbacks.on_end.clone();
+        on_end.emit(None);
     }
 }
 
-/// Builds the sweep of `text` and runs its points in order: `on_point` gets each one,
-/// `on_end` an error message if the sweep cannot start, or `None` once it is over.
-pub fn start(
-    text: &str,
-    files: ScenarioData,
-    on_point: Callback<SweepPoint>,
-    on_end: Callback<Option<String>>,
-) -> SweepHandle {
-    let cancelled = Rc::new(Cell::new(false));
-    match Scenario::parse(text).and_then(|s| SweepPlan::new(&s, files)) {
-        Err(problems) => on_end.emit(Some(describe_problems(&problems))),
-        Ok(plan) => next(Rc::new(plan), 0, cancelled.clone(), on_point, on_end),
-    }
-    SweepHandle { cancelled }
+struct Sweep {
+    plan: SweepPlan,
+    files: Vec<(String, String)>,
+    callbacks: SweepCallbacks,
+    /// Points in progress, by index.
+    points: BTreeMap<usize, PointRun>,
+    /// Each point's run in the pool.
+    tickets: BTreeMap<usize, RunTicket>,
+    /// How far each running run has got, 0 to 1.
+    fractions: BTreeMap<usize, f64>,
+    finished: usize,
+    /// Cancelled or finished: events still arriving are ignored.
+    over: bool,
 }
 
-fn next(
-    plan: Rc<SweepPlan>,
-    i: usize,
-    cancelled: Rc<Cell<bool>>,
-    on_point: Callback<SweepPoint>,
-    on_end: Callback<Option<String>>,
-) {
-    queue_task(move || {
-        if cancelled.get() || i >= plan.len() {
-            on_end.emit(None);
+/// Starts the sweep of `text` with the data `files` (by file name).
+pub fn start(text: &str, files: Vec<(String, String)>, callbacks: SweepCallbacks) -> SweepHandle {
+    let data: ScenarioData = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let plan = match Scenario::parse(text).and_then(|s| SweepPlan::new(&s, data)) {
+        Ok(plan) => plan,
+        Err(problems) => {
+            callbacks.on_end.emit(Some(describe_problems(&problems)));
+            return SweepHandle { sweep: None };
+        }
+    };
+    let points = (0..plan.len()).map(|i| (i, plan.begin_point(i))).collect();
+    let sweep = Rc::new(RefCell::new(Sweep {
+        plan,
+        files,
+        callbacks,
+        points,
+        tickets: BTreeMap::new(),
+        fractions: BTreeMap::new(),
+        finished: 0,
+        over: false,
+    }));
+    let indices: Vec<usize> = sweep.borrow().points.keys().copied().collect();
+    for i in indices {
+        step(&sweep, i);
+    }
+    SweepHandle { sweep: Some(sweep) }
+}
+
+/// Moves point `i` on: submits its next run, or reports it finished.
+fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
+    let mut s = sweep.borrow_mut();
+    let Sweep {
+        plan,
+        points,
+        files,
+        ..
+    } = &mut *s;
+    let Some(point) = points.get_mut(&i) else {
+        return;
+    };
+    match point.next(plan) {
+        PointStep::Run(run) => {
+            let (text, files) = (run.text.clone(), files.clone());
+            drop(s);
+            // The pool may report a failure at once: no borrow is held across `submit`.
+            let ticket = worker::submit(text, files, on_event(Rc::downgrade(sweep), i));
+            let mut s = sweep.borrow_mut();
+            if !s.over && s.points.contains_key(&i) {
+                s.tickets.insert(i, ticket);
+            }
+        }
+        PointStep::Done(p) => {
+            s.points.remove(&i);
+            s.finished += 1;
+            let all = s.finished == s.plan.len();
+            s.over |= all;
+            let done = s.finished as f64 + s.fractions.values().sum::<f64>();
+            let callbacks = s.callbacks.clone();
+            drop(s);
+            callbacks.on_point.emit(*p);
+            callbacks.on_progress.emit(done);
+            if all {
+                callbacks.on_end.emit(None);
+            }
+        }
+    }
+}
+
+/// What point `i`'s run in the pool reports to.
+fn on_event(sweep: Weak<RefCell<Sweep>>, i: usize) -> Callback<RunEvent> {
+    Callback::from(move |event: RunEvent| {
+        let Some(sweep) = sweep.upgrade() else {
+            return;
+        };
+        let mut s = sweep.borrow_mut();
+        if s.over {
             return;
         }
-        on_point.emit(plan.run_point(i));
-        next(plan, i + 1, cancelled, on_point, on_end);
-    });
+        let result = match event {
+            RunEvent::Progress(p) => {
+                s.fractions.insert(i, p.fraction.unwrap_or(0.0));
+                let done = s.finished as f64 + s.fractions.values().sum::<f64>();
+                let on_progress = s.callbacks.on_progress.clone();
+                drop(s);
+                on_progress.emit(done);
+                return;
+            }
+            RunEvent::Finished { stopped: true, .. } => Err("the run was stopped".to_string()),
+            RunEvent::Finished { results, .. } => Ok(results),
+            RunEvent::Failed(message) => Err(message),
+        };
+        s.tickets.remove(&i);
+        s.fractions.remove(&i);
+        if let Some(point) = s.points.get_mut(&i) {
+            point.record(result.as_ref().map(|r| &*r.0).map_err(String::clone));
+        }
+        drop(s);
+        step(&sweep, i);
+    })
 }

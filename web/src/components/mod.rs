@@ -14,6 +14,7 @@ pub mod scenario_form;
 pub mod share_panel;
 pub mod slo_table;
 pub mod summary_table;
+pub mod sweep_curves;
 pub mod sweep_panel;
 pub mod talk_bar;
 pub mod talk_view;

@@ -1,14 +1,16 @@
-//! The sweep panel, shown when the scenario has a `sweep`: runs its points in the tab, one
-//! after another, drawing each curve as points arrive (p99 TTFT with the SLO's bound,
+//! The sweep panel, shown when the scenario has a `sweep`: runs its points on the Web Worker
+//! pool, in parallel (progress for the whole sweep, Stop), drawing each curve as points arrive (p99 TTFT with the SLO's bound,
 //! goodput, attainment; one line per value of the second axis), the knee named, and the
 //! same table the CLI prints.
 //!
 //! Its state (the points so far) is the panel's own: it is not part of the scenario, a
 //! share link or a run, and nothing else reads it.
 
-use crate::charts::{LineChart, LineRun, Series, Unit};
+use crate::components::sweep_curves::{knees, Bounds, SweepCurves};
+use crate::files;
 use crate::state::Scenario;
-use crate::sweep_driver::{self, SweepHandle};
+use crate::sweep_driver::{self, SweepCallbacks, SweepHandle};
+use crate::worker::{self, runner::now_ms};
 use engine::scenario::ScenarioData;
 use engine::sweep::{SweepPlan, SweepPoint, SweepResults};
 use serde_json::Value;
@@ -27,15 +29,27 @@ pub struct SweepPanelProps {
 
 #[derive(Default, PartialEq, Clone)]
 struct SweepState {
+    /// Finished points, in index order.
     points: Vec<SweepPoint>,
     running: bool,
+    /// Points done, counting running runs' fractions.
+    progress: f64,
+    /// When it started (`performance.now()`, ms), and how long it took once over, s.
+    started_ms: f64,
+    took_s: Option<f64>,
+    stopped: bool,
     error: Option<String>,
 }
 
 enum SweepAction {
     Start,
     Point(Box<SweepPoint>),
+    Progress(f64),
+    /// Stop was pressed (the sweep then ends).
+    Stop,
     End(Option<String>),
+    /// Something the panel could not do (a download).
+    Failed(String),
 }
 
 impl Reducible for SweepState {
@@ -47,12 +61,21 @@ impl Reducible for SweepState {
             SweepAction::Start => {
                 s = SweepState {
                     running: true,
+                    started_ms: now_ms(),
                     ..Default::default()
                 }
             }
-            SweepAction::Point(p) => s.points.push(*p),
+            SweepAction::Point(p) => {
+                // Points finish in any order; the table and curves read them by index.
+                let at = s.points.partition_point(|q| q.index < p.index);
+                s.points.insert(at, *p);
+            }
+            SweepAction::Progress(done) => s.progress = done,
+            SweepAction::Stop => s.stopped = true,
+            SweepAction::Failed(message) => s.error = Some(message),
             SweepAction::End(error) => {
                 s.running = false;
+                s.took_s = Some((now_ms() - s.started_ms) / 1000.0);
                 s.error = error;
             }
         }
@@ -61,14 +84,14 @@ impl Reducible for SweepState {
 }
 
 /// What the panel needs from the scenario: the sweep's header, the first axis' values
-/// (numbers, for the x axis), how many curves, and the SLO's TTFT bound.
+/// (numbers, for the x axis), how many curves, and the SLO's latency bounds.
 #[derive(PartialEq)]
 struct Shape {
     plan_header: engine::sweep::SweepHeader,
-    x: Option<Vec<f64>>,
-    x_label: String,
+    x: Option<Rc<[f64]>>,
+    x_label: AttrValue,
     curves: usize,
-    ttft_bound: Option<f64>,
+    bounds: Bounds,
 }
 
 fn shape(text: &str) -> Option<Shape> {
@@ -80,7 +103,7 @@ fn shape(text: &str) -> Option<Shape> {
         a.points()
             .iter()
             .map(Value::as_f64)
-            .collect::<Option<Vec<f64>>>()
+            .collect::<Option<Rc<[f64]>>>()
     });
     let per_x: usize = sweep
         .vary
@@ -88,12 +111,21 @@ fn shape(text: &str) -> Option<Shape> {
         .skip(1)
         .map(|a| a.points().len())
         .product();
+    let bound = |t: &Option<engine::slo::Target>| t.as_ref().map(|t| (t.max, t.p));
+    let bounds = scenario
+        .slo
+        .as_ref()
+        .map_or_else(Bounds::default, |s| Bounds {
+            ttft: bound(&s.ttft_ms),
+            tpot: bound(&s.tpot_ms),
+            e2e: bound(&s.e2e_ms),
+        });
     Some(Shape {
         plan_header: plan.header(),
         x,
-        x_label: first.map_or_else(String::new, |a| a.path.clone()),
+        x_label: first.map_or_else(String::new, |a| a.path.clone()).into(),
         curves: per_x.max(1),
-        ttft_bound: scenario.slo.and_then(|s| s.ttft_ms).map(|t| t.max),
+        bounds,
     })
 }
 
@@ -115,19 +147,23 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 h.cancel();
             }
             state.dispatch(SweepAction::Start);
-            let files: ScenarioData = files.iter().map(|(n, t)| (n.as_str(), &**t)).collect();
-            let (s1, s2) = (state.clone(), state.clone());
-            *handle.borrow_mut() = Some(sweep_driver::start(
-                &text,
-                files,
-                Callback::from(move |p| s1.dispatch(SweepAction::Point(Box::new(p)))),
-                Callback::from(move |e| s2.dispatch(SweepAction::End(e))),
-            ));
+            let files: Vec<(String, String)> = files
+                .iter()
+                .map(|(n, t)| (n.clone(), t.to_string()))
+                .collect();
+            let (s1, s2, s3) = (state.clone(), state.clone(), state.clone());
+            let callbacks = SweepCallbacks {
+                on_point: Callback::from(move |p| s1.dispatch(SweepAction::Point(Box::new(p)))),
+                on_progress: Callback::from(move |d| s2.dispatch(SweepAction::Progress(d))),
+                on_end: Callback::from(move |e| s3.dispatch(SweepAction::End(e))),
+            };
+            *handle.borrow_mut() = Some(sweep_driver::start(&text, files, callbacks));
         })
     };
     let stop = {
-        let handle = handle.clone();
+        let (state, handle) = (state.clone(), handle.clone());
         Callback::from(move |_: MouseEvent| {
+            state.dispatch(SweepAction::Stop);
             if let Some(h) = handle.borrow().as_ref() {
                 h.cancel();
             }
@@ -138,136 +174,60 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         shard: None,
         points: state.points.clone(),
     };
+    let download = |name: &'static str, mime: &'static str, text: String| {
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Err(message) = files::download_text(name, mime, &text) {
+                state.dispatch(SweepAction::Failed(message));
+            }
+        })
+    };
+    let complete = !state.running && state.points.len() == total;
+    let done = state.points.len();
+    let status = match state.took_s {
+        Some(s) if state.stopped => format!("{done} of {total} points; stopped after {s:.1} s"),
+        Some(s) => format!(
+            "{done} of {total} points in {s:.1} s on {} workers",
+            worker::capacity().min(total)
+        ),
+        None => format!("{done} of {total} points"),
+    };
     html! {
         <section class="sweep" data-testid="sweep-panel">
             <h3>{ format!("Sweep: {total} runs") }</h3>
             <div class="results-toolbar">
                 if state.running {
-                    <button onclick={stop}>{ "Stop sweep" }</button>
+                    <button onclick={stop} data-testid="stop-sweep">{ "Stop sweep" }</button>
                 } else {
                     <button onclick={start} data-testid="run-sweep">{ "Run sweep" }</button>
                 }
-                <progress max={total.to_string()} value={state.points.len().to_string()}
+                <progress max={total.to_string()} value={state.progress.max(done as f64).to_string()}
                     aria-label="Sweep progress" data-testid="sweep-progress" />
-                <span>{ format!("{} of {total} points", state.points.len()) }</span>
+                <span data-testid="sweep-status">{ status }</span>
+                if complete {
+                    <button onclick={download("sweep.json", "application/json", results.to_json())}
+                        data-testid="sweep-json">{ "Sweep JSON" }</button>
+                    <button onclick={download("sweep.csv", "text/csv", results.to_csv())}
+                        data-testid="sweep-csv">{ "Sweep CSV" }</button>
+                }
             </div>
             if let Some(e) = &state.error {
                 <p class="run-failed" role="alert">{ e }</p>
             }
-            { curves(shape, &results) }
-            { knees(shape, &results) }
+            <SweepCurves points={Rc::<[SweepPoint]>::from(state.points.clone())}
+                axis={shape.x_label.clone()} axis_values={shape.x.clone()}
+                curves={shape.curves} bounds={shape.bounds} />
+            { knee_list(shape, &results) }
             { table(&results) }
         </section>
     }
 }
 
-/// One chart's series: per curve, the figure at each x (NaN until its point arrives).
-fn series(shape: &Shape, r: &SweepResults, figure: impl Fn(&SweepPoint) -> f64) -> Vec<Series> {
-    let n = shape.x.as_ref().map_or(0, Vec::len);
-    let by_index: BTreeMap<usize, &SweepPoint> = r.points.iter().map(|p| (p.index, p)).collect();
-    let names: Vec<String> = (0..shape.curves)
-        .map(|c| {
-            by_index
-                .get(&c)
-                .map(|p| {
-                    let rest: Vec<String> =
-                        p.values.iter().skip(1).map(SweepResults::label).collect();
-                    rest.join(", ")
-                })
-                .filter(|l| !l.is_empty())
-                .unwrap_or_else(|| "all".into())
-        })
-        .collect();
-    names
-        .into_iter()
-        .enumerate()
-        .map(|(c, name)| Series {
-            name: name.into(),
-            values: (0..n)
-                .map(|j| {
-                    by_index
-                        .get(&(j * shape.curves + c))
-                        .map_or(f64::NAN, |p| figure(p))
-                })
-                .collect(),
-        })
-        .collect()
-}
-
-fn curves(shape: &Shape, r: &SweepResults) -> Html {
-    let Some(x) = &shape.x else {
-        return html! {};
-    };
-    let x: Rc<[f64]> = x.clone().into();
-    let run = |series: Vec<Series>| LineRun {
-        label: "sweep".into(),
-        x: x.clone(),
-        series: series.into(),
-    };
-    let metric = |f: fn(&engine::sweep::PointMetrics) -> f64| {
-        move |p: &SweepPoint| p.metrics.as_ref().map_or(f64::NAN, f)
-    };
-    let mut ttft = series(shape, r, metric(|m| m.ttft.p99_ms));
-    if let Some(bound) = shape.ttft_bound {
-        ttft.push(Series {
-            name: format!("SLO bound {bound} ms").into(),
-            values: x.iter().map(|_| bound).collect(),
-        });
-    }
-    let slo = |f: fn(&engine::slo::SloSummary) -> f64| {
-        move |p: &SweepPoint| {
-            p.metrics
-                .as_ref()
-                .and_then(|m| m.slo.as_ref())
-                .map_or(f64::NAN, f)
-        }
-    };
-    let markers = knee_markers(r);
-    html! {
-        <div class="charts" data-testid="sweep-curves">
-            <LineChart title={format!("P99 TTFT vs {}", shape.x_label)} run={run(ttft)}
-                x_unit={Unit::Count} x_label={shape.x_label.clone()} y_unit={Unit::Millis}
-                markers={markers.clone()} />
-            <LineChart title={format!("Goodput (req/s) vs {}", shape.x_label)}
-                run={run(series(shape, r, slo(|s| s.goodput_rps)))} x_unit={Unit::Count}
-                x_label={shape.x_label.clone()} markers={markers.clone()} />
-            <LineChart title={format!("SLO attainment vs {}", shape.x_label)}
-                run={run(series(shape, r, slo(|s| s.attainment)))} x_unit={Unit::Count}
-                x_label={shape.x_label.clone()} y_unit={Unit::Percent} {markers} />
-        </div>
-    }
-}
-
-/// Each curve's label and its knee's point (curves without a knee left out).
-fn knee_points(r: &SweepResults) -> Vec<(String, &SweepPoint)> {
-    let by_index: BTreeMap<usize, &SweepPoint> = r.points.iter().map(|p| (p.index, p)).collect();
-    r.knees()
-        .into_iter()
-        .filter_map(|(label, knee)| Some((label, *by_index.get(&knee?)?)))
-        .collect()
-}
-
-/// Each curve's knee as a mark on the x axis: where the first axis stands at the knee.
-fn knee_markers(r: &SweepResults) -> Rc<[(f64, AttrValue)]> {
-    knee_points(r)
-        .into_iter()
-        .filter_map(|(label, p)| {
-            let x = p.values.first()?.as_f64()?;
-            let name = if label.is_empty() {
-                "knee".to_string()
-            } else {
-                format!("knee: {label}")
-            };
-            Some((x, AttrValue::from(name)))
-        })
-        .collect()
-}
-
-fn knees(shape: &Shape, r: &SweepResults) -> Html {
+fn knee_list(shape: &Shape, r: &SweepResults) -> Html {
     if shape.x.is_none() {
         return html! {};
     }
-    let items: Vec<Html> = knee_points(r)
+    let items: Vec<Html> = knees(&r.points, shape.curves)
         .into_iter()
         .map(|(label, p)| {
             let at = p.values.first().map(SweepResults::label).unwrap_or_default();
