@@ -25,6 +25,15 @@
 //! order, behind the freed blocks without content and ahead of the cached ones (where the
 //! queue that starts as every block in order keeps them). Memory therefore follows the
 //! blocks a run touches, not the millions a small model on a large GPU is given.
+//!
+//! A finished request's private blocks (content only it could ever hit) are dead: they
+//! keep their place in the LRU order, as vLLM's hashed blocks do, but nothing can tell
+//! them apart. So they are queued as a count, not by id, and their ids go to a stack of
+//! spare ids; taking a dead or never-used block from the head hands out the spare id freed
+//! last (still in the CPU cache) or a new one. Which id a block gets is not observable in
+//! a run's results; the queue's order of content is unchanged. On a workload of unique
+//! prompts this keeps a worker's memory to the blocks in use, and the queue to one entry
+//! per finished request.
 
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
@@ -34,8 +43,11 @@ use std::collections::VecDeque;
 /// Index of a GPU block.
 pub type BlockId = u32;
 
-/// The free queue's entry standing for every block never used yet (ids `blocks.len()..total`).
+/// The free queue's entry standing for every block never used yet (`unused` of them).
 const UNUSED: u32 = u32::MAX - 1;
+/// A free queue entry standing for dead blocks (a finished request's private content),
+/// as many as its stamp field says.
+const DEAD: u32 = u32::MAX - 2;
 /// How many blocks ahead allocation and freeing ask the CPU to load: the pool is far larger
 /// than the caches and the queue visits blocks in no useful order, so each one is a miss
 /// unless it was requested early.
@@ -82,10 +94,14 @@ impl Block {
 /// The worker's GPU blocks, free queue and prefix-cache index.
 #[derive(Debug, Clone)]
 pub struct BlockPool {
-    /// Blocks `0..blocks.len()`: the ones used at least once.
+    /// Block records by id: the blocks in use or holding live content, and the spare ids.
     blocks: Vec<Block>,
-    /// All blocks; `blocks.len()..total` were never used.
+    /// All blocks.
     total: u32,
+    /// Blocks never used yet.
+    unused: u32,
+    /// Ids free for any new block: they stand for no queue entry (dead or never used).
+    spare: Vec<BlockId>,
     /// Reused buffer for the blocks without content being freed.
     fresh: Vec<(u32, u32)>,
     /// Free queue, head (allocated and evicted first) at the front: (block, stamp), or
@@ -115,6 +131,8 @@ impl BlockPool {
         Self {
             blocks: Vec::new(),
             total: num_blocks,
+            unused: num_blocks,
+            spare: Vec::new(),
             queue,
             stale: 0,
             fresh: Vec::new(),
@@ -135,7 +153,7 @@ impl BlockPool {
 
     /// Blocks never used yet.
     fn num_unused(&self) -> u32 {
-        self.total - self.blocks.len() as u32
+        self.unused
     }
 
     /// Blocks an allocation can take now (empty or free-but-cached).
@@ -211,14 +229,31 @@ impl BlockPool {
             if let Some(&(ahead, _)) = self.queue.get(PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
+            if let Some(&ahead) = self
+                .spare
+                .len()
+                .checked_sub(PREFETCH_AHEAD)
+                .map(|k| &self.spare[k])
+            {
+                self.prefetch(ahead);
+            }
             self.num_free -= 1;
-            let id = self.pop_head();
-            if id == UNUSED {
-                table.push(self.blocks.len() as BlockId);
-                self.blocks.push(Block::fresh());
-                if self.num_unused() > 0 {
-                    self.queue.push_front((UNUSED, 0));
+            let (id, count) = self.pop_head();
+            if id == UNUSED || id == DEAD {
+                if id == UNUSED {
+                    self.unused -= 1;
+                    if self.unused > 0 {
+                        self.queue.push_front((UNUSED, 0));
+                    }
+                } else {
+                    // A dead block held (private) content: evicting it is only a count.
+                    self.num_cached_free -= 1;
+                    if count > 1 {
+                        self.queue.push_front((DEAD, count - 1));
+                    }
                 }
+                let id = self.take_spare();
+                table.push(id);
                 continue;
             }
             if self.blocks[id as usize].cached {
@@ -229,6 +264,24 @@ impl BlockPool {
             table.push(id);
         }
         true
+    }
+
+    /// An id for a block taken from a dead or never-used slot: the spare id freed last, or
+    /// a new one.
+    fn take_spare(&mut self) -> BlockId {
+        match self.spare.pop() {
+            Some(id) => {
+                let b = &mut self.blocks[id as usize];
+                let stamp = b.stamp;
+                *b = Block::fresh();
+                b.stamp = stamp;
+                id
+            }
+            None => {
+                self.blocks.push(Block::fresh());
+                (self.blocks.len() - 1) as BlockId
+            }
+        }
     }
 
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
@@ -286,14 +339,52 @@ impl BlockPool {
     /// Frees a request's block table (`table` in allocation order), as vLLM's
     /// `SingleTypeKVCacheManager.free`: its last block is evicted first.
     pub fn free_table(&mut self, table: &[BlockId]) {
+        self.free_finished(table, 0..0);
+    }
+
+    /// Frees the block table of a request that has finished, as [`BlockPool::free_table`];
+    /// `table[private]` are the private blocks it cached (only it held them, once each):
+    /// nobody can hit them again, so they join the tail as a count of dead blocks and
+    /// their ids are spared, without a visit to each block.
+    pub fn free_finished(&mut self, table: &[BlockId], private: std::ops::Range<usize>) {
         let fresh_from = self.fresh.len();
-        for (i, &id) in table.iter().enumerate().rev() {
-            if let Some(&ahead) = i.checked_sub(PREFETCH_AHEAD).map(|k| &table[k]) {
+        self.release_all(table, private.end..table.len());
+        let dead = &table[private.clone()];
+        if !dead.is_empty() {
+            #[cfg(debug_assertions)]
+            for &id in dead {
+                let b = &self.blocks[id as usize];
+                debug_assert!(
+                    b.ref_cnt == 1 && b.cached && !b.indexed,
+                    "block {id} not private"
+                );
+            }
+            let n = dead.len() as u32;
+            self.num_free += n;
+            self.num_cached_free += n;
+            self.spare.extend(dead.iter().rev());
+            match self.queue.back_mut() {
+                Some((DEAD, count)) => *count += n,
+                _ => self.queue.push_back((DEAD, n)),
+            }
+        }
+        self.release_all(table, 0..private.start);
+        self.queue_fresh(fresh_from);
+    }
+
+    /// Releases `table[range]`, last block first.
+    fn release_all(&mut self, table: &[BlockId], range: std::ops::Range<usize>) {
+        let start = range.start;
+        for i in range.rev() {
+            if let Some(&ahead) = i
+                .checked_sub(PREFETCH_AHEAD)
+                .filter(|&k| k >= start)
+                .map(|k| &table[k])
+            {
                 self.prefetch(ahead);
             }
-            self.release(id);
+            self.release(table[i]);
         }
-        self.queue_fresh(fresh_from);
     }
 
     /// Drops one reference on `id`; unreferenced, it is queued (at the tail if it holds
@@ -423,12 +514,17 @@ impl BlockPool {
         }
     }
 
-    /// The free queue from head (allocated next) to tail (O(free blocks)); for tests.
+    /// The free queue from head (allocated next) to tail (O(free blocks)); for tests. Never
+    /// used blocks show as the ids they will get while no block is dead (then the ids past
+    /// the used ones); dead blocks, which have no id, are left out.
     pub fn free_queue(&self) -> Vec<BlockId> {
         let mut out = Vec::with_capacity(self.num_free as usize);
         for &(id, stamp) in &self.queue {
             if id == UNUSED {
-                out.extend(self.blocks.len() as u32..self.total);
+                let next = self.blocks.len() as u32;
+                out.extend(next..next + self.unused);
+            } else if id == DEAD {
+                continue;
             } else if self.is_live(id, stamp) {
                 out.push(id);
             }
@@ -461,7 +557,18 @@ impl BlockPool {
 
     /// Sum of all reference counts (O(blocks)); for consistency checks.
     pub fn total_refs(&self) -> u64 {
-        self.blocks.iter().map(|b| b.ref_cnt as u64).sum()
+        let spare = self.spare_marks();
+        let named = self.blocks.iter().zip(&spare).filter(|(_, &s)| !s);
+        named.map(|(b, _)| b.ref_cnt as u64).sum()
+    }
+
+    /// Which ids are spare (their records are stale), by id.
+    fn spare_marks(&self) -> Vec<bool> {
+        let mut marks = vec![false; self.blocks.len()];
+        for &id in &self.spare {
+            marks[id as usize] = true;
+        }
+        marks
     }
 
     /// Full consistency check (O(blocks)); for tests and debugging.
@@ -469,6 +576,7 @@ impl BlockPool {
         let mut walked = 0u32;
         let mut cached_free = 0u32;
         let mut stale = 0;
+        let mut dead = 0u32;
         let mut seen = vec![false; self.blocks.len()];
         for (i, &(id, stamp)) in self.queue.iter().enumerate() {
             if id == UNUSED {
@@ -477,6 +585,12 @@ impl BlockPool {
                     return Err("never-used blocks queued twice".into());
                 }
                 walked += self.num_unused();
+                continue;
+            }
+            if id == DEAD {
+                walked += stamp;
+                cached_free += stamp;
+                dead += stamp;
                 continue;
             }
             if !self.is_live(id, stamp) {
@@ -495,7 +609,29 @@ impl BlockPool {
                 self.stale
             ));
         }
-        let zero = self.blocks.iter().filter(|b| b.ref_cnt == 0).count() as u32 + self.num_unused();
+        let mut spare = vec![false; self.blocks.len()];
+        for &id in &self.spare {
+            if std::mem::replace(&mut spare[id as usize], true) || seen[id as usize] {
+                return Err(format!("spare block {id} listed twice or queued"));
+            }
+        }
+        // Every block is one with an id (in use or queued by id), dead, or never used.
+        let with_id = (self.blocks.len() - self.spare.len()) as u64;
+        if with_id + dead as u64 + self.num_unused() as u64 != self.total as u64 {
+            return Err(format!(
+                "{with_id} named, {dead} dead and {} never-used blocks of {}",
+                self.num_unused(),
+                self.total
+            ));
+        }
+        let named = || {
+            self.blocks
+                .iter()
+                .zip(&spare)
+                .filter(|(_, &s)| !s)
+                .map(|(b, _)| b)
+        };
+        let zero = named().filter(|b| b.ref_cnt == 0).count() as u32 + dead + self.num_unused();
         if walked != self.num_free || zero != self.num_free {
             return Err(format!(
                 "free count {} but {walked} queued and {zero} unreferenced",
@@ -526,7 +662,7 @@ impl BlockPool {
                 return Err(format!("a copy of {h} holds another hash"));
             }
         }
-        let indexed = self.blocks.iter().filter(|b| b.indexed).count();
+        let indexed = named().filter(|b| b.indexed).count();
         let listed = self.cached.len() + self.copies.values().map(Vec::len).sum::<usize>();
         if indexed != listed {
             return Err(format!("{indexed} indexed blocks, {listed} in the index"));
@@ -542,11 +678,11 @@ impl BlockPool {
 
     /// Takes the head of the free queue (the caller knows one is free), dropping stale
     /// entries on the way; sweeps them all out once they outnumber the live ones.
-    fn pop_head(&mut self) -> u32 {
+    fn pop_head(&mut self) -> (u32, u32) {
         if self.stale > 64 && self.stale > self.queue.len() / 2 {
             let blocks = &self.blocks;
             self.queue.retain(|&(id, stamp)| {
-                id == UNUSED || {
+                id == UNUSED || id == DEAD || {
                     let b = &blocks[id as usize];
                     b.ref_cnt == 0 && b.stamp == stamp
                 }
@@ -555,8 +691,8 @@ impl BlockPool {
         }
         loop {
             let (id, stamp) = self.queue.pop_front().expect("a free block is queued");
-            if id == UNUSED || self.is_live(id, stamp) {
-                return id;
+            if id == UNUSED || id == DEAD || self.is_live(id, stamp) {
+                return (id, stamp);
             }
             self.stale -= 1;
         }
@@ -636,6 +772,37 @@ mod tests {
         );
         assert_eq!(pool.cached_prefix(&[100, 101]), 1);
         assert!(pool.take_events().is_empty());
+        pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_finished_requests_private_blocks_keep_their_lru_place_without_an_id() {
+        let mut pool = BlockPool::new(4, true);
+        let mut a = Vec::new();
+        pool.allocate(2, &mut a); // 0, 1
+        pool.cache_block(a[0], 100, 1);
+        pool.cache_private(a[1], 7, 1);
+        // Last block first: the dead block 1, then block 0, join the tail.
+        pool.free_finished(&a, 1..2);
+        assert_eq!((pool.num_free(), pool.num_cached_free()), (4, 2));
+        assert_eq!(pool.free_queue(), [2, 3, 0]); // the dead block has no id
+        pool.check_invariants().unwrap();
+        // Two never-used blocks, then the dead one; hash 100 (behind it) stays cached.
+        let mut b = Vec::new();
+        assert!(pool.allocate(3, &mut b));
+        assert_eq!(b, [1, 2, 3]); // the spare id 1 is reused first
+        assert_eq!(
+            (pool.cached_block(100), pool.num_cached_free()),
+            (Some(0), 1)
+        );
+        pool.check_invariants().unwrap();
+        assert!(pool.allocate(1, &mut b)); // evicts 100
+        assert_eq!(pool.cached_block(100), None);
+        assert_eq!(
+            pool.take_events(),
+            [ev(KvChange::Stored, 100), ev(KvChange::Removed, 100)]
+        );
+        assert_eq!(pool.blocks.len(), 4);
         pool.check_invariants().unwrap();
     }
 

@@ -879,7 +879,10 @@ impl Scheduler {
             });
             for slot in finished {
                 let seq = self.seqs[slot as usize].take().expect("live slot");
-                self.pool.free_table(&seq.blocks);
+                // Its private blocks are dead: nobody else has their content.
+                let cached = seq.num_cached_blocks as usize;
+                let private = (seq.shareable_blocks as usize).min(cached)..cached;
+                self.pool.free_finished(&seq.blocks, private);
                 self.by_id.remove(&seq.req.id);
                 self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
