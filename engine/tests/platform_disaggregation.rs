@@ -226,3 +226,49 @@ fn every_request_finishes_once_and_every_block_returns() {
     let multi = r.requests.iter().filter(|q| q.output_tokens > 1).count();
     assert_eq!(r.transfers.len(), multi);
 }
+
+#[test]
+fn the_slo_judges_the_second_token_after_the_transfer() {
+    // TPOT = (0.45 − 0.1) / (3 − 1) = 175 ms: the transfer's 0.15 s sits in it.
+    let slo = |max: u32| {
+        one_to_one("", "").replace(
+            r#""workload""#,
+            &format!(r#""slo": {{ "tpot_ms": {{ "max": {max} }} }}, "workload""#),
+        )
+    };
+    let data = trace(&[(0.0, 1000, 3, &[])]);
+    let met = run(&slo(176), &[("t.jsonl", &data)]);
+    assert_eq!(met.slo.as_ref().unwrap().overall.attained, 1);
+    let missed = run(&slo(174), &[("t.jsonl", &data)]);
+    assert_eq!(missed.slo.as_ref().unwrap().overall.attained, 0);
+}
+
+#[test]
+fn each_pool_scales_on_its_own() {
+    // Replies of 300 tokens at 0.01 s a step pile up on the one decode worker (over 2
+    // outstanding), so its pool grows to its maximum of 3; the prefill pool has no
+    // autoscaler and keeps its single worker.
+    let doc = r#"{
+        "worker": { "timing": { "model": "constant", "constant_step_time": 0.01 } },
+        "deployment": { "pools": [
+            { "name": "p", "role": "prefill" },
+            { "name": "d", "role": "decode",
+              "autoscaler": { "enabled": true, "max_workers": 3, "max_queue_threshold": 2,
+                              "scale_down_threshold": 1, "scale_latency": 1, "cooldown": 1000 } } ] },
+        "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 20,
+            "total_requests": 200,
+            "input_length": { "type": "constant", "value": 100 },
+            "output_length": { "type": "constant", "value": 300 } } ] }
+    }"#;
+    let r = run(doc, &[]);
+    let d = r.deployment.as_ref().unwrap();
+    assert_eq!((d.pools[0].workers, d.pools[1].workers), (1, 3));
+    // Workers 2 and 3 joined the decode pool and decoded requests.
+    for w in [2, 3] {
+        assert!(
+            r.transfers.iter().any(|t| t.decode_worker == Some(w)),
+            "worker {w}"
+        );
+    }
+    assert!(r.requests.iter().all(|q| q.worker == Some(0)));
+}
