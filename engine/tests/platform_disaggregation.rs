@@ -73,6 +73,16 @@ fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
     assert_close(d.ttft_queueing.mean_ms, 0.0, "TTFT queueing ms");
     // The gap before token 2 holds the transfer: ITLs are 0.25 s and 0.1 s.
     assert_close(r.stages[0].itl.mean_ms, 175.0, "ITL mean ms");
+    // The CSV row ends with the transfer: worker 1, hand-off, start, end, tokens, bytes.
+    let csv = r.requests_csv();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(
+        ",decode_worker,transfer_handoff,transfer_start,transfer_end,transfer_tokens,\
+         transfer_cached_tokens,transfer_bytes"
+    ));
+    let row = csv.lines().nth(1).unwrap();
+    let end = format!(",1,0.1,0.1,{},1000,0,163840000", t.end);
+    assert!(row.ends_with(&end), "{row}");
 }
 
 #[test]
