@@ -73,6 +73,16 @@ fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
     assert_close(d.ttft_queueing.mean_ms, 0.0, "TTFT queueing ms");
     // The gap before token 2 holds the transfer: ITLs are 0.25 s and 0.1 s.
     assert_close(r.stages[0].itl.mean_ms, 175.0, "ITL mean ms");
+    // The CSV row ends with the transfer: worker 1, hand-off, start, end, tokens, bytes.
+    let csv = r.requests_csv();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(
+        ",decode_worker,transfer_handoff,transfer_start,transfer_end,transfer_tokens,\
+         transfer_cached_tokens,transfer_bytes"
+    ));
+    let row = csv.lines().nth(1).unwrap();
+    let end = format!(",1,0.1,0.1,{},1000,0,163840000", t.end);
+    assert!(row.ends_with(&end), "{row}");
 }
 
 #[test]
@@ -225,4 +235,50 @@ fn every_request_finishes_once_and_every_block_returns() {
     // Every request with more than one token was handed off exactly once.
     let multi = r.requests.iter().filter(|q| q.output_tokens > 1).count();
     assert_eq!(r.transfers.len(), multi);
+}
+
+#[test]
+fn the_slo_judges_the_second_token_after_the_transfer() {
+    // TPOT = (0.45 − 0.1) / (3 − 1) = 175 ms: the transfer's 0.15 s sits in it.
+    let slo = |max: u32| {
+        one_to_one("", "").replace(
+            r#""workload""#,
+            &format!(r#""slo": {{ "tpot_ms": {{ "max": {max} }} }}, "workload""#),
+        )
+    };
+    let data = trace(&[(0.0, 1000, 3, &[])]);
+    let met = run(&slo(176), &[("t.jsonl", &data)]);
+    assert_eq!(met.slo.as_ref().unwrap().overall.attained, 1);
+    let missed = run(&slo(174), &[("t.jsonl", &data)]);
+    assert_eq!(missed.slo.as_ref().unwrap().overall.attained, 0);
+}
+
+#[test]
+fn each_pool_scales_on_its_own() {
+    // Replies of 300 tokens at 0.01 s a step pile up on the one decode worker (over 2
+    // outstanding), so its pool grows to its maximum of 3; the prefill pool has no
+    // autoscaler and keeps its single worker.
+    let doc = r#"{
+        "worker": { "timing": { "model": "constant", "constant_step_time": 0.01 } },
+        "deployment": { "pools": [
+            { "name": "p", "role": "prefill" },
+            { "name": "d", "role": "decode",
+              "autoscaler": { "enabled": true, "max_workers": 3, "max_queue_threshold": 2,
+                              "scale_down_threshold": 1, "scale_latency": 1, "cooldown": 1000 } } ] },
+        "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 20,
+            "total_requests": 200,
+            "input_length": { "type": "constant", "value": 100 },
+            "output_length": { "type": "constant", "value": 300 } } ] }
+    }"#;
+    let r = run(doc, &[]);
+    let d = r.deployment.as_ref().unwrap();
+    assert_eq!((d.pools[0].workers, d.pools[1].workers), (1, 3));
+    // Workers 2 and 3 joined the decode pool and decoded requests.
+    for w in [2, 3] {
+        assert!(
+            r.transfers.iter().any(|t| t.decode_worker == Some(w)),
+            "worker {w}"
+        );
+    }
+    assert!(r.requests.iter().all(|q| q.worker == Some(0)));
 }

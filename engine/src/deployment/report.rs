@@ -231,3 +231,53 @@ impl DeploymentReport {
         s
     }
 }
+
+/// The per-request CSV of a disaggregated run: the usual columns, then each request's
+/// transfer (empty cells for a request never handed off).
+pub(crate) fn write_csv(
+    out: &mut impl std::io::Write,
+    records: &[RequestRecord],
+    transfers: &[TransferRecord],
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{},decode_worker,transfer_handoff,transfer_start,transfer_end,transfer_tokens,\
+         transfer_cached_tokens,transfer_bytes",
+        crate::stats::csv::header()
+    )?;
+    let mut by_request: Vec<Option<&TransferRecord>> = vec![None; records.len()];
+    for t in transfers {
+        if let Some(slot) = by_request.get_mut(t.request as usize) {
+            *slot = Some(t);
+        }
+    }
+    let time = |t: f64| {
+        if t.is_nan() {
+            String::new()
+        } else {
+            t.to_string()
+        }
+    };
+    for (r, t) in records.iter().zip(by_request) {
+        let mut line = crate::stats::csv::row(r);
+        match t {
+            Some(t) => {
+                let _ = write!(
+                    line,
+                    ",{},{},{},{},{},{},{}",
+                    t.decode_worker.map_or(String::new(), |w| w.to_string()),
+                    time(t.handoff),
+                    time(t.start),
+                    time(t.end),
+                    t.tokens,
+                    t.cached_tokens,
+                    t.bytes
+                );
+            }
+            None => line.push_str(",,,,,,,"),
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}

@@ -95,14 +95,21 @@ impl SimulationResults {
         serde_json::to_writer(out, self).map_err(std::io::Error::from)
     }
 
-    /// The per-request CSV.
+    /// The per-request CSV (with each request's KV transfer when the run had any).
     pub fn requests_csv(&self) -> String {
-        crate::stats::csv::to_csv(&self.requests)
+        let mut out = Vec::new();
+        self.write_csv(&mut out)
+            .expect("writing to memory cannot fail");
+        String::from_utf8(out).expect("CSV is UTF-8")
     }
 
     /// Streams the per-request CSV (the same bytes as [`Self::requests_csv`]) to `out`.
     pub fn write_csv(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
-        crate::stats::csv::write_csv(&mut out, &self.requests)
+        if self.transfers.is_empty() {
+            crate::stats::csv::write_csv(&mut out, &self.requests)
+        } else {
+            crate::deployment::write_csv(&mut out, &self.requests, &self.transfers)
+        }
     }
 
     /// Every stage's table as `vllm bench serve` prints it, then the per-worker table.

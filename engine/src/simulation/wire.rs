@@ -426,6 +426,17 @@ mod tests {
     }
 
     #[test]
+    fn a_disaggregated_run_comes_back_identical() {
+        let results = run(r#"{
+            "deployment": {"pools": [{"role": "prefill"}, {"role": "decode", "num_workers": 2}]},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 20, "total_requests": 50}]}
+        }"#);
+        assert!(results.deployment.is_some() && !results.transfers.is_empty());
+        let back = SimulationResults::from_bytes(&results.to_bytes()).expect("decodes");
+        assert_eq!(back.to_json(), results.to_json());
+    }
+
+    #[test]
     fn damaged_bytes_are_an_error_not_a_panic() {
         let bytes = run(r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 5, "total_requests": 20}]}}"#)
             .to_bytes();
