@@ -129,3 +129,67 @@ test('Stop ends every outstanding run of a sweep at once', async () => {
   await panel.getByTestId('run-sweep').waitFor();
   assert.deepEqual(errors, []);
 });
+
+test('the sweep form writes the sweep section, shows its problems by field, and a share link carries it', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.setViewportSize({ width: 1280, height: 1400 });
+  await page.getByRole('heading', { name: 'Opal' }).waitFor();
+  const doc = () => editor(page).inputValue().then(JSON.parse);
+  const section = page.locator('.scenario-form > .field-group').last();
+  await section.locator('summary').first().click();
+  await section.getByTestId('add-sweep').click();
+  assert.deepEqual((await doc()).sweep, {
+    vary: [{ path: 'workload.stages[0].request_rate', from: 5, to: 60, steps: 12 }] });
+  const panel = page.getByTestId('sweep-panel');
+  await panel.getByText('Sweep: 12 runs').waitFor();
+  await page.locator('#sweep-vary-0-steps').fill('6');
+  await panel.getByText('Sweep: 6 runs').waitFor();
+  assert.equal((await doc()).sweep.vary[0].steps, 6);
+  // A second axis: a curve per policy, 6 × 2 points.
+  await section.getByTestId('add-axis').click();
+  await panel.getByText('Sweep: 12 runs').waitFor();
+  const values = page.locator('#sweep-vary-1-values');
+  assert.equal(await values.inputValue(), '{"policy":"round_robin"}, {"policy":"max_prefix"}');
+  // A value the engine refuses shows its problem at that field, by its place in the list.
+  await values.fill('{"policy": "round_robin"}, {"policy": "fastest"}');
+  const problem = section.locator('.field-error', { hasText: '[1]: with this value the scenario is invalid' });
+  await problem.waitFor();
+  // Text that is not JSON is said, and the document keeps its last good list.
+  await values.fill('{"policy": ');
+  await section.locator('.field-error', { hasText: 'not a list of JSON values' }).waitFor();
+  assert.equal((await doc()).sweep.vary[1].values[1].policy, 'fastest');
+  await values.fill('{"policy": "round_robin"}, {"policy": "least_loaded"}');
+  await problem.waitFor({ state: 'detached' });
+  // A search needs an SLO: the engine's problem shows at the search.
+  await page.locator('#sweep-search-type').selectOption('max_rate');
+  await section.locator('.field-error', { hasText: 'add an slo section' }).waitFor();
+  await page.locator('#sweep-search-tolerance').fill('0.5');
+  const s = (await doc()).sweep;
+  assert.deepEqual(s.search, { type: 'max_rate', path: 'workload.stages[0].request_rate',
+    low: 1, high: 100, tolerance: 0.5 });
+  await page.locator('#sweep-search-type').selectOption('none');
+  assert.equal((await doc()).sweep.search, undefined);
+  await page.locator('#hardware-cost_per_gpu_hour').fill('2.5');
+  assert.equal((await doc()).hardware.cost_per_gpu_hour, 2.5);
+  await section.screenshot({ path: `${artifacts}/sweep-form.png` });
+  // JSON edited by hand shows in the form.
+  const edited = await doc();
+  edited.sweep.vary[0] = { path: 'simulation.num_workers', values: [1, 2, 4] };
+  await editor(page).fill(JSON.stringify(edited, null, 2));
+  await page.locator('#sweep-vary-0-values').waitFor();
+  assert.equal(await page.locator('#sweep-vary-0-values').inputValue(), '1, 2, 4');
+  await panel.getByText('Sweep: 6 runs').waitFor();
+  // A share link carries the sweep: a fresh page opens with the same document and panel.
+  await page.getByRole('button', { name: 'Share' }).click();
+  const link = await page.getByTestId('share-link').inputValue();
+  const fresh = await openPage(browser, link);
+  await fresh.page.getByTestId('sweep-panel').getByText('Sweep: 6 runs').waitFor();
+  const carried = JSON.parse(await editor(fresh.page).inputValue());
+  assert.deepEqual(carried.sweep, edited.sweep);
+  assert.equal(carried.hardware.cost_per_gpu_hour, 2.5);
+  // Removing the sweep removes the section and the panel.
+  await section.getByTestId('remove-sweep').click();
+  assert.equal((await doc()).sweep, undefined);
+  await panel.waitFor({ state: 'detached' });
+  assert.deepEqual([...errors, ...fresh.errors], []);
+});

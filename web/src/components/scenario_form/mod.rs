@@ -10,6 +10,7 @@ mod model;
 mod router;
 mod simulation;
 mod stage;
+mod sweep;
 mod worker;
 mod workload;
 
@@ -276,7 +277,8 @@ pub fn scenario_form(props: &ScenarioFormProps) -> Html {
             <worker::WorkerSection ctx={ctx.clone()} />
             <kv_cache::KvCacheSection ctx={ctx.clone()} />
             <router::RouterSection ctx={ctx.clone()} />
-            <workload::WorkloadSection ctx={ctx} />
+            <workload::WorkloadSection ctx={ctx.clone()} />
+            <sweep::SweepSection ctx={ctx} />
         </div>
     }
 }
