@@ -229,14 +229,6 @@ impl BlockPool {
             if let Some(&(ahead, _)) = self.queue.get(PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
-            if let Some(&ahead) = self
-                .spare
-                .len()
-                .checked_sub(PREFETCH_AHEAD)
-                .map(|k| &self.spare[k])
-            {
-                self.prefetch(ahead);
-            }
             self.num_free -= 1;
             let (id, count) = self.pop_head();
             if id == UNUSED || id == DEAD {
@@ -266,17 +258,12 @@ impl BlockPool {
         true
     }
 
-    /// An id for a block taken from a dead or never-used slot: the spare id freed last, or
-    /// a new one.
+    /// An id for a block taken from a dead or never-used slot: the spare id freed last (its
+    /// record is as its last owner left it: referenced once, uncached, so as good as new),
+    /// or a new one.
     fn take_spare(&mut self) -> BlockId {
         match self.spare.pop() {
-            Some(id) => {
-                let b = &mut self.blocks[id as usize];
-                let stamp = b.stamp;
-                *b = Block::fresh();
-                b.stamp = stamp;
-                id
-            }
+            Some(id) => id,
             None => {
                 self.blocks.push(Block::fresh());
                 (self.blocks.len() - 1) as BlockId
@@ -343,9 +330,9 @@ impl BlockPool {
     }
 
     /// Frees the block table of a request that has finished, as [`BlockPool::free_table`];
-    /// `table[private]` are the private blocks it cached (only it held them, once each):
-    /// nobody can hit them again, so they join the tail as a count of dead blocks and
-    /// their ids are spared, without a visit to each block.
+    /// `table[private]` are the private blocks it filled (only it held them, once each, and
+    /// the pool has them uncached): nobody can hit them again, so they join the tail as a
+    /// count of dead blocks and their ids are spared, without a visit to each block.
     pub fn free_finished(&mut self, table: &[BlockId], private: std::ops::Range<usize>) {
         let fresh_from = self.fresh.len();
         self.release_all(table, private.end..table.len());
@@ -355,7 +342,7 @@ impl BlockPool {
             for &id in dead {
                 let b = &self.blocks[id as usize];
                 debug_assert!(
-                    b.ref_cnt == 1 && b.cached && !b.indexed,
+                    b.ref_cnt == 1 && !b.cached && !b.indexed,
                     "block {id} not private"
                 );
             }
@@ -506,10 +493,14 @@ impl BlockPool {
         self.ref_count(id) == 0
     }
 
-    /// Takes a reference on each block of `ids` (cached blocks found by id) onto `table`.
+    /// Takes a reference on each block of `ids` (an owner's private blocks found by id)
+    /// onto `table`. Back in their owner's table they are uncached: it caches them again
+    /// if it is preempted, and they die with it.
     pub fn touch_ids(&mut self, ids: &[BlockId], table: &mut Vec<BlockId>) {
         for &id in ids {
             self.take_ref(id);
+            debug_assert!(!self.blocks[id as usize].indexed, "block {id} is shared");
+            self.blocks[id as usize].cached = false;
             table.push(id);
         }
     }
@@ -611,8 +602,12 @@ impl BlockPool {
         }
         let mut spare = vec![false; self.blocks.len()];
         for &id in &self.spare {
+            let b = &self.blocks[id as usize];
             if std::mem::replace(&mut spare[id as usize], true) || seen[id as usize] {
                 return Err(format!("spare block {id} listed twice or queued"));
+            }
+            if b.ref_cnt != 1 || b.cached || b.indexed {
+                return Err(format!("spare block {id} is not as new"));
             }
         }
         // Every block is one with an id (in use or queued by id), dead, or never used.
@@ -781,8 +776,7 @@ mod tests {
         let mut a = Vec::new();
         pool.allocate(2, &mut a); // 0, 1
         pool.cache_block(a[0], 100, 1);
-        pool.cache_private(a[1], 7, 1);
-        // Last block first: the dead block 1, then block 0, join the tail.
+        // Last block first: the dead block 1 (private: never cached), then block 0.
         pool.free_finished(&a, 1..2);
         assert_eq!((pool.num_free(), pool.num_cached_free()), (4, 2));
         assert_eq!(pool.free_queue(), [2, 3, 0]); // the dead block has no id

@@ -787,8 +787,15 @@ impl Scheduler {
             self.pool.uncache(seq.blocks[b as usize]);
         }
         let cached = seq.num_cached_blocks.min(computed_blocks);
-        // Its private computed blocks stay reusable (by it alone) until evicted.
-        seq.ghost = seq.blocks[seq.shareable_blocks.min(cached) as usize..cached as usize].to_vec();
+        // Its private computed blocks stay reusable (by it alone) until evicted: they are
+        // cached under its tags now (see `cache_full_blocks`).
+        let private = seq.shareable_blocks.min(cached)..cached;
+        seq.ghost = seq.blocks[private.start as usize..private.end as usize].to_vec();
+        for b in private {
+            let tag = private_tag(seq.req.id, b as u64);
+            self.pool
+                .cache_private(seq.blocks[b as usize], tag, seq.req.id);
+        }
         self.pool.free_table(&seq.blocks);
         seq.blocks.clear();
         seq.high_water = seq.high_water.max(seq.num_computed);
@@ -892,7 +899,9 @@ impl Scheduler {
     }
 
     /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
-    /// ones under their hash, private ones under the request's own tag.
+    /// ones under their hash. Private ones are only counted: only this request can hit
+    /// them, and only after a preemption, so `preempt` caches them under its own tags then
+    /// (and at its end they are dead), sparing the pool a visit to each block.
     fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
         // Most calls (decodes inside a block) fill nothing: skip the division.
         if !pool.caching_enabled() || tokens < (seq.num_cached_blocks + 1) * block_size {
@@ -901,12 +910,9 @@ impl Scheduler {
         let full = tokens / block_size;
         seq.ensure_hashes(full, block_size);
         let id = seq.req.id;
-        for b in seq.num_cached_blocks..full {
-            let block = seq.blocks[b as usize];
-            match seq.hashes.get(b as usize) {
-                Some(&h) => pool.cache_block(block, h, id),
-                None => pool.cache_private(block, private_tag(id, b as u64), id),
-            }
+        let shareable = full.min(seq.hashes.len() as u32);
+        for b in seq.num_cached_blocks..shareable {
+            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize], id);
         }
         seq.num_cached_blocks = full;
     }
@@ -1049,6 +1055,12 @@ impl Scheduler {
     /// The block table of request `id`, if it is on this worker.
     pub fn block_table(&self, id: u64) -> Option<&[BlockId]> {
         self.by_id.get(&id).map(|&s| &self.seq(s).blocks[..])
+    }
+
+    /// How many leading blocks of request `id`'s table hold cached content (shareable
+    /// blocks in the prefix cache, then private ones), if it is on this worker.
+    pub fn num_cached_blocks(&self, id: u64) -> Option<u32> {
+        self.by_id.get(&id).map(|&s| self.seq(s).num_cached_blocks)
     }
 
     /// Fraction of KV blocks referenced by requests, in [0, 1].
