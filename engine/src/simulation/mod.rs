@@ -357,17 +357,13 @@ impl Simulation {
         });
         let workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         let deployment = self.pools.as_ref().map(|pools| {
-            let members: Vec<_> = pools
-                .iter()
-                .enumerate()
-                .map(|(k, (name, role))| {
-                    let ids = (0..rec.worker_pool.len() as u32)
-                        .filter(|&w| rec.worker_pool[w as usize] == k)
-                        .collect();
-                    (name.clone(), *role, ids)
-                })
-                .collect();
-            DeploymentReport::new(&members, &rec.records, &rec.transfers, &workers)
+            DeploymentReport::new(
+                pools,
+                &rec.worker_pool,
+                &rec.records,
+                &rec.transfers,
+                &workers,
+            )
         });
         let transfers = if take {
             std::mem::take(&mut rec.transfers)
