@@ -61,6 +61,8 @@ fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
     let busy: Vec<f64> = r.workers.workers.iter().map(|w| w.busy).collect();
     assert_close(busy[0], 0.1 / 0.45, "prefill busy");
     assert_close(busy[1], 0.2 / 0.45, "decode busy");
+    // Imbalance counts the workers requests are routed to: the one prefill worker.
+    assert_eq!(r.workers.load_imbalance, 1.0);
     let d = r
         .deployment
         .as_ref()

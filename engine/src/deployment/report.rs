@@ -288,3 +288,28 @@ pub(crate) fn write_csv(
     }
     Ok(())
 }
+
+/// The per-worker table's load imbalance over the workers new requests are routed to (a
+/// decode worker's record count is always 0: records name the prefill worker).
+pub(crate) fn routed_imbalance(
+    pools: &[(String, &'static str)],
+    worker_pool: &[usize],
+    workers: &WorkerTable,
+) -> f64 {
+    let routed: Vec<u64> = workers
+        .workers
+        .iter()
+        .filter(|w| {
+            worker_pool
+                .get(w.worker as usize)
+                .and_then(|&k| pools.get(k))
+                .is_some_and(|(_, role)| *role != super::PoolRole::Decode.name())
+        })
+        .map(|w| w.requests)
+        .collect();
+    let total: u64 = routed.iter().sum();
+    match routed.iter().max() {
+        Some(&max) if total > 0 => max as f64 / (total as f64 / routed.len() as f64),
+        _ => f64::NAN,
+    }
+}

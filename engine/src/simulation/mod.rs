@@ -355,7 +355,11 @@ impl Simulation {
             let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
             c.report(&rec.records, &durations, end_time)
         });
-        let workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
+        let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
+        if let Some(pools) = &self.pools {
+            workers.load_imbalance =
+                crate::deployment::routed_imbalance(pools, &rec.worker_pool, &workers);
+        }
         let deployment = self.pools.as_ref().map(|pools| {
             DeploymentReport::new(
                 pools,
