@@ -487,3 +487,37 @@ fn ctrl_c_writes_the_partial_results_and_exits_130() {
     );
     partial_results(&dir.join("r.json"));
 }
+
+#[test]
+fn a_disaggregated_run_prints_its_pools_and_transfers() {
+    let name = "disaggregation_long_outputs.json";
+    let out = opal(&["run", examples().join(name).to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let d = engine_results(name).deployment.unwrap();
+    let pools: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains(" Deployment "))
+        .collect();
+    // One row per pool (name, role, workers, requests), then the transfers.
+    assert!(
+        pools[2].starts_with("prefill       prefill         1"),
+        "{text}"
+    );
+    assert!(
+        pools[3].starts_with("decode        decode          3"),
+        "{text}"
+    );
+    assert!(
+        pools[3].contains(&format!(" {} ", d.pools[1].requests)),
+        "{text}"
+    );
+    let transfers = pools
+        .iter()
+        .find(|l| l.starts_with("KV transfers:"))
+        .unwrap();
+    assert!(
+        transfers.ends_with(&format!(" {}", d.transfers)),
+        "{transfers}"
+    );
+}

@@ -61,6 +61,8 @@ fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
     let busy: Vec<f64> = r.workers.workers.iter().map(|w| w.busy).collect();
     assert_close(busy[0], 0.1 / 0.45, "prefill busy");
     assert_close(busy[1], 0.2 / 0.45, "decode busy");
+    // Imbalance counts the workers requests are routed to: the one prefill worker.
+    assert_eq!(r.workers.load_imbalance, 1.0);
     let d = r
         .deployment
         .as_ref()
@@ -281,4 +283,55 @@ fn each_pool_scales_on_its_own() {
         );
     }
     assert!(r.requests.iter().all(|q| q.worker == Some(0)));
+}
+
+/// The long-prompt preset at 12 req/s with its sweep's deployment `k` (0 mixed, 1 1P:3D and
+/// 2 2P:2D at 50 GB/s, 3 and 4 the same at 5 GB/s).
+fn long_prompts(k: usize) -> engine::simulation::SimulationResults {
+    let preset = engine::scenario::preset("disaggregation_long_prompts").unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(preset.json).unwrap();
+    let deployment = doc["sweep"]["vary"][1]["values"][k].clone();
+    doc["deployment"] = deployment;
+    doc["workload"]["stages"][0]["request_rate"] = 12.into();
+    doc.as_object_mut().unwrap().remove("sweep");
+    run(&doc.to_string(), &[])
+}
+
+#[test]
+fn long_prompts_need_prefill_workers_and_a_fast_link() {
+    // Prompts average 4,500 tokens: one H100 prefills about 8 a second, so at 12 req/s a
+    // single prefill worker falls behind and TTFT grows with the queue, while two keep up.
+    // Decoding apart from 4,500-token prefills keeps TPOT lower than on mixed workers. Each
+    // request moves 4,500 × 163,840 B ≈ 0.74 GB: at 5 GB/s two links carry ~13.6 req/s,
+    // so at 12 they are busy and the wait before token 2 lifts TPOT back up.
+    let p99 = |r: &engine::simulation::SimulationResults| {
+        (r.stages[0].ttft.p99_ms, r.stages[0].tpot.p99_ms)
+    };
+    let (mixed, one, two, two_slow) = (
+        long_prompts(0),
+        long_prompts(1),
+        long_prompts(2),
+        long_prompts(4),
+    );
+    assert!(
+        p99(&one).0 > 10.0 * p99(&two).0,
+        "1P:3D {:?} vs 2P:2D {:?}",
+        p99(&one),
+        p99(&two)
+    );
+    assert!(
+        p99(&two).1 < 0.7 * p99(&mixed).1,
+        "2P:2D {:?} vs mixed {:?}",
+        p99(&two),
+        p99(&mixed)
+    );
+    assert!(
+        p99(&two_slow).1 > 1.5 * p99(&two).1,
+        "5 GB/s {:?} vs 50 {:?}",
+        p99(&two_slow),
+        p99(&two)
+    );
+    let delay =
+        |r: &engine::simulation::SimulationResults| r.deployment.as_ref().unwrap().transfer.mean_ms;
+    assert!(delay(&two_slow) > 5.0 * delay(&two));
 }

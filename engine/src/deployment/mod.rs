@@ -13,5 +13,5 @@ pub(crate) mod pool;
 mod report;
 
 pub use config::{DeploymentConfig, KvTransferConfig, PoolConfig, PoolRole, MAX_POOLS};
-pub(crate) use report::write_csv;
+pub(crate) use report::{routed_imbalance, write_csv};
 pub use report::{DeploymentReport, PoolSummary, TransferRecord};

@@ -98,52 +98,59 @@ pub struct DeploymentReport {
 }
 
 impl DeploymentReport {
-    /// The report from the pools' names, roles and members (worker ids), the run's records,
-    /// transfers and per-worker table.
+    /// The report from the pools' names and roles, each worker's pool (by worker id), and
+    /// the run's records, transfers and per-worker table. One pass over each.
     pub fn new(
-        pools: &[(String, &'static str, Vec<u32>)],
+        pools: &[(String, &'static str)],
+        worker_pool: &[usize],
         records: &[RequestRecord],
         transfers: &[TransferRecord],
         workers: &WorkerTable,
     ) -> Self {
-        let rows: Vec<PoolSummary> = pools
+        let pool_of = |w: u32| worker_pool.get(w as usize).copied();
+        let mut rows: Vec<PoolSummary> = pools
             .iter()
-            .map(|(name, role, members)| {
-                let rows: Vec<_> = workers
-                    .workers
-                    .iter()
-                    .filter(|w| members.contains(&w.worker))
-                    .collect();
-                let mean = |f: &dyn Fn(&crate::stats::WorkerSummary) -> f64| {
-                    if rows.is_empty() {
-                        0.0
-                    } else {
-                        rows.iter().map(|w| f(w)).sum::<f64>() / rows.len() as f64
-                    }
-                };
-                let requests = if *role == "decode" {
-                    transfers
-                        .iter()
-                        .filter(|t| !t.end.is_nan())
-                        .filter(|t| t.decode_worker.is_some_and(|w| members.contains(&w)))
-                        .count() as u64
-                } else {
-                    records
-                        .iter()
-                        .filter(|r| r.worker.is_some_and(|w| members.contains(&w)))
-                        .count() as u64
-                };
-                PoolSummary {
-                    name: name.clone(),
-                    role,
-                    workers: members.len() as u32,
-                    requests,
-                    busy: mean(&|w| w.busy),
-                    compute_utilization: mean(&|w| w.compute_utilization),
-                    memory_utilization: mean(&|w| w.memory_utilization),
-                }
+            .map(|(name, role)| PoolSummary {
+                name: name.clone(),
+                role,
+                workers: 0,
+                requests: 0,
+                busy: 0.0,
+                compute_utilization: 0.0,
+                memory_utilization: 0.0,
             })
             .collect();
+        for w in &workers.workers {
+            if let Some(row) = pool_of(w.worker).and_then(|k| rows.get_mut(k)) {
+                row.workers += 1;
+                row.busy += w.busy;
+                row.compute_utilization += w.compute_utilization;
+                row.memory_utilization += w.memory_utilization;
+            }
+        }
+        for row in &mut rows {
+            if row.workers > 0 {
+                let n = row.workers as f64;
+                row.busy /= n;
+                row.compute_utilization /= n;
+                row.memory_utilization /= n;
+            }
+        }
+        // Requests routed to a mixed or prefill pool; decoded on a decode pool.
+        for r in records {
+            if let Some(row) = r.worker.and_then(pool_of).and_then(|k| rows.get_mut(k)) {
+                row.requests += 1;
+            }
+        }
+        for t in transfers.iter().filter(|t| !t.end.is_nan()) {
+            if let Some(row) = t
+                .decode_worker
+                .and_then(pool_of)
+                .and_then(|k| rows.get_mut(k))
+            {
+                row.requests += 1;
+            }
+        }
         let busiest = rows.iter().map(|p| p.busy).fold(0.0, f64::max);
         let idlest = rows.iter().map(|p| p.busy).fold(f64::INFINITY, f64::min);
         let pool_balance = if idlest > 0.0 && idlest.is_finite() {
@@ -280,4 +287,29 @@ pub(crate) fn write_csv(
         out.write_all(line.as_bytes())?;
     }
     Ok(())
+}
+
+/// The per-worker table's load imbalance over the workers new requests are routed to (a
+/// decode worker's record count is always 0: records name the prefill worker).
+pub(crate) fn routed_imbalance(
+    pools: &[(String, &'static str)],
+    worker_pool: &[usize],
+    workers: &WorkerTable,
+) -> f64 {
+    let routed: Vec<u64> = workers
+        .workers
+        .iter()
+        .filter(|w| {
+            worker_pool
+                .get(w.worker as usize)
+                .and_then(|&k| pools.get(k))
+                .is_some_and(|(_, role)| *role != super::PoolRole::Decode.name())
+        })
+        .map(|w| w.requests)
+        .collect();
+    let total: u64 = routed.iter().sum();
+    match routed.iter().max() {
+        Some(&max) if total > 0 => max as f64 / (total as f64 / routed.len() as f64),
+        _ => f64::NAN,
+    }
 }

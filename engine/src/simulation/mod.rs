@@ -355,19 +355,19 @@ impl Simulation {
             let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
             c.report(&rec.records, &durations, end_time)
         });
-        let workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
+        let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
+        if let Some(pools) = &self.pools {
+            workers.load_imbalance =
+                crate::deployment::routed_imbalance(pools, &rec.worker_pool, &workers);
+        }
         let deployment = self.pools.as_ref().map(|pools| {
-            let members: Vec<_> = pools
-                .iter()
-                .enumerate()
-                .map(|(k, (name, role))| {
-                    let ids = (0..rec.worker_pool.len() as u32)
-                        .filter(|&w| rec.worker_pool[w as usize] == k)
-                        .collect();
-                    (name.clone(), *role, ids)
-                })
-                .collect();
-            DeploymentReport::new(&members, &rec.records, &rec.transfers, &workers)
+            DeploymentReport::new(
+                pools,
+                &rec.worker_pool,
+                &rec.records,
+                &rec.transfers,
+                &workers,
+            )
         });
         let transfers = if take {
             std::mem::take(&mut rec.transfers)
