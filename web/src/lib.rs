@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod json_path;
 pub mod panic_banner;
 pub mod playback;
+pub mod race_counters;
 pub mod results_view;
 pub mod run_driver;
 pub mod share;

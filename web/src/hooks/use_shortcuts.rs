@@ -30,13 +30,14 @@ fn key_action(state: &AppState, e: &web_sys::KeyboardEvent) -> Option<Action> {
         key: &key,
         command_key: e.ctrl_key() || e.meta_key(),
         typing: is_typing(e.target()),
-        talk: state.view == View::Talk,
+        talk: state.view.plays_back(),
     })?;
     Some(match command {
         Command::Run => Action::Run,
         Command::StopOrClose if state.help_open || state.share_link.is_some() => {
             Action::CloseOverlays
         }
+        Command::StopOrClose if state.view == View::Race => Action::LeaveRace,
         Command::StopOrClose if state.run.is_running() => Action::Stop,
         Command::StopOrClose => return None,
         Command::ToggleTalk => Action::ToggleTalk,
@@ -46,8 +47,11 @@ fn key_action(state: &AppState, e: &web_sys::KeyboardEvent) -> Option<Action> {
         Command::Slower => Action::TalkSlower,
         Command::Back => Action::TalkSeek(state.talk.position_s - SEEK_STEP_S),
         Command::Forward => {
-            let end = match &state.run {
-                RunStatus::Finished { sim_end_s, .. } => *sim_end_s,
+            let end = match (&state.run, &state.race) {
+                (_, Some(race)) if state.view == View::Race => {
+                    race.end_s().unwrap_or(f64::INFINITY)
+                }
+                (RunStatus::Finished { sim_end_s, .. }, _) => *sim_end_s,
                 _ => f64::INFINITY,
             };
             Action::TalkSeek((state.talk.position_s + SEEK_STEP_S).min(end))

@@ -9,11 +9,13 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
+mod race;
 mod run;
 mod scenario_doc;
 mod talk;
 mod view;
 
+pub use race::{Lane, LaneStatus, RaceRun};
 pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
 pub use scenario_doc::{ParseError, Scenario};
 use talk::step_speed;
@@ -43,6 +45,8 @@ pub struct AppState {
     pub help_open: bool,
     /// The last share link made, shown so it can be copied by hand.
     pub share_link: Option<String>,
+    /// The race being run or played back (the race view shows it).
+    pub race: Option<RaceRun>,
     // ---- editor: data files ----
     /// Trace and sessions files picked in this tab, by file name (what a stage's
     /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
@@ -53,6 +57,7 @@ pub struct AppState {
     // ---- end editor ----
     last_run_id: u64,
     last_notice_id: u64,
+    last_race_id: u64,
 }
 
 /// Every change the UI can make.
@@ -108,6 +113,28 @@ pub enum Action {
     CycleTheme,
     /// Show (or hide) a freshly made share link.
     ShowShareLink(Option<String>),
+    /// Run the scenario's race entrants side by side and show the race view.
+    StartRace,
+    /// Entrant `lane` of race `id` has got this far.
+    RaceProgress {
+        id: u64,
+        lane: usize,
+        progress: Progress,
+    },
+    /// Entrant `lane` of race `id` ran to its end.
+    RaceFinished {
+        id: u64,
+        lane: usize,
+        results: EngineResults,
+    },
+    /// Entrant `lane` of race `id` failed.
+    RaceFailed {
+        id: u64,
+        lane: usize,
+        message: String,
+    },
+    /// Leave the race view (stopping entrants still simulating).
+    LeaveRace,
     // ---- editor: data files ----
     /// Keep the text of a picked data file under its name (replacing one of the same name).
     SetDataFile { name: String, text: Rc<str> },
@@ -135,10 +162,12 @@ impl AppState {
             theme: Theme::System,
             help_open: false,
             share_link: None,
+            race: None,
             data_files: Rc::default(),
             import_report: None,
             last_run_id: 0,
             last_notice_id: 0,
+            last_race_id: 0,
         }
     }
 
@@ -178,7 +207,12 @@ impl AppState {
                 let opened: Rc<str> = Rc::from(text.as_str());
                 self.load(text, "the link");
                 if self.scenario.text == opened && self.scenario.is_runnable() {
-                    self.start_run();
+                    // A link with a race opens the race; any other runs its scenario.
+                    if self.has_race() {
+                        self.start_race();
+                    } else {
+                        self.start_run();
+                    }
                 }
             }
             Action::Run => self.start_run(),
@@ -246,9 +280,10 @@ impl AppState {
             Action::Unpin => self.pinned = None,
             Action::ToggleTalk => {
                 self.view = match self.view {
-                    View::Talk => View::Editor,
+                    View::Talk | View::Race => View::Editor,
                     View::Editor => View::Talk,
                 };
+                self.race = None;
                 self.talk.playing = false;
             }
             Action::Notify { level, message } => self.notify(level, message),
@@ -279,6 +314,23 @@ impl AppState {
             }
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ShowShareLink(link) => self.share_link = link,
+            Action::StartRace => self.start_race(),
+            Action::RaceProgress { id, lane, progress } => {
+                self.race_lane(id, lane, LaneStatus::Running(progress))
+            }
+            Action::RaceFinished { id, lane, results } => {
+                self.race_lane(id, lane, LaneStatus::Finished(results))
+            }
+            Action::RaceFailed { id, lane, message } => {
+                self.race_lane(id, lane, LaneStatus::Failed(message))
+            }
+            Action::LeaveRace => {
+                if self.view == View::Race {
+                    self.view = View::Editor;
+                }
+                self.race = None;
+                self.talk.playing = false;
+            }
             Action::SetDataFile { name, text } => {
                 Rc::make_mut(&mut self.data_files).insert(name, text);
             }
@@ -342,6 +394,10 @@ impl AppState {
             self.scenario = Scenario::new(preset.json);
             self.import_report = None;
             self.notify(Level::Info, format!("Loaded preset \"{}\".", preset.title));
+            // A race preset is one click from the race: Esc returns to its document.
+            if self.has_race() && self.scenario.is_runnable() {
+                self.start_race();
+            }
         }
     }
 
@@ -398,6 +454,46 @@ impl AppState {
         self.talk.position_s = 0.0;
     }
 
+    /// Whether the scenario document has a race section.
+    fn has_race(&self) -> bool {
+        self.scenario
+            .document
+            .as_ref()
+            .is_some_and(|d| d.get("race").is_some_and(|r| !r.is_null()))
+    }
+
+    fn start_race(&mut self) {
+        if !self.scenario.is_runnable() {
+            let n = self.scenario.problems.len();
+            let s = if n == 1 { "" } else { "s" };
+            self.notify(
+                Level::Error,
+                format!("Fix {n} problem{s} in the scenario before racing."),
+            );
+            return;
+        }
+        match race::lanes(&self.scenario.text) {
+            Ok(lanes) => {
+                self.last_race_id += 1;
+                self.race = Some(RaceRun {
+                    id: self.last_race_id,
+                    lanes,
+                });
+                self.view = View::Race;
+                self.talk.position_s = 0.0;
+                self.talk.playing = false;
+            }
+            Err(message) => self.notify(Level::Error, message),
+        }
+    }
+
+    /// Entrant `lane` of race `id` reports; ignored unless `id` is the current race.
+    fn race_lane(&mut self, id: u64, lane: usize, status: LaneStatus) {
+        if let Some(race) = self.race.as_mut().filter(|r| r.id == id) {
+            race.update(lane, status);
+        }
+    }
+
     fn notify(&mut self, level: Level, message: impl Into<String>) {
         let message = message.into();
         // The same message twice (e.g. a key held down) shows once, as the newest.
@@ -435,5 +531,7 @@ fn field_error(path: &str, e: &PathError) -> String {
     format!("Could not set {path}: {e}.")
 }
 
+#[cfg(test)]
+mod race_tests;
 #[cfg(test)]
 mod tests;

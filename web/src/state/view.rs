@@ -8,6 +8,15 @@ pub enum View {
     Editor,
     /// Large type and playback of simulated time, for presenting.
     Talk,
+    /// The race's entrants side by side, played back on talk mode's clock.
+    Race,
+}
+
+impl View {
+    /// Whether the view plays back simulated time (talk mode's keys and clock apply).
+    pub fn plays_back(self) -> bool {
+        matches!(self, Self::Talk | Self::Race)
+    }
 }
 
 /// How loud a notice is.

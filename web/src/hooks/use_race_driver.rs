@@ -1,0 +1,73 @@
+//! Drives a race's entrants in the worker pool, all at once.
+
+use crate::state::{Action, LaneStatus, RaceRun};
+use crate::worker::{self, RunEvent};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// While race `race` has entrants simulating, runs each in a worker (in parallel up to the
+/// pool's size) and reports `RaceProgress`, `RaceFinished` or `RaceFailed` per lane. When the
+/// race ends, is left or replaced, the effect's cleanup stops whatever still runs.
+#[hook]
+pub fn use_race_driver(
+    race: Option<&RaceRun>,
+    files: Rc<BTreeMap<String, Rc<str>>>,
+    on_action: Callback<Action>,
+) {
+    // Keyed on the race's id while any lane runs: lane updates do not restart it.
+    let running = race.filter(|r| r.is_running()).map(|r| {
+        let lanes: Vec<(usize, Rc<str>)> = r
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| matches!(l.status, LaneStatus::Running(_)))
+            .map(|(i, l)| (i, l.scenario.clone()))
+            .collect();
+        (r.id, Rc::new(lanes))
+    });
+    let key = running.as_ref().map(|(id, _)| *id);
+    use_effect_with(key, move |_| {
+        let stopped = Rc::new(Cell::new(false));
+        let tickets: Vec<_> = running
+            .into_iter()
+            .flat_map(|(id, lanes)| {
+                let files: Vec<(String, String)> = files
+                    .iter()
+                    .map(|(name, text)| (name.clone(), text.to_string()))
+                    .collect();
+                let (on_action, stopped) = (on_action.clone(), stopped.clone());
+                lanes
+                    .iter()
+                    .map(|(lane, text)| {
+                        let (lane, on_action, stopped) =
+                            (*lane, on_action.clone(), stopped.clone());
+                        let on_event = Callback::from(move |event| {
+                            // A stopped entrant's partial results belong to no race.
+                            if stopped.get() {
+                                return;
+                            }
+                            on_action.emit(match event {
+                                RunEvent::Progress(progress) => {
+                                    Action::RaceProgress { id, lane, progress }
+                                }
+                                RunEvent::Finished { results, .. } => {
+                                    Action::RaceFinished { id, lane, results }
+                                }
+                                RunEvent::Failed(message) => {
+                                    Action::RaceFailed { id, lane, message }
+                                }
+                            })
+                        });
+                        worker::submit(text.to_string(), files.clone(), on_event)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        move || {
+            stopped.set(true);
+            tickets.into_iter().for_each(|t| t.cancel());
+        }
+    });
+}

@@ -1,0 +1,108 @@
+//! A race: the scenario's entrants (see `engine::race`) run side by side, each in a worker,
+//! then played back on talk mode's one clock.
+
+use super::{EngineResults, Progress};
+use std::rc::Rc;
+
+/// Where one entrant's run stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LaneStatus {
+    /// Simulating in a worker.
+    Running(Progress),
+    /// Ran to its end.
+    Finished(EngineResults),
+    /// The engine refused or failed it.
+    Failed(String),
+}
+
+/// One entrant of a race.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    /// The entrant's label.
+    pub label: Rc<str>,
+    /// Its scenario (the document with its patch merged in), as the worker runs it.
+    pub scenario: Rc<str>,
+    /// How its run goes.
+    pub status: LaneStatus,
+}
+
+/// The race being run or played back. Races are numbered so a late event of an earlier
+/// race is ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RaceRun {
+    /// Which race this is.
+    pub id: u64,
+    /// The entrants, in lane order.
+    pub lanes: Vec<Lane>,
+}
+
+impl RaceRun {
+    /// Whether any entrant is still simulating.
+    pub fn is_running(&self) -> bool {
+        self.lanes
+            .iter()
+            .any(|l| matches!(l.status, LaneStatus::Running(_)))
+    }
+
+    /// Each finished entrant's results, in lane order (`None` for the others).
+    pub fn results(&self) -> Vec<Option<EngineResults>> {
+        self.lanes
+            .iter()
+            .map(|l| match &l.status {
+                LaneStatus::Finished(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The shared clock's end once every entrant has finished: the latest entrant's end.
+    pub fn end_s(&self) -> Option<f64> {
+        let mut end: Option<f64> = None;
+        for lane in &self.lanes {
+            match &lane.status {
+                LaneStatus::Finished(r) => {
+                    end = Some(end.map_or(r.end_time, |e| e.max(r.end_time)))
+                }
+                LaneStatus::Running(_) => return None,
+                LaneStatus::Failed(_) => {}
+            }
+        }
+        end
+    }
+
+    /// Sets lane `lane`'s status while it is still running (a late event never overwrites
+    /// an ended lane).
+    pub(super) fn update(&mut self, lane: usize, status: LaneStatus) {
+        if let Some(l) = self.lanes.get_mut(lane) {
+            if matches!(l.status, LaneStatus::Running(_)) {
+                l.status = status;
+            }
+        }
+    }
+}
+
+/// The lanes of a race over `text`'s entrants, each running; or why there is none.
+pub(super) fn lanes(text: &str) -> Result<Vec<Lane>, String> {
+    let scenario = engine::scenario::Scenario::parse(text).map_err(|p| {
+        format!(
+            "Fix {} problem{} in the scenario before racing.",
+            p.len(),
+            if p.len() == 1 { "" } else { "s" }
+        )
+    })?;
+    let entrants = engine::race::entrants(&scenario);
+    if entrants.is_empty() {
+        return Err("The scenario has no race section: add entrants to race.".into());
+    }
+    Ok(entrants
+        .into_iter()
+        .map(|(label, s)| Lane {
+            label: label.into(),
+            status: match &s {
+                Ok(_) => LaneStatus::Running(Progress::default()),
+                Err(m) => LaneStatus::Failed(m.clone()),
+            },
+            scenario: s.map_or_else(|_| "".into(), |s| s.to_json_pretty().into()),
+        })
+        .collect())
+}
