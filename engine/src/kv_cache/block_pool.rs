@@ -225,29 +225,38 @@ impl BlockPool {
         if n > self.num_free {
             return false;
         }
-        for _ in 0..n {
+        table.reserve(n as usize);
+        let mut left = n;
+        while left > 0 {
             if let Some(&(ahead, _)) = self.queue.get(PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
-            self.num_free -= 1;
             let (id, count) = self.pop_head();
             if id == UNUSED || id == DEAD {
-                if id == UNUSED {
-                    self.unused -= 1;
+                // Slots without an id, taken as many at a time as the entry holds.
+                let k = if id == UNUSED {
+                    let k = left.min(self.unused);
+                    self.unused -= k;
                     if self.unused > 0 {
                         self.queue.push_front((UNUSED, 0));
                     }
+                    k
                 } else {
-                    // A dead block held (private) content: evicting it is only a count.
-                    self.num_cached_free -= 1;
-                    if count > 1 {
-                        self.queue.push_front((DEAD, count - 1));
+                    // Dead blocks held (private) content: evicting them is only a count.
+                    let k = left.min(count);
+                    self.num_cached_free -= k;
+                    if count > k {
+                        self.queue.push_front((DEAD, count - k));
                     }
-                }
-                let id = self.take_spare();
-                table.push(id);
+                    k
+                };
+                self.num_free -= k;
+                left -= k;
+                self.take_spares(k, table);
                 continue;
             }
+            self.num_free -= 1;
+            left -= 1;
             if self.blocks[id as usize].cached {
                 self.num_cached_free -= 1;
                 self.evict(id);
@@ -258,17 +267,18 @@ impl BlockPool {
         true
     }
 
-    /// An id for a block taken from a dead or never-used slot: the spare id freed last (its
-    /// record is as its last owner left it: referenced once, uncached, so as good as new),
-    /// or a new one.
-    fn take_spare(&mut self) -> BlockId {
-        match self.spare.pop() {
-            Some(id) => id,
-            None => {
-                self.blocks.push(Block::fresh());
-                (self.blocks.len() - 1) as BlockId
-            }
-        }
+    /// Ids for `k` blocks taken from dead or never-used slots, onto `table`: the spare ids
+    /// freed last first (their records are as their last owners left them: referenced
+    /// once, uncached, so as good as new), then new ones.
+    fn take_spares(&mut self, k: u32, table: &mut Vec<BlockId>) {
+        let from = self.spare.len().saturating_sub(k as usize);
+        let reused = self.spare.len() - from;
+        table.extend(self.spare.drain(from..).rev());
+        let first = self.blocks.len() as BlockId;
+        let new = k - reused as u32;
+        self.blocks
+            .resize(self.blocks.len() + new as usize, Block::fresh());
+        table.extend(first..first + new);
     }
 
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
