@@ -5,7 +5,7 @@
 
 use crate::charts::format::format_value;
 use crate::charts::Unit;
-use engine::deployment::{DeploymentConfig, PoolRole, TransferRecord};
+use engine::deployment::{DeploymentConfig, DeploymentReport, PoolRole, TransferRecord};
 use engine::hardware::HardwareConfig;
 use std::rc::Rc;
 
@@ -82,6 +82,21 @@ pub fn worker_pools(
         names: pools.iter().map(|p| p.display_name().to_string()).collect(),
         of_worker: Rc::from(of_worker),
     })
+}
+
+/// The pools of a run's workers from its deployment report alone (talk mode has no
+/// scenario): each pool's workers numbered on in the deployment's order, as the engine
+/// starts them. A run whose autoscaler added workers may misplace the late ones.
+pub fn worker_pools_of_report(report: &DeploymentReport) -> WorkerPools {
+    WorkerPools {
+        names: report.pools.iter().map(|p| p.name.clone()).collect(),
+        of_worker: report
+            .pools
+            .iter()
+            .enumerate()
+            .flat_map(|(k, p)| std::iter::repeat_n(Some(k), p.workers as usize))
+            .collect(),
+    }
 }
 
 /// Each pool's GPU and tensor parallelism as its workers run, e.g. `H100-SXM, TP 2`: the

@@ -18,4 +18,5 @@ pub mod summary_table;
 pub mod sweep_curves;
 pub mod sweep_panel;
 pub mod talk_bar;
+pub mod talk_pools;
 pub mod talk_view;
