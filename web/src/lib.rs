@@ -6,6 +6,7 @@
 pub mod app;
 pub mod charts;
 pub mod components;
+pub mod deployment_view;
 pub mod files;
 pub mod hooks;
 pub mod json_path;

@@ -94,8 +94,17 @@ impl Playback {
             end: results.end_time,
             ..Self::default()
         };
+        // A disaggregated request decodes on its decode worker once its KV has landed.
+        let moved =
+            crate::deployment_view::transfer_index(&results.transfers, results.requests.len());
         for r in &results.requests {
-            p.add(r);
+            let decode = moved
+                .get(r.id as usize)
+                .copied()
+                .flatten()
+                .map(|i| &results.transfers[i as usize])
+                .and_then(|t| Some((t.decode_worker?, t.end)));
+            p.add(r, decode);
         }
         p.arrivals.sort_by(f64::total_cmp);
         p.completions.sort_by(f64::total_cmp);
@@ -104,7 +113,9 @@ impl Playback {
         p
     }
 
-    fn add(&mut self, r: &RequestRecord) {
+    /// Adds request `r`; `decode` is where and from when it decoded when that was another
+    /// worker (disaggregated).
+    fn add(&mut self, r: &RequestRecord, decode: Option<(u32, f64)>) {
         self.arrivals.push(r.created);
         if r.is_completed() {
             self.completions.push(r.completion);
@@ -117,7 +128,7 @@ impl Playback {
         };
         self.routing.push(r.created, left_router);
         if let Some(w) = r.worker {
-            let [waiting, prefill, decode] = &mut self.workers[w as usize];
+            let [waiting, prefill, decode_here] = &mut self.workers[w as usize];
             let end = if r.is_completed() {
                 r.completion
             } else {
@@ -131,7 +142,14 @@ impl Playback {
             };
             waiting.push(r.worker_in, scheduled);
             prefill.push(r.first_scheduled, r.first_token.min(end));
-            decode.push(r.first_token, end);
+            match decode {
+                None => decode_here.push(r.first_token, end),
+                Some((d, from)) => {
+                    if let Some([_, _, there]) = self.workers.get_mut(d as usize) {
+                        there.push(from, end);
+                    }
+                }
+            }
         }
     }
 
@@ -199,12 +217,33 @@ mod tests {
             ..Playback::default()
         };
         for r in &records {
-            p.add(r);
+            p.add(r, None);
         }
         p.arrivals.sort_by(f64::total_cmp);
         p.completions.sort_by(f64::total_cmp);
         p.workers.iter_mut().flatten().for_each(Intervals::sort);
         p
+    }
+
+    #[test]
+    fn a_disaggregated_request_decodes_on_its_decode_worker_once_its_kv_landed() {
+        // Request 0 prefills on worker 0 [1, 2); its KV lands on worker 1 at 2.5; it decodes
+        // there until 5. Between 2 and 2.5 it is in transit, on neither worker.
+        let mut p = Playback {
+            workers: vec![Default::default(); 2],
+            end: 10.0,
+            ..Playback::default()
+        };
+        p.add(&request(0, 0, [0.0, 1.0, 2.0, 5.0]), Some((1, 2.5)));
+        p.workers.iter_mut().flatten().for_each(Intervals::sort);
+        let idle = WorkerNow {
+            waiting: 0,
+            prefill: 0,
+            decode: 0,
+        };
+        let decoding = WorkerNow { decode: 1, ..idle };
+        assert_eq!(p.at(2.2).workers, vec![idle, idle]);
+        assert_eq!(p.at(3.0).workers, vec![idle, decoding]);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //!
 //! Pure (no browser calls), tested natively.
 
+use crate::charts::requests::NO_PARTNER;
 use crate::charts::{LineRun, RequestPhases, Series};
+use engine::deployment::TransferRecord;
 use engine::simulation::{RoutingRecord, SimulationResults};
 use engine::stats::RequestRecord;
 use std::rc::Rc;
@@ -53,42 +55,127 @@ impl Latencies {
     }
 }
 
-/// Timeline phases of every request that reached a worker.
+/// Timeline bars of every request that reached a worker.
 ///
 /// Queued from arrival, a KV fetch (`kv_lookup_start → ready`) where there was one, queued
-/// again until first scheduled, then prefill and decode: each at its true time.
-pub fn request_phases(records: &[RequestRecord]) -> RequestPhases {
-    let on_worker: Vec<&RequestRecord> = records.iter().filter(|r| r.worker.is_some()).collect();
-    let col = |f: &dyn Fn(&RequestRecord) -> f64| -> Rc<[f64]> {
-        on_worker.iter().map(|r| f(r)).collect()
+/// again until first scheduled, then prefill and decode: each at its true time. A request
+/// with a KV transfer (`transfers`, disaggregated runs) ends its first bar at hand-off on its
+/// prefill worker; a second bar on its decode worker, listed after every first bar, shows the
+/// wait for room (hand-off → start), the transfer (start → end) and decode.
+pub fn request_phases(records: &[RequestRecord], transfers: &[TransferRecord]) -> RequestPhases {
+    let by_request = crate::deployment_view::transfer_index(transfers, records.len());
+    let moved = |r: &RequestRecord| {
+        by_request
+            .get(r.id as usize)
+            .copied()
+            .flatten()
+            .map(|t| &transfers[t as usize])
+            .filter(|t| t.decode_worker.is_some())
     };
-    RequestPhases {
-        request_id: on_worker.iter().map(|r| r.id).collect(),
-        worker: on_worker.iter().map(|r| r.worker.unwrap_or(0)).collect(),
-        arrival: col(&|r| r.created),
-        kv_fetch_start: col(&|r| {
-            if kv_fetch(r) > 0.0 {
-                r.kv_lookup_start
-            } else {
-                r.first_scheduled
-            }
-        }),
-        kv_fetch_end: col(&|r| {
-            if kv_fetch(r) > 0.0 {
-                r.ready
-            } else {
-                r.first_scheduled
-            }
-        }),
-        prefill_start: col(&|r| r.first_scheduled),
-        decode_start: col(&|r| r.first_token),
-        finish: col(&|r| {
-            if r.is_completed() {
-                r.completion
-            } else {
-                f64::NAN
-            }
-        }),
+    let on_worker: Vec<&RequestRecord> = records.iter().filter(|r| r.worker.is_some()).collect();
+    let firsts = on_worker.len();
+    let seconds: Vec<(usize, &TransferRecord)> = on_worker
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| moved(r).map(|t| (i, t)))
+        .collect();
+    let n = firsts + seconds.len();
+    let mut p = Phases::with_capacity(n);
+    let mut partner = vec![NO_PARTNER; n];
+    for (k, &(i, _)) in seconds.iter().enumerate() {
+        partner[i] = (firsts + k) as u32;
+        partner[firsts + k] = i as u32;
+    }
+    for r in &on_worker {
+        let fetch = kv_fetch(r) > 0.0;
+        let finish = if r.is_completed() {
+            r.completion
+        } else {
+            f64::NAN
+        };
+        let handed = moved(r).is_some();
+        let end = |t: f64| if handed { r.first_token } else { t };
+        p.push(
+            r.id,
+            r.worker.unwrap_or(0),
+            [
+                r.created,
+                if fetch {
+                    r.kv_lookup_start
+                } else {
+                    r.first_scheduled
+                },
+                if fetch { r.ready } else { r.first_scheduled },
+                r.first_scheduled,
+                r.first_token,
+                r.first_token,
+                r.first_token,
+                end(finish),
+            ],
+        );
+    }
+    for &(i, t) in &seconds {
+        let r = on_worker[i];
+        let finish = if r.is_completed() {
+            r.completion
+        } else {
+            f64::NAN
+        };
+        let h = t.handoff;
+        p.push(
+            r.id,
+            t.decode_worker.unwrap_or(0),
+            [h, h, h, h, h, t.start, t.end, finish],
+        );
+    }
+    // No partner column when nothing was handed off: the timeline then shows no transfers.
+    p.finish(if seconds.is_empty() {
+        Vec::new()
+    } else {
+        partner
+    })
+}
+
+/// Column builders for [`request_phases`].
+struct Phases {
+    id: Vec<u64>,
+    worker: Vec<u32>,
+    bounds: [Vec<f64>; 8],
+}
+
+impl Phases {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            id: Vec::with_capacity(n),
+            worker: Vec::with_capacity(n),
+            bounds: std::array::from_fn(|_| Vec::with_capacity(n)),
+        }
+    }
+
+    fn push(&mut self, id: u64, worker: u32, b: [f64; 8]) {
+        self.id.push(id);
+        self.worker.push(worker);
+        for (col, v) in self.bounds.iter_mut().zip(b) {
+            col.push(v);
+        }
+    }
+
+    fn finish(self, partner: Vec<u32>) -> RequestPhases {
+        let [arrival, kv_fetch_start, kv_fetch_end, prefill_start, handoff, transfer_start, decode_start, finish] =
+            self.bounds.map(Rc::from);
+        RequestPhases {
+            request_id: Rc::from(self.id),
+            worker: Rc::from(self.worker),
+            partner: Rc::from(partner),
+            arrival,
+            kv_fetch_start,
+            kv_fetch_end,
+            prefill_start,
+            handoff,
+            transfer_start,
+            decode_start,
+            finish,
+        }
     }
 }
 
@@ -307,10 +394,28 @@ mod tests {
     }
 
     #[test]
+    fn a_disaggregated_request_is_two_bars_one_per_worker() {
+        // Request 0 prefilled on worker 2 (first token 1.6), handed off at 1.6, its blocks
+        // placed on worker 5 at 1.65, the last byte landed at 1.7, done at 2.6.
+        let mut t = TransferRecord::new(0, 2, 1.6);
+        (t.decode_worker, t.start, t.end) = (Some(5), 1.65, 1.7);
+        let p = request_phases(&[record(0), record(1)], &[t]);
+        assert_eq!(p.len(), 3);
+        assert_eq!(&*p.worker, &[2, 2, 5]);
+        assert_eq!(&*p.partner, &[2, NO_PARTNER, 0]);
+        // The prefill side ends at hand-off; the colocated request 1 decodes in place.
+        assert_eq!(p.span(0), (1.0, 1.6));
+        assert_eq!(p.span(1), (1.0, 2.6));
+        let b = p.boundaries();
+        let decode_side: Vec<f64> = b.iter().map(|c| c[2]).collect();
+        assert_eq!(decode_side, [1.6, 1.6, 1.6, 1.6, 1.6, 1.65, 1.7, 2.6]);
+    }
+
+    #[test]
     fn kv_fetch_is_drawn_where_it_happened_between_two_waits() {
         let mut unrouted = RequestRecord::new(1, 0, 0.5, 10);
         unrouted.failed = Some(engine::stats::FailReason::NoWorker);
-        let p = request_phases(&[record(0), unrouted]);
+        let p = request_phases(&[record(0), unrouted], &[]);
         assert_eq!(
             p.len(),
             1,
@@ -325,7 +430,7 @@ mod tests {
         // Without a fetch the KV segment is empty and queueing runs up to prefill.
         let mut plain = record(3);
         plain.ready = plain.kv_lookup_start;
-        let q = request_phases(&[plain]);
+        let q = request_phases(&[plain], &[]);
         assert_eq!((q.kv_fetch_start[0], q.kv_fetch_end[0]), (1.5, 1.5));
     }
 

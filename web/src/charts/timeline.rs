@@ -5,6 +5,11 @@
 //! window (binary search, see [`super::lanes`]), skipping bars that add no pixel; so a frame
 //! costs O(rows in view × pixel columns), not O(requests). The canvas exposes the number of
 //! bars it drew last frame as `data-bars-drawn` for tests and profiling.
+//!
+//! A disaggregated request is two bars (see [`RequestPhases`]), on its prefill and decode
+//! workers' lanes, joined by a thin connector from hand-off to the transfer's start; only
+//! bars drawn this frame draw their connector, so the cost stays bounded the same way. The
+//! transfer segments drawn are counted in `data-transfers-drawn`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,7 +22,9 @@ use yew::prelude::*;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, tick_labels, Unit};
 use super::lanes::{for_each_drawn, pack, visible, Packing};
-use super::requests::{describe_request, RequestPhases, PHASES, SEGMENT_PHASE};
+use super::requests::{
+    describe_request, RequestPhases, PHASES, PHASE_COLOURS, SEGMENT_PHASE, TRANSFER_PHASES,
+};
 use super::scale::extent;
 use super::ticks::{ticks, usable_range};
 
@@ -35,11 +42,16 @@ pub struct TimelineProps {
     /// Canvas height in CSS px (the width follows the container).
     #[prop_or(420)]
     pub height: u32,
+    /// Lane labels by worker id (e.g. with the worker's pool); `worker N` where missing.
+    #[prop_or_default]
+    pub lane_labels: Rc<[String]>,
 }
 
 /// Time axis strip at the top, and the lane-label gutter on the left, in CSS px.
 const AXIS_H: f64 = 22.0;
 const GUTTER_W: f64 = 72.0;
+/// Widest the gutter grows for long lane labels, px.
+const GUTTER_MAX_W: f64 = 180.0;
 /// Gap between worker lanes, px.
 const LANE_GAP: f64 = 6.0;
 /// Hover picks a bar within this many px of the pointer, so 1-px bars can be hit.
@@ -49,6 +61,11 @@ const HIT_SLOP_PX: f64 = 3.0;
 #[derive(Default)]
 struct Scene {
     data: RequestPhases,
+    labels: Rc<[String]>,
+    /// Lane-label gutter width, px (fits the longest label).
+    gutter: f64,
+    /// Each bar's row in [`Packing::rows`] (for connectors), `u32::MAX` if not drawn.
+    row_of: Vec<u32>,
     /// Whole bars: arrival to last boundary reached.
     start: Vec<f64>,
     end: Vec<f64>,
@@ -79,13 +96,28 @@ struct Drag {
 }
 
 impl Scene {
-    fn load(&mut self, data: &RequestPhases, height: f64) {
+    fn load(&mut self, data: &RequestPhases, labels: &Rc<[String]>, height: f64) {
+        if !Rc::ptr_eq(&self.labels, labels) {
+            self.labels = labels.clone();
+            // About 6 px per character at 11 px; the gutter fits the longest label.
+            let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            self.gutter = (longest as f64 * 6.2 + 10.0).clamp(GUTTER_W, GUTTER_MAX_W);
+        }
+        if self.gutter == 0.0 {
+            self.gutter = GUTTER_W;
+        }
         if &self.data != data || self.start.is_empty() != data.is_empty() {
             self.data = data.clone();
             let ok = data.check().is_ok();
             let n = if ok { data.len() } else { 0 };
             (self.start, self.end) = (0..n).map(|i| data.span(i)).unzip();
             self.packing = pack(if ok { &data.worker } else { &[] }, &self.start, &self.end);
+            self.row_of = vec![u32::MAX; n];
+            for (r, row) in self.packing.rows.iter().enumerate() {
+                for &id in row {
+                    self.row_of[id as usize] = r as u32;
+                }
+            }
             let (lo, hi) = extent([&self.start[..], &self.end[..]]).unwrap_or((f64::NAN, f64::NAN));
             self.full = usable_range(lo, hi);
             (self.t0, self.t1) = self.full;
@@ -148,11 +180,12 @@ impl Scene {
 
     /// The request under the pointer at canvas CSS coordinates, if any.
     fn hit(&self, x: f64, y: f64, width: f64) -> Option<u32> {
-        if x < GUTTER_W || y < AXIS_H {
+        let gutter = self.gutter;
+        if x < gutter || y < AXIS_H {
             return None;
         }
-        let pps = (width - GUTTER_W) / (self.t1 - self.t0);
-        let t = self.t0 + (x - GUTTER_W) / pps;
+        let pps = (width - gutter) / (self.t1 - self.t0);
+        let t = self.t0 + (x - gutter) / pps;
         let content_y = y - AXIS_H + self.y_off;
         let pitch = self.pitch();
         let (lane, top) = self
@@ -186,7 +219,8 @@ fn css_var(style: &web_sys::CssStyleDeclaration, name: &str, fallback: &str) -> 
 fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue> {
     let window = web_sys::window().ok_or("no window")?;
     let dpr = window.device_pixel_ratio().max(1.0);
-    let css_w = f64::from(canvas.client_width()).max(GUTTER_W + 10.0);
+    let gutter = scene.gutter;
+    let css_w = f64::from(canvas.client_width()).max(gutter + 10.0);
     let css_h = scene.height;
     let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
     if canvas.width() != pw || canvas.height() != ph {
@@ -209,9 +243,9 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
     ctx.set_font(&format!("11px {font}"));
 
     let (t0, t1) = (scene.t0, scene.t1);
-    let plot_w = css_w - GUTTER_W;
+    let plot_w = css_w - gutter;
     let pps = plot_w / (t1 - t0);
-    let x_of = |t: f64| GUTTER_W + (t - t0) * pps;
+    let x_of = |t: f64| gutter + (t - t0) * pps;
 
     // Time axis: gridlines through the rows, labels in the top strip.
     let tk = ticks(t0, t1, (plot_w / 100.0).max(2.0) as usize);
@@ -230,7 +264,7 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
     // Bars, clipped to the plot so nothing spills into the gutter or the axis strip.
     ctx.save();
     ctx.begin_path();
-    ctx.rect(GUTTER_W, AXIS_H, plot_w, css_h - AXIS_H);
+    ctx.rect(gutter, AXIS_H, plot_w, css_h - AXIS_H);
     ctx.clip();
     let pitch = scene.pitch();
     let bar_h = (pitch - 1.0).max(1.0);
@@ -256,24 +290,48 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
         }
     }
     let bounds = scene.data.boundaries();
-    let colours = [
-        "--phase-queued",
-        "--phase-kv",
-        "--phase-prefill",
-        "--phase-decode",
-    ];
+    let mut transfers_drawn = 0;
     for (k, &phase) in SEGMENT_PHASE.iter().enumerate() {
-        ctx.set_fill_style_str(&css_var(&style, colours[phase], &fg));
+        ctx.set_fill_style_str(&css_var(&style, PHASE_COLOURS[phase], &fg));
         for &(y, from, to) in &row_spans {
             for &id in &scratch[from..to] {
                 let (a, b) = (bounds[k][id as usize], bounds[k + 1][id as usize]);
-                if !(a.is_finite() && b.is_finite()) || b <= a {
+                if !(a.is_finite() && b.is_finite()) || b <= a || b < t0 || a > t1 {
                     continue;
                 }
                 let (xa, xb) = (x_of(a.max(t0)), x_of(b.min(t1)));
                 ctx.fill_rect(xa, y, (xb - xa).max(1.0), bar_h);
+                if phase == TRANSFER_PHASES[1] {
+                    transfers_drawn += 1;
+                }
             }
         }
+    }
+    // Connectors: from a prefill-side bar's hand-off to its decode-side bar, for the bars
+    // drawn this frame (each pair drawn from either end looks the same).
+    if !scene.data.partner.is_empty() {
+        let row_y = row_tops(scene, &tops, pitch);
+        ctx.set_stroke_style_str(&css_var(&style, "--phase-transfer", &fg));
+        ctx.set_line_width(1.0);
+        ctx.begin_path();
+        for &(_, from, to) in &row_spans {
+            for &id in &scratch[from..to] {
+                let (first, Some(second)) = scene.data.halves(id as usize) else {
+                    continue;
+                };
+                let (ra, rb) = (scene.row_of[first], scene.row_of[second]);
+                let (Some(&ya), Some(&yb)) = (row_y.get(ra as usize), row_y.get(rb as usize))
+                else {
+                    continue;
+                };
+                let h = bounds[4][first];
+                let s = bounds[5][second];
+                let x1 = x_of(if s.is_finite() { s } else { h });
+                ctx.move_to(x_of(h), ya + bar_h / 2.0);
+                ctx.line_to(x1, yb + bar_h / 2.0);
+            }
+        }
+        ctx.stroke();
     }
     if let Some(id) = scene.hovered {
         let (a, b) = (scene.start[id as usize], scene.end[id as usize]);
@@ -303,11 +361,12 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
         ctx.set_fill_style_str(&line);
         ctx.fill_rect(0.0, y - LANE_GAP / 2.0, css_w, 1.0);
         ctx.set_fill_style_str(&muted);
-        ctx.fill_text(
-            &format!("worker {}", scene.packing.lanes[li].worker),
-            4.0,
-            y.max(AXIS_H) + 7.0,
-        )?;
+        let w = scene.packing.lanes[li].worker;
+        let label = match scene.labels.get(w as usize) {
+            Some(l) => l.clone(),
+            None => format!("worker {w}"),
+        };
+        ctx.fill_text(&label, 4.0, y.max(AXIS_H) + 7.0)?;
     }
     ctx.set_fill_style_str(&line);
     ctx.fill_rect(0.0, AXIS_H - 1.0, css_w, 1.0);
@@ -315,7 +374,21 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
     let drawn = scratch.len();
     scene.scratch = scratch;
     canvas.set_attribute("data-bars-drawn", &drawn.to_string())?;
+    canvas.set_attribute("data-transfers-drawn", &transfers_drawn.to_string())?;
     Ok(drawn)
+}
+
+/// Each row's top in canvas px this frame (rows out of view included: a connector may run
+/// to one).
+fn row_tops(scene: &Scene, tops: &[(usize, f64)], pitch: f64) -> Vec<f64> {
+    let mut y = vec![0.0; scene.packing.rows.len()];
+    for &(li, top) in tops {
+        let lane = &scene.packing.lanes[li];
+        for sub in 0..lane.rows {
+            y[lane.first_row + sub] = AXIS_H + top + sub as f64 * pitch - scene.y_off;
+        }
+    }
+    y
 }
 
 type FrameClosure = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
@@ -370,7 +443,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
 
     scene
         .borrow_mut()
-        .load(&props.data, f64::from(props.height));
+        .load(&props.data, &props.lane_labels, f64::from(props.height));
     let problem = props.data.check().err();
     {
         // Redraw after every render (new data, size, hover); cancel a pending frame on unmount.
@@ -397,7 +470,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
             };
             e.prevent_default();
             let mut s = scene.borrow_mut();
-            let at = s.t0 + (x - GUTTER_W).max(0.0) / (w - GUTTER_W) * (s.t1 - s.t0);
+            let at = s.t0 + (x - s.gutter).max(0.0) / (w - s.gutter) * (s.t1 - s.t0);
             // exp keeps zoom steps symmetric: in then out by the same delta returns home.
             s.zoom((e.delta_y().clamp(-300.0, 300.0) * 0.002).exp(), at);
             drop(s);
@@ -431,7 +504,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
             let mut s = scene.borrow_mut();
             if let Some(mut d) = s.drag.filter(|_| e.buttons() & 1 == 1) {
                 let span = s.t1 - s.t0;
-                let shift = (x - d.x) / (w - GUTTER_W) * span;
+                let shift = (x - d.x) / (w - s.gutter) * span;
                 (s.t0, s.t1) = (d.t0 - shift, d.t0 - shift + span);
                 s.y_off = d.y_off - (y - d.y);
                 s.clamp_view();
@@ -543,10 +616,13 @@ pub fn timeline(props: &TimelineProps) -> Html {
             html! { <div class="chart-tooltip" {style} role="tooltip">{ text }</div> }
         })
     });
-    let legend = ["--phase-queued", "--phase-kv", "--phase-prefill", "--phase-decode"]
+    let disaggregated = !props.data.partner.is_empty();
+    let legend = PHASE_COLOURS
         .iter()
         .zip(PHASES)
-        .map(|(var, name)| {
+        .enumerate()
+        .filter(|(p, _)| disaggregated || !TRANSFER_PHASES.contains(p))
+        .map(|(_, (var, name))| {
             let style = format!("background: var({var})");
             html! { <span class="chart-phase"><span class="chart-phase-swatch" {style} />{ name }</span> }
         });

@@ -1,6 +1,7 @@
 //! The app's pieces, each a function component with its own props.
 
 pub mod data_files;
+pub mod deployment_panel;
 pub mod form;
 pub mod header;
 pub mod help;
@@ -17,4 +18,5 @@ pub mod summary_table;
 pub mod sweep_curves;
 pub mod sweep_panel;
 pub mod talk_bar;
+pub mod talk_pools;
 pub mod talk_view;

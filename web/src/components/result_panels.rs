@@ -5,6 +5,7 @@ use crate::charts::{
     describe_request, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart, LineRun,
     RequestPhases, Timeline, Unit,
 };
+use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
 use crate::results_view::{describe_decision, short, Latencies, RunSeries};
 use crate::state::EngineResults;
 use engine::stats::WorkerTable as Workers;
@@ -135,20 +136,45 @@ pub struct TimelinePanelProps {
     pub phases: RequestPhases,
     /// Request id → index of its routing decision.
     pub decisions: Rc<[Option<u32>]>,
+    /// Each worker's pool (runs with a `deployment`).
+    #[prop_or_default]
+    pub pools: Option<WorkerPools>,
 }
 
-/// The request timeline, one lane per worker, with the routing decision in the tooltip.
+/// The request timeline, one lane per worker (labelled with its pool), with the routing
+/// decision and any KV transfer in the tooltip.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
+    let transfers = {
+        let results = props.results.clone();
+        use_memo(results.clone(), move |_| {
+            transfer_index(&results.transfers, results.requests.len())
+        })
+    };
+    let lane_labels = use_memo(props.pools.clone(), |pools| -> Rc<[String]> {
+        match pools {
+            Some(p) => (0..p.of_worker.len() as u32).map(|w| p.label(w)).collect(),
+            None => Rc::from(Vec::new()),
+        }
+    });
     let tooltip = {
-        let (results, phases, decisions) = (
+        let (results, phases, decisions, pools, transfers) = (
             props.results.clone(),
             props.phases.clone(),
             props.decisions.clone(),
+            props.pools.clone(),
+            transfers.clone(),
         );
         Callback::from(move |i: usize| {
             let mut text = describe_request(&phases, i);
             let id = phases.request_id[i] as usize;
+            if let Some(t) = transfers.get(id).copied().flatten() {
+                text.push('\n');
+                text.push_str(&describe_transfer(
+                    &results.transfers[t as usize],
+                    pools.as_ref(),
+                ));
+            }
             if let Some(d) = decisions.get(id).copied().flatten() {
                 text.push('\n');
                 text.push_str(&describe_decision(&results.decisions[d as usize]));
@@ -158,7 +184,8 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
     };
     html! {
         <div data-testid="timeline">
-            <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480} />
+            <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480}
+                lane_labels={(*lane_labels).clone()} />
         </div>
     }
 }
@@ -171,6 +198,9 @@ pub const ROUTING_ROWS: usize = 200;
 pub struct RoutingPanelProps {
     /// The run's results.
     pub results: EngineResults,
+    /// Each worker's pool (runs with a `deployment`).
+    #[prop_or_default]
+    pub pools: Option<WorkerPools>,
 }
 
 /// The first [`ROUTING_ROWS`] routing decisions: who went where and why.
@@ -180,7 +210,7 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
     let basis = d.first().map(|r| r.decision.basis).unwrap_or("");
     html! {
         <div data-testid="routing">
-            <WorkerTable table={props.results.workers.clone()} />
+            <WorkerTable table={props.results.workers.clone()} pools={props.pools.clone()} />
             <p class="note">
                 { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
             </p>
@@ -223,6 +253,9 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
 pub struct WorkerTableProps {
     /// The run's per-worker rows.
     pub table: Workers,
+    /// Each worker's pool, shown in a column when given.
+    #[prop_or_default]
+    pub pools: Option<WorkerPools>,
 }
 
 /// Per worker: the load the router gave it and what it made of it.
@@ -241,6 +274,9 @@ pub fn worker_table(props: &WorkerTableProps) -> Html {
                 <thead>
                     <tr>
                         <th scope="col" class="num">{ "Worker" }</th>
+                        if props.pools.is_some() {
+                            <th scope="col">{ "Pool" }</th>
+                        }
                         <th scope="col" class="num">{ "Requests" }</th>
                         <th scope="col" class="num">{ "Load %" }</th>
                         <th scope="col" class="num">{ "Prompt tok" }</th>
@@ -258,6 +294,9 @@ pub fn worker_table(props: &WorkerTableProps) -> Html {
                     { for t.workers.iter().map(|w| html! {
                         <tr>
                             <td class="num">{ w.worker }</td>
+                            if let Some(p) = &props.pools {
+                                <td data-testid="worker-pool">{ p.name(w.worker).unwrap_or("–") }</td>
+                            }
                             <td class="num">{ w.requests }</td>
                             <td class="num">{ pct(w.load_share) }</td>
                             <td class="num">{ w.prompt_tokens }</td>

@@ -2,9 +2,11 @@
 //! finished run's results in tabs (Summary, Charts, Latency, Timeline, Routing), compared
 //! with a pinned run when there is one.
 
+use super::deployment_panel::DeploymentPanel;
 use super::result_panels::{ChartsPanel, LatencyPanel, RoutingPanel, RunView, TimelinePanel};
 use super::slo_table::SloTable;
 use super::summary_table::SummaryTable;
+use crate::deployment_view::{worker_pools, WorkerPools};
 use crate::files;
 use crate::results_view::{decision_index, request_phases};
 use crate::state::{Action, EngineResults, Level, PinnedRun, RunStatus, Scenario};
@@ -71,7 +73,7 @@ pub fn results(props: &ResultsProps) -> Html {
             </div>
             <div class="run-status" data-testid="run-status">{ run_status(&props.run) }</div>
             if let RunStatus::Finished { id, scenario, results, .. } = &props.run {
-                <FinishedRun id={*id} label={run_label(*id, scenario)} results={results.clone()}
+                <FinishedRun id={*id} label={run_label(*id, scenario)} scenario={AttrValue::from(scenario.clone())} results={results.clone()}
                     pinned={props.pinned.clone()} on_action={props.on_action.clone()} />
             } else if let Some(p) = &props.pinned {
                 <p class="pinned">{ format!("Run {} is pinned for comparison.", p.id) }</p>
@@ -85,6 +87,7 @@ pub fn results(props: &ResultsProps) -> Html {
 struct FinishedRunProps {
     id: u64,
     label: AttrValue,
+    scenario: AttrValue,
     results: EngineResults,
     pinned: Option<PinnedRun>,
     on_action: Callback<Action>,
@@ -122,11 +125,26 @@ fn finished_run(props: &FinishedRunProps) -> Html {
         use_memo((results.clone(), shown), move |(_, shown)| {
             shown.then(|| {
                 (
-                    request_phases(&results.requests),
+                    request_phases(&results.requests, &results.transfers),
                     decision_index(&results.decisions, results.requests.len()),
                 )
             })
         })
+    };
+
+    // Each worker's pool, for lane labels and per-worker tables (None without a deployment).
+    let pools: Rc<Option<WorkerPools>> = {
+        let results = props.results.clone();
+        use_memo(
+            (results.clone(), props.scenario.clone()),
+            move |(_, scenario)| {
+                worker_pools(
+                    scenario,
+                    results.workers.workers.len() as u32,
+                    &results.transfers,
+                )
+            },
+        )
     };
 
     let download = |name: &'static str, mime: &'static str, make: fn(&EngineResults) -> String| {
@@ -185,6 +203,7 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                             <SummaryTable results={props.results.clone()} label={props.label.clone()}
                                 pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
                             <SloTable results={props.results.clone()} />
+                            <DeploymentPanel results={props.results.clone()} scenario={props.scenario.clone()} label={props.label.clone()} />
                         </>
                     },
                     Tab::Charts => match &*view {
@@ -197,11 +216,11 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                     },
                     Tab::Timeline => match &*timeline {
                         Some((phases, decisions)) => html! {
-                            <TimelinePanel results={props.results.clone()} phases={phases.clone()} decisions={decisions.clone()} />
+                            <TimelinePanel results={props.results.clone()} phases={phases.clone()} decisions={decisions.clone()} pools={(*pools).clone()} />
                         },
                         None => html! {},
                     },
-                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} /> },
+                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} /> },
                 } }
             </div>
         </div>

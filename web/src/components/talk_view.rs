@@ -6,7 +6,9 @@
 //! extrapolates at the playback speed, so motion stays smooth at 60 fps. Each frame reads the
 //! [`Playback`] index (binary searches), never the records.
 
+use super::talk_pools::{self, TransferTrack};
 use crate::charts::format::{format_value, Unit};
+use crate::deployment_view::worker_pools_of_report;
 use crate::playback::Playback;
 use crate::state::{EngineResults, TalkState};
 use crate::worker::runner::now_ms;
@@ -58,6 +60,8 @@ impl Clock {
 
 struct Stage {
     playback: Rc<Playback>,
+    /// Pools and KV transfers (disaggregated runs), drawn by [`talk_pools`].
+    transfers: Rc<TransferTrack>,
     clock: Clock,
     frame: Option<i32>,
 }
@@ -72,7 +76,15 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
         let results = props.results.clone();
         use_memo(results.clone(), move |_| Rc::new(Playback::new(&results)))
     };
+    let transfers = {
+        let results = props.results.clone();
+        use_memo(results.clone(), move |_| {
+            let pools = results.deployment.as_ref().map(worker_pools_of_report);
+            Rc::new(TransferTrack::new(&results, pools.as_ref()))
+        })
+    };
     let stage = use_mut_ref(|| Stage {
+        transfers: (*transfers).clone(),
         playback: (*playback).clone(),
         clock: Clock::default(),
         frame: None,
@@ -80,6 +92,7 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
     {
         let mut s = stage.borrow_mut();
         s.playback = (*playback).clone();
+        s.transfers = (*transfers).clone();
         s.clock = Clock {
             position: props.talk.position_s,
             wall_ms: now_ms(),
@@ -99,7 +112,7 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                         let s = stage.borrow();
                         let t = s.clock.at(now_ms());
-                        draw(&c, &s.playback, t, s.clock.speed);
+                        draw(&c, &s.playback, &s.transfers, t, s.clock.speed);
                     }
                     let next = frame_loop.borrow().as_ref().and_then(|f| {
                         web_sys::window()?
@@ -131,6 +144,9 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
                 <span><span class="swatch waiting" />{ "waiting" }</span>
                 <span><span class="swatch prefill" />{ "prefill" }</span>
                 <span><span class="swatch decode" />{ "decode" }</span>
+                if !transfers.is_empty() {
+                    <span><span class="swatch transfer" />{ "KV transfer (hollow: waiting for room)" }</span>
+                }
             </figcaption>
         </figure>
     }
@@ -146,7 +162,7 @@ fn css_var(el: &web_sys::Element, name: &str, fallback: &str) -> String {
 }
 
 /// Draws the cluster at simulated time `t`, played at `speed`.
-fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64, speed: f64) {
+fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: f64, speed: f64) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -288,5 +304,13 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, t: f64, speed: f64) {
             mid,
         );
     }
+    let lanes = talk_pools::Lanes {
+        top,
+        lane_h,
+        worker_x,
+    };
+    let transfer_c = css_var(canvas, "--phase-transfer", "#c8336b");
+    let drawn = talk_pools::draw(&ctx, transfers, t, &lanes, (&muted, &transfer_c));
+    let _ = canvas.set_attribute("data-transfers", &drawn.to_string());
     let _ = canvas.set_attribute("data-position", &format!("{t:.3}"));
 }
