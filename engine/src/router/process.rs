@@ -278,9 +278,9 @@ impl Router {
                 prompt_len: request.prompt_len(),
                 content: &request.prompt,
             };
-            st.decode_policy.choose(&route, &view).worker
+            st.decode_policy.choose(&route, &view)
         });
-        let (Some(worker), Some(source)) = (decision, source) else {
+        let (Some(decision), Some(source)) = (decision, source) else {
             // No decode worker to take it: it fails, and its prefill worker lets go.
             if let Some(slot) = st.workers.get(&from) {
                 slot.worker.release_kv(request.id);
@@ -292,14 +292,15 @@ impl Router {
         };
         let slot = st
             .workers
-            .get_mut(&worker)
+            .get_mut(&decision.worker)
             .expect("policies choose among the workers they were shown");
         slot.outstanding += 1;
         let decode = Rc::clone(&slot.worker);
+        let now = self.ctx.env.now();
         self.ctx
             .recorder
             .borrow_mut()
-            .on_transfer_placed(request.id, worker);
+            .on_transfer_placed(request.id, now, decision);
         decode.receive(request, source);
     }
 

@@ -369,10 +369,13 @@ impl Simulation {
                 &workers,
             )
         });
-        let transfers = if take {
-            std::mem::take(&mut rec.transfers)
+        let (transfers, decode_decisions) = if take {
+            (
+                std::mem::take(&mut rec.transfers),
+                std::mem::take(&mut rec.decode_decisions),
+            )
         } else {
-            rec.transfers.clone()
+            (rec.transfers.clone(), rec.decode_decisions.clone())
         };
         let (itl, requests, decisions) = if take {
             (
@@ -409,6 +412,7 @@ impl Simulation {
             slo,
             deployment,
             transfers,
+            decode_decisions,
         }
     }
 }

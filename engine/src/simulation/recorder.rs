@@ -67,6 +67,8 @@ pub(crate) struct Recorder {
     transfer_at: BTreeMap<u64, usize>,
     /// Each worker's pool (index in the deployment), by worker id.
     pub worker_pool: Vec<usize>,
+    /// Each decode-worker choice of a disaggregated deployment, in order.
+    pub decode_decisions: Vec<RoutingRecord>,
 }
 
 impl Recorder {
@@ -87,6 +89,7 @@ impl Recorder {
             transfers: Vec::new(),
             transfer_at: BTreeMap::new(),
             worker_pool: Vec::new(),
+            decode_decisions: Vec::new(),
         }
     }
 
@@ -155,11 +158,20 @@ impl Recorder {
         self.transfers.get_mut(k)
     }
 
-    /// The decode policy chose `worker` for `request`.
-    pub fn on_transfer_placed(&mut self, request: u64, worker: u32) {
+    /// The decode policy chose a decode worker for `request` at `time`.
+    pub fn on_transfer_placed(&mut self, request: u64, time: f64, mut decision: RoutingDecision) {
         if let Some(t) = self.transfer(request) {
-            t.decode_worker = Some(worker);
+            t.decode_worker = Some(decision.worker);
         }
+        if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
+            decision.candidates = Vec::new();
+        }
+        self.candidates_kept += decision.candidates.len();
+        self.decode_decisions.push(RoutingRecord {
+            request,
+            time,
+            decision,
+        });
     }
 
     /// The decode worker allocated `request`'s blocks at `now`; `tokens` (`bytes`) start to

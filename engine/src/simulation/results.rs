@@ -45,6 +45,9 @@ pub struct SimulationResults {
     /// Every prefill→decode KV transfer, in hand-off order (empty without disaggregation).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub transfers: Vec<TransferRecord>,
+    /// Every decode-worker choice and its evidence, in order (empty without disaggregation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decode_decisions: Vec<RoutingRecord>,
 }
 
 /// Why a run ended before its workload did.

@@ -340,7 +340,7 @@ impl Wire for Metric {
 wire_struct! {
     SimulationResults {
         engine_version, timing, end_time, truncated, stop, events, stages, workers, series,
-        itl, requests, decisions, slo, deployment, transfers,
+        itl, requests, decisions, slo, deployment, transfers, decode_decisions,
     }
     DeploymentReport {
         pools, pool_balance, ttft_queueing, ttft_prefill, transfer, transfers, transfer_bytes,
