@@ -306,6 +306,17 @@ pub fn default_at(doc: &Value, path: &str) -> Option<Value> {
                 get_json_path(doc, "router.policy").unwrap_or(&defaults()["router"]["policy"]);
             within(policy_default(policy.get("policy")?.as_str()?), 2)
         }
+        (Some("deployment"), Some("pools"), Some(_)) => match key(3) {
+            // A pool's hardware and worker overrides show the top-level value they replace.
+            Some(section @ ("hardware" | "worker")) if segs.len() > 4 => {
+                value_at(doc, &format!("{section}.{}", rest(4)))
+            }
+            _ => within(to_value(&engine::deployment::PoolConfig::default()), 3),
+        },
+        (Some("deployment"), _, _) => within(
+            to_value(&engine::deployment::DeploymentConfig::default()),
+            1,
+        ),
         _ => get_json_path(defaults(), path).cloned(),
     }
 }
@@ -361,6 +372,24 @@ pub fn section_of(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pools_fields_default_to_the_pool_defaults_and_its_overrides_to_the_top_level() {
+        let doc = serde_json::json!({"hardware": {"gpu": "A100-80GB"},
+            "deployment": {"pools": [{"role": "decode"}]}});
+        assert_eq!(
+            value_at(&doc, "deployment.pools[0].num_workers"),
+            Some(serde_json::json!(1))
+        );
+        assert_eq!(
+            value_at(&doc, "deployment.pools[0].hardware.gpu"),
+            Some(serde_json::json!("A100-80GB"))
+        );
+        assert_eq!(
+            value_at(&doc, "deployment.kv_transfer.bandwidth_gbps"),
+            Some(serde_json::json!(50.0))
+        );
+    }
 
     #[test]
     fn missing_fields_read_the_engine_defaults() {

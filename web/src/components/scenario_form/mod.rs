@@ -2,6 +2,7 @@
 //! to its JSON path, showing the engine's default when the document leaves it out and the
 //! engine's validation problem for that path next to it.
 
+mod deployment;
 pub mod edit;
 mod hardware;
 mod kv_cache;
@@ -277,6 +278,7 @@ pub fn scenario_form(props: &ScenarioFormProps) -> Html {
             <worker::WorkerSection ctx={ctx.clone()} />
             <kv_cache::KvCacheSection ctx={ctx.clone()} />
             <router::RouterSection ctx={ctx.clone()} />
+            <deployment::DeploymentSection ctx={ctx.clone()} />
             <workload::WorkloadSection ctx={ctx.clone()} />
             <sweep::SweepSection ctx={ctx} />
         </div>
