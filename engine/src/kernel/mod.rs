@@ -105,7 +105,8 @@
 //! # Internals
 //!
 //! Events live in a slab with generation counters and reference counts, the queue is a binary
-//! heap of small `Copy` entries, and callbacks are a small enum rather than boxed closures.
+//! heap of small `Copy` entries beside a FIFO lane for entries whose keys arrive in order
+//! (events due now, batches of equal delays), and callbacks are a small enum rather than boxed closures.
 //! Typed payloads (event values, process outputs, store items) stay in typed cells owned by the
 //! handles and stores, so the hot path — timeout, resume, next timeout — allocates nothing in the
 //! steady state. Processes are boxed futures polled with a no-op waker: the kernel itself knows

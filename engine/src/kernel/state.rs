@@ -8,7 +8,7 @@
 //! capacity, so the steady state (timeout → resume → timeout) allocates nothing.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -127,6 +127,12 @@ pub(crate) struct State {
     pub(crate) now: f64,
     seq: u64,
     heap: BinaryHeap<Scheduled>,
+    /// Scheduled events whose keys arrived in ascending order, oldest first: an event whose
+    /// key is above the last one here is appended instead of pushed on the heap. Keys grow
+    /// with the insertion id, so the common cases (events due now, a batch of equal
+    /// delays) cost O(1); the next event is the smaller of the two fronts, so the order is
+    /// SimPy's exactly.
+    lane: VecDeque<Scheduled>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pub(crate) procs: Vec<ProcSlot>,
@@ -145,6 +151,7 @@ impl State {
             now: 0.0,
             seq: 0,
             heap: BinaryHeap::new(),
+            lane: VecDeque::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             procs: Vec::new(),
@@ -248,17 +255,36 @@ impl State {
         slot.refs += 1;
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Scheduled::new(time, priority, seq, id));
+        let entry = Scheduled::new(time, priority, seq, id);
+        match self.lane.back() {
+            Some(last) if last.key > entry.key => self.heap.push(entry),
+            _ => self.lane.push_back(entry),
+        }
+    }
+
+    /// The next scheduled event's entry (the smaller key of the two fronts) and whether it
+    /// is the lane's.
+    fn next_entry(&self) -> Option<(Scheduled, bool)> {
+        match (self.lane.front(), self.heap.peek()) {
+            (Some(l), Some(h)) if h.key < l.key => Some((*h, false)),
+            (Some(l), _) => Some((*l, true)),
+            (None, h) => h.map(|h| (*h, false)),
+        }
     }
 
     /// Time of the next scheduled event, `f64::INFINITY` when none.
     pub(crate) fn peek(&self) -> f64 {
-        self.heap.peek().map_or(f64::INFINITY, Scheduled::time)
+        self.next_entry().map_or(f64::INFINITY, |(e, _)| e.time())
     }
 
     /// Pops the next event, advances the clock, marks it processed and hands out its callbacks.
     pub(crate) fn pop(&mut self) -> Option<(EventId, Vec<Callback>)> {
-        let next = self.heap.pop()?;
+        let (next, in_lane) = self.next_entry()?;
+        if in_lane {
+            self.lane.pop_front();
+        } else {
+            self.heap.pop();
+        }
         self.now = next.time();
         let slot = self.slot_mut(next.id);
         slot.state = EventState::Processed;
@@ -277,7 +303,7 @@ impl State {
     }
 
     pub(crate) fn scheduled_count(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lane.len()
     }
 
     pub(crate) fn live_events(&self) -> usize {
