@@ -25,7 +25,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const editor = (page) => page.locator('textarea.scenario-json');
 const status = (page) => page.getByTestId('run-status');
-const value = async (page, testid) => Number(await page.getByTestId(testid).getAttribute('data-value'));
+/** The exact value behind a cell (its data-value, Rust's round-trip form). */
+const value = async (page, testid) => Number(await page.locator(`[data-testid="${testid}"][data-value]`)
+  .getAttribute('data-value'));
 
 /** The CLI's results for the scenario text (`opal run --json`), parsed. */
 function native(text) {
@@ -140,15 +142,25 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   }
   await page.mouse.move(box.x - 20, box.y - 20);
 
-  // Talk mode: KV transfers travel from the prefill pool to the decode pool.
+  // Talk mode: KV transfers travel from the prefill pool to the decode pool. A slow link
+  // (2 GB/s: ~0.4 s per prompt) keeps several in flight at any instant, so a paused frame
+  // shows them.
+  const slow = JSON.parse(text);
+  slow.deployment.kv_transfer.bandwidth_gbps = 2;
+  await editor(page).fill(JSON.stringify(slow, null, 2));
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await status(page).getByText('Run 2 finished').waitFor({ timeout: 120_000 });
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('t');
   const talk = page.getByTestId('talk-canvas');
   await talk.waitFor();
+  await page.keyboard.press('+');
   await page.keyboard.press(' ');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=talk-canvas]')
-    ?.getAttribute('data-transfers')) > 0, null, { timeout: 30_000 });
+    ?.getAttribute('data-position')) > 6, null, { timeout: 30_000 });
   await page.keyboard.press(' ');
+  await page.waitForTimeout(300);
+  assert.ok(Number(await talk.getAttribute('data-transfers')) > 0, 'no transfer drawn while paused');
   for (const theme of ['dark', 'light']) {
     await setTheme(page, theme);
     await page.waitForTimeout(100);

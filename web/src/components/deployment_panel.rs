@@ -129,7 +129,7 @@ fn transfer_facts(d: &DeploymentReport) -> Html {
         .map(bytes)
         .unwrap_or_else(|| "n/a".into());
     html! {
-        <table class="summary-table" data-testid="deployment-transfers">
+        <table class="summary-table" data-testid="deployment-transfer-table">
             <caption>{ "KV transfers" }</caption>
             <tbody>
                 <tr><th scope="row">{ "Transfers completed" }</th>

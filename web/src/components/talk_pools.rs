@@ -131,28 +131,27 @@ pub fn draw(
         ctx.line_to(x + 5.0, y1);
         ctx.stroke();
         if !name.is_empty() {
-            let _ = ctx.fill_text(&format!("{name} pool"), x - 4.0, y0);
+            // Left of the transfer arcs (they bow out up to 60 px).
+            let _ = ctx.fill_text(&format!("{name} pool"), x - 62.0, y0);
         }
     }
     ctx.set_text_align("left");
-    // Transfers: an arc left of the lanes from the prefill worker to the decode worker; the
-    // dot rides it as the bytes move.
+    // Transfers: an arc from the prefill worker to the decode worker; the dot rides it as the
+    // bytes move.
     let flying = track.in_flight(t);
     ctx.set_stroke_style_str(transfer_c);
     ctx.set_fill_style_str(transfer_c);
     ctx.set_line_width(1.0);
     ctx.set_global_alpha(0.35);
     ctx.begin_path();
-    let arc_x = lanes.worker_x + 30.0;
+    // Arcs leave and reach the worker boxes' left edges and bow out left of them, clear of
+    // the workers' labels (the further apart the lanes, the wider the bow, within 60 px).
+    let edge = lanes.worker_x - 2.0;
+    let bow = |ya: f64, yb: f64| edge - 16.0 - ((yb - ya).abs() * 0.2).min(44.0);
     for &(from, to, _) in &flying {
         let (ya, yb) = (mid(from), mid(to));
-        ctx.move_to(lanes.worker_x + 4.0, ya);
-        ctx.quadratic_curve_to(
-            arc_x + (yb - ya).abs() * 0.15,
-            (ya + yb) / 2.0,
-            lanes.worker_x + 4.0,
-            yb,
-        );
+        ctx.move_to(edge, ya);
+        ctx.quadratic_curve_to(bow(ya, yb), (ya + yb) / 2.0, edge, yb);
     }
     ctx.stroke();
     ctx.set_global_alpha(1.0);
@@ -160,7 +159,7 @@ pub fn draw(
         let (ya, yb) = (mid(from), mid(to));
         let f = moved.unwrap_or(0.0);
         // The point at f on the quadratic curve above.
-        let (x0, x1) = (lanes.worker_x + 4.0, arc_x + (yb - ya).abs() * 0.15);
+        let (x0, x1) = (edge, bow(ya, yb));
         let u = 1.0 - f;
         let px = u * u * x0 + 2.0 * u * f * x1 + f * f * x0;
         let py = u * u * ya + 2.0 * u * f * (ya + yb) / 2.0 + f * f * yb;
