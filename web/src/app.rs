@@ -8,13 +8,17 @@ use crate::components::import_report::ImportReportPanel;
 use crate::components::json_view::JsonView;
 use crate::components::notices::Notices;
 use crate::components::presets::Presets;
+use crate::components::race_panel::RacePanel;
+use crate::components::race_view::RaceView;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
 use crate::components::sweep_panel::SweepPanel;
 use crate::components::talk_bar::TalkBar;
 use crate::components::talk_view::TalkView;
-use crate::hooks::{use_link_listener, use_playback_ticker, use_run_driver, use_shortcuts};
+use crate::hooks::{
+    use_link_listener, use_playback_ticker, use_race_driver, use_run_driver, use_shortcuts,
+};
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
@@ -106,11 +110,19 @@ pub fn app() -> Html {
     use_shortcuts(&state, on_action.clone());
     use_link_listener(on_action.clone());
     use_run_driver(&state.run, state.data_files.clone(), on_action.clone());
-    let end_s = match &state.run {
-        RunStatus::Finished { sim_end_s, .. } => Some(*sim_end_s),
+    use_race_driver(
+        state.race.as_ref(),
+        state.data_files.clone(),
+        on_action.clone(),
+    );
+    let race = state.race.as_ref().filter(|_| state.view == View::Race);
+    // The clock runs to the run's end in talk mode, to the last entrant's in a race.
+    let end_s = match (race, &state.run) {
+        (Some(race), _) => race.end_s(),
+        (None, RunStatus::Finished { sim_end_s, .. }) => Some(*sim_end_s),
         _ => None,
     };
-    let playing = state.view == View::Talk && state.talk.playing;
+    let playing = state.view.plays_back() && state.talk.playing;
     use_playback_ticker(playing.then_some(end_s).flatten(), on_action.clone());
 
     let file_input = use_node_ref();
@@ -215,11 +227,12 @@ pub fn app() -> Html {
         })
     };
 
-    let talk = state.view == View::Talk;
+    let talk = state.view.plays_back();
     let class = classes!(
         "app",
         format!("theme-{}", state.theme.name()),
         talk.then_some("talk"),
+        race.is_some().then_some("racing"),
         dragging.then_some("dragging"),
     );
     let close_overlays = on_action.reform(|()| Action::CloseOverlays);
@@ -238,6 +251,16 @@ pub fn app() -> Html {
             if let Some(report) = &state.import_report {
                 <ImportReportPanel report={report.clone()} on_dismiss={on_action.reform(|()| Action::DismissImportReport)} />
             }
+            if let Some(race) = race {
+                <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()}
+                    idle={if race.is_running() { "Simulating every entrant…" } else { "No entrant finished" }} />
+                <main class="race-main">
+                    <RaceView race={race.clone()} talk={state.talk} on_action={on_action.clone()} />
+                    <button type="button" class="race-leave" onclick={on_action.reform(|_: MouseEvent| Action::LeaveRace)} title="Esc">
+                        { "Back to the editor" }
+                    </button>
+                </main>
+            } else {
             if talk {
                 <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} />
             }
@@ -245,6 +268,7 @@ pub fn app() -> Html {
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
                     <Presets on_action={on_action.clone()} />
+                    <RacePanel scenario={state.scenario.clone()} on_action={on_action.clone()} />
                     <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
@@ -261,6 +285,7 @@ pub fn app() -> Html {
                     <SweepPanel scenario={state.scenario.clone()} data_files={state.data_files.clone()} />
                 </section>
             </main>
+            }
             if state.help_open {
                 <Help on_close={close_overlays} />
             }

@@ -42,7 +42,7 @@ pub const ALL: [Shortcut; 8] = [
     },
     Shortcut {
         keys: "Esc",
-        does: "Stop the run, or close this help",
+        does: "Stop the run, close this help, or leave a race",
     },
     Shortcut {
         keys: "t",
@@ -54,15 +54,15 @@ pub const ALL: [Shortcut; 8] = [
     },
     Shortcut {
         keys: "Space",
-        does: "Talk mode: play / pause",
+        does: "Talk mode and races: play / pause",
     },
     Shortcut {
         keys: "+ / −",
-        does: "Talk mode: faster / slower",
+        does: "Talk mode and races: faster / slower",
     },
     Shortcut {
         keys: "← / →",
-        does: "Talk mode: back / forward 5 s",
+        does: "Talk mode and races: back / forward 5 s",
     },
     Shortcut {
         keys: "Tab",

@@ -29,7 +29,7 @@ pub enum Format {
 }
 
 /// Our top-level sections.
-const OUR_SECTIONS: [&str; 11] = [
+const OUR_SECTIONS: [&str; 12] = [
     "version",
     "simulation",
     "model",
@@ -41,6 +41,7 @@ const OUR_SECTIONS: [&str; 11] = [
     "slo",
     "sweep",
     "race",
+    "deployment",
 ];
 
 /// Tells our documents from Opal's by their keys, so one "Import" button can take either.

@@ -9,6 +9,8 @@ pub mod import_report;
 pub mod json_view;
 pub mod notices;
 pub mod presets;
+pub mod race_panel;
+pub mod race_view;
 pub mod result_panels;
 pub mod results;
 pub mod scenario_form;

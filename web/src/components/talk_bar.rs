@@ -12,6 +12,9 @@ pub struct TalkBarProps {
     pub end_s: Option<f64>,
     /// Sends playback actions.
     pub on_action: Callback<Action>,
+    /// What the clock says while there is nothing to play.
+    #[prop_or(AttrValue::Static("Run a scenario to play it back"))]
+    pub idle: AttrValue,
 }
 
 /// The playback bar.
@@ -36,7 +39,7 @@ pub fn talk_bar(props: &TalkBarProps) -> Html {
                 value={props.talk.position_s.to_string()} {disabled} oninput={onseek} />
             <span class="talk-clock">
                 if disabled {
-                    { "Run a scenario to play it back" }
+                    { props.idle.clone() }
                 } else {
                     { format!("t = {:.1} s of {:.1} s", props.talk.position_s, end) }
                 }

@@ -26,6 +26,10 @@ pub struct TalkViewProps {
     pub results: EngineResults,
     /// Playback state.
     pub talk: TalkState,
+    /// One lane of a race: no counters or legend of its own (the race view shows them),
+    /// narrower worker lanes.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// Wall-clock seconds an arriving request takes to fly in to the router (it lands at its
@@ -63,6 +67,7 @@ struct Stage {
     /// Pools and KV transfers (disaggregated runs), drawn by [`talk_pools`].
     transfers: Rc<TransferTrack>,
     clock: Clock,
+    compact: bool,
     frame: Option<i32>,
 }
 
@@ -87,12 +92,14 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
         transfers: (*transfers).clone(),
         playback: (*playback).clone(),
         clock: Clock::default(),
+        compact: props.compact,
         frame: None,
     });
     {
         let mut s = stage.borrow_mut();
         s.playback = (*playback).clone();
         s.transfers = (*transfers).clone();
+        s.compact = props.compact;
         s.clock = Clock {
             position: props.talk.position_s,
             wall_ms: now_ms(),
@@ -112,7 +119,7 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
                     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                         let s = stage.borrow();
                         let t = s.clock.at(now_ms());
-                        draw(&c, &s.playback, &s.transfers, t, s.clock.speed);
+                        draw(&c, &s.playback, &s.transfers, t, s.clock.speed, s.compact);
                     }
                     let next = frame_loop.borrow().as_ref().and_then(|f| {
                         web_sys::window()?
@@ -140,15 +147,33 @@ pub fn talk_view(props: &TalkViewProps) -> Html {
         <figure class="talk-stage">
             <canvas ref={canvas} class="talk-canvas" data-testid="talk-canvas" role="img"
                 aria-label="The cluster at the playback time: arriving requests, the router, and each worker's queue and running batch." />
-            <figcaption class="talk-legend">
-                <span><span class="swatch waiting" />{ "waiting" }</span>
-                <span><span class="swatch prefill" />{ "prefill" }</span>
-                <span><span class="swatch decode" />{ "decode" }</span>
-                if !transfers.is_empty() {
-                    <span><span class="swatch transfer" />{ "KV transfer (hollow: waiting for room)" }</span>
-                }
-            </figcaption>
+            if !props.compact {
+                <figcaption><PhaseLegend transfers={!transfers.is_empty()} /></figcaption>
+            }
         </figure>
+    }
+}
+
+/// Props of [`PhaseLegend`].
+#[derive(Properties, PartialEq)]
+pub struct PhaseLegendProps {
+    /// Whether the run has KV transfers between pools to explain.
+    #[prop_or_default]
+    pub transfers: bool,
+}
+
+/// What the stage's colours mean.
+#[function_component(PhaseLegend)]
+pub fn phase_legend(props: &PhaseLegendProps) -> Html {
+    html! {
+        <span class="talk-legend">
+            <span><span class="swatch waiting" />{ "waiting" }</span>
+            <span><span class="swatch prefill" />{ "prefill" }</span>
+            <span><span class="swatch decode" />{ "decode" }</span>
+            if props.transfers {
+                <span><span class="swatch transfer" />{ "KV transfer (hollow: waiting for room)" }</span>
+            }
+        </span>
     }
 }
 
@@ -161,8 +186,16 @@ fn css_var(el: &web_sys::Element, name: &str, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_string())
 }
 
-/// Draws the cluster at simulated time `t`, played at `speed`.
-fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: f64, speed: f64) {
+/// Draws the cluster at simulated time `t`, played at `speed`; `compact` leaves out the
+/// counters and narrows the lanes.
+fn draw(
+    canvas: &HtmlCanvasElement,
+    p: &Playback,
+    transfers: &TransferTrack,
+    t: f64,
+    speed: f64,
+    compact: bool,
+) {
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -174,8 +207,7 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: 
     let workers = p.num_workers().max(1);
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let css_w = f64::from(canvas.client_width()).max(300.0);
-    let lane_h = 54.0;
-    let top = 96.0;
+    let (lane_h, top) = if compact { (40.0, 8.0) } else { (54.0, 96.0) };
     let css_h = top + lane_h * workers as f64 + 16.0;
     let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
     if canvas.width() != pw || canvas.height() != ph {
@@ -193,27 +225,33 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: 
     ctx.clear_rect(0.0, 0.0, css_w, css_h);
 
     let now = p.at(t);
-    // Counters.
-    ctx.set_fill_style_str(&fg);
-    ctx.set_font("600 30px system-ui, sans-serif");
-    ctx.set_text_baseline("top");
-    let _ = ctx.fill_text(&format!("t = {t:.1} s"), 12.0, 8.0);
-    let _ = ctx.fill_text(&format!("{} completed", now.completed), css_w * 0.30, 8.0);
-    let _ = ctx.fill_text(
-        &format_value(now.throughput, Unit::TokPerSec),
-        css_w * 0.66,
-        8.0,
-    );
-    ctx.set_font("16px system-ui, sans-serif");
-    ctx.set_fill_style_str(&muted);
-    let _ = ctx.fill_text("simulated time", 12.0, 44.0);
-    let _ = ctx.fill_text("requests", css_w * 0.30, 44.0);
-    let _ = ctx.fill_text("output throughput", css_w * 0.66, 44.0);
+    // Counters (a race lane's are the race view's).
+    if !compact {
+        ctx.set_fill_style_str(&fg);
+        ctx.set_font("600 30px system-ui, sans-serif");
+        ctx.set_text_baseline("top");
+        let _ = ctx.fill_text(&format!("t = {t:.1} s"), 12.0, 8.0);
+        let _ = ctx.fill_text(&format!("{} completed", now.completed), css_w * 0.30, 8.0);
+        let _ = ctx.fill_text(
+            &format_value(now.throughput, Unit::TokPerSec),
+            css_w * 0.66,
+            8.0,
+        );
+        ctx.set_font("16px system-ui, sans-serif");
+        ctx.set_fill_style_str(&muted);
+        let _ = ctx.fill_text("simulated time", 12.0, 44.0);
+        let _ = ctx.fill_text("requests", css_w * 0.30, 44.0);
+        let _ = ctx.fill_text("output throughput", css_w * 0.66, 44.0);
+    }
 
     // Router: a box in the left third, centred on the worker lanes.
     let lanes_mid = top + lane_h * workers as f64 / 2.0;
-    let router_x = css_w * 0.22;
-    let worker_x = css_w * 0.34;
+    // A race lane is half the screen: the router moves left to leave the workers room.
+    let (router_x, worker_x, label_w) = if compact {
+        (css_w * 0.13, css_w * 0.22, 88.0)
+    } else {
+        (css_w * 0.22, css_w * 0.34, 96.0)
+    };
     ctx.set_stroke_style_str(&line);
     ctx.set_line_width(2.0);
     ctx.stroke_rect(router_x - 40.0, lanes_mid - 24.0, 80.0, 48.0);
@@ -274,12 +312,23 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: 
         ctx.set_font("600 15px system-ui, sans-serif");
         ctx.set_text_baseline("middle");
         let _ = ctx.fill_text(&format!("worker {w}"), worker_x + 8.0, mid);
-        let queue_x = worker_x + 96.0;
-        let batch_x = worker_x + (css_w - worker_x) * 0.45;
-        let row = |x0: f64, n: u32, colour: &str| -> f64 {
+        let queue_x = worker_x + label_w;
+        let batch_x = worker_x + (css_w - worker_x) * if compact { 0.42 } else { 0.45 };
+        // Two rows of squares; a narrow lane fits fewer per row (the counts say the rest).
+        let fit = |room: f64| {
+            if compact {
+                ((room / (sq + gap)).floor() as u32).clamp(3, MAX_SQUARES / 2)
+            } else {
+                MAX_SQUARES / 2
+            }
+        };
+        let (queue_row, batch_row) = (
+            fit(batch_x - queue_x - 84.0),
+            fit((css_w - 12.0 - batch_x - 150.0) / 2.0),
+        );
+        let row = |x0: f64, n: u32, colour: &str, per_row: u32| -> f64 {
             ctx.set_fill_style_str(colour);
-            let shown = n.min(MAX_SQUARES);
-            let per_row = 24u32;
+            let shown = n.min(per_row * 2);
             for k in 0..shown {
                 let (cx, cy) = ((k % per_row) as f64, (k / per_row) as f64);
                 ctx.fill_rect(
@@ -291,12 +340,12 @@ fn draw(canvas: &HtmlCanvasElement, p: &Playback, transfers: &TransferTrack, t: 
             }
             x0 + f64::from(shown.min(per_row)) * (sq + gap)
         };
-        let end = row(queue_x, state.waiting, &waiting_c);
+        let end = row(queue_x, state.waiting, &waiting_c, queue_row);
         ctx.set_fill_style_str(&muted);
         ctx.set_font("14px system-ui, sans-serif");
         let _ = ctx.fill_text(&format!("{} waiting", state.waiting), end + 6.0, mid);
-        let p_end = row(batch_x, state.prefill, &prefill_c);
-        let d_end = row(p_end + 6.0, state.decode, &decode_c);
+        let p_end = row(batch_x, state.prefill, &prefill_c, batch_row);
+        let d_end = row(p_end + 6.0, state.decode, &decode_c, batch_row);
         ctx.set_fill_style_str(&muted);
         let _ = ctx.fill_text(
             &format!("{} prefill · {} decode", state.prefill, state.decode),

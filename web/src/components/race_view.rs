@@ -1,0 +1,231 @@
+//! The race view: each entrant of the scenario's race in its own lane, played back on talk
+//! mode's one clock, with live counters (completed, p99 TTFT so far, GPU prefix-cache hit
+//! rate so far), the leader of each counter marked, and where the entrants part ways.
+
+use crate::charts::format::{format_value, Unit};
+use crate::components::talk_view::{PhaseLegend, TalkView};
+use crate::race_counters::{leader, p99_lead_for_good, route_split, Counters, CountersNow};
+use crate::state::{Action, EngineResults, Lane, LaneStatus, RaceRun, TalkState};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Props of [`RaceView`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct RaceViewProps {
+    /// The race.
+    pub race: RaceRun,
+    /// The shared playback clock.
+    pub talk: TalkState,
+    /// Sends seeks (jump to where the entrants part ways).
+    pub on_action: Callback<Action>,
+}
+
+/// What the race view works out once per set of finished runs.
+#[derive(PartialEq)]
+struct Analysis {
+    /// Each lane's counters index (`None` until it finishes, or when it failed).
+    counters: Vec<Option<Counters>>,
+    /// Where routing first differs: (time, sentence).
+    split: Option<(f64, String)>,
+    /// When one entrant took the p99 TTFT lead for good: (time, sentence).
+    decided: Option<(f64, String)>,
+}
+
+fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
+    let counters: Vec<Option<Counters>> = results
+        .iter()
+        .map(|r| r.as_ref().map(|r| Counters::new(r)))
+        .collect();
+    let all: Option<Vec<&EngineResults>> = results.iter().map(Option::as_ref).collect();
+    let (mut split, mut decided) = (None, None);
+    if let Some(all) = all.filter(|a| a.len() >= 2) {
+        let runs: Vec<_> = all.iter().map(|r| &***r).collect();
+        split = route_split(&runs).map(|s| {
+            let sent: Vec<String> = s
+                .workers
+                .iter()
+                .map(|w| w.map_or("none".into(), |w| w.to_string()))
+                .collect();
+            (
+                s.at_s,
+                format!(
+                    "Routes split at t = {:.2} s: request {} goes to worker {}.",
+                    s.at_s,
+                    s.request,
+                    sent.join(" vs ")
+                ),
+            )
+        });
+        let lanes: Vec<&Counters> = counters.iter().flatten().collect();
+        decided = p99_lead_for_good(&lanes).map(|(t, who)| {
+            (
+                t,
+                format!(
+                    "{} has led p99 TTFT for good since t = {t:.1} s.",
+                    race.lanes[who].label
+                ),
+            )
+        });
+    }
+    Analysis {
+        counters,
+        split,
+        decided,
+    }
+}
+
+/// The race view.
+#[function_component(RaceView)]
+pub fn race_view(props: &RaceViewProps) -> Html {
+    let results = props.race.results();
+    let analysis = {
+        let race = props.race.clone();
+        use_memo(results.clone(), move |r| Rc::new(analyse(&race, r)))
+    };
+    let t = props.talk.position_s;
+    let now: Vec<Option<CountersNow>> = analysis
+        .counters
+        .iter()
+        .map(|c| c.as_ref().map(|c| c.at(t)))
+        .collect();
+    let values = |f: fn(&CountersNow) -> f64| -> Vec<f64> {
+        now.iter().map(|n| n.as_ref().map_or(f64::NAN, f)).collect()
+    };
+    let leaders = [
+        leader(&values(|n| n.completed as f64), true),
+        leader(&values(|n| n.ttft.p99_ms), false),
+        leader(&values(|n| n.gpu_hit), true),
+    ];
+    let class = classes!(
+        "race-lanes",
+        format!("race-lanes-{}", props.race.lanes.len())
+    );
+    let marker = |mark: &Option<(f64, String)>, testid: &'static str| -> Html {
+        let Some((at, text)) = mark.clone() else {
+            return html! {};
+        };
+        let reached = t >= at;
+        let onclick = props
+            .on_action
+            .reform(move |_: MouseEvent| Action::TalkSeek(at));
+        html! {
+            <p class={classes!("race-mark", reached.then_some("reached"))} data-testid={testid}>
+                <span>{ text }</span>
+                <button type="button" {onclick}>{ "Jump there" }</button>
+            </p>
+        }
+    };
+    html! {
+        <section class="race" data-testid="race-view" aria-label="Race">
+            <div class="race-head">
+                <h2>{ "Race" }<span class="race-sub">{ format!("{} entrants, same arrivals", props.race.lanes.len()) }</span></h2>
+                <PhaseLegend />
+            </div>
+            <div class="race-marks">
+                { marker(&analysis.split, "race-split") }
+                { marker(&analysis.decided, "race-decided") }
+            </div>
+            <div {class}>
+                { for props.race.lanes.iter().enumerate().map(|(i, lane)| html! {
+                    <RaceLane lane={lane.clone()} now={now[i]} talk={props.talk}
+                        leads={leaders.map(|l| l == Some(i))} />
+                }) }
+            </div>
+        </section>
+    }
+}
+
+/// Props of [`RaceLane`].
+#[derive(Properties, PartialEq, Clone)]
+struct RaceLaneProps {
+    lane: Lane,
+    /// Its counters at the clock (once it has finished).
+    now: Option<CountersNow>,
+    talk: TalkState,
+    /// Whether it leads completed, p99 TTFT, GPU hit rate.
+    leads: [bool; 3],
+}
+
+/// One entrant: its label, counters and cluster.
+#[function_component(RaceLane)]
+fn race_lane(props: &RaceLaneProps) -> Html {
+    let lane = &props.lane;
+    let body = match &lane.status {
+        LaneStatus::Running(p) => {
+            let pct = p.fraction.map(|f| format!("{:.0}%", f * 100.0));
+            html! {
+                <p class="race-status" role="status">
+                    { format!("Simulating… {} requests done", p.requests_done) }
+                    if let Some(pct) = pct { { format!(" ({pct})") } }
+                </p>
+            }
+        }
+        LaneStatus::Failed(message) => html! {
+            <p class="race-status bad" role="alert">{ format!("This entrant could not run: {message}") }</p>
+        },
+        LaneStatus::Finished(results) => {
+            let n = props.now.unwrap_or(CountersNow {
+                completed: 0,
+                ttft: engine::stats::LatencySummary::empty(),
+                gpu_hit: f64::NAN,
+            });
+            let total = results.requests.len();
+            html! {
+                <>
+                    <dl class="race-counters">
+                        <Counter name="completed" testid="race-completed" value={n.completed as f64}
+                            shown={format!("{}", n.completed)} of={format!("of {total} requests")} lead={props.leads[0]} />
+                        <Counter name="p99 TTFT" testid="race-p99" value={n.ttft.p99_ms}
+                            shown={format_value(n.ttft.p99_ms, Unit::Millis)}
+                            of={format!("so far · mean {}", format_value(n.ttft.mean_ms, Unit::Millis))}
+                            mean={n.ttft.mean_ms} lead={props.leads[1]} />
+                        <Counter name="GPU cache hits" testid="race-hit" value={n.gpu_hit}
+                            shown={format_value(n.gpu_hit, Unit::Percent)} of="of prompt tokens so far" lead={props.leads[2]} />
+                    </dl>
+                    <TalkView results={results.clone()} talk={props.talk} compact=true />
+                </>
+            }
+        }
+    };
+    html! {
+        <article class="race-lane" data-testid="race-lane" data-label={lane.label.to_string()}>
+            <h3>{ lane.label.to_string() }</h3>
+            { body }
+        </article>
+    }
+}
+
+/// Props of [`Counter`].
+#[derive(Properties, PartialEq, Clone)]
+struct CounterProps {
+    name: AttrValue,
+    testid: AttrValue,
+    /// The exact value, for tests and copying (`data-value`).
+    value: f64,
+    shown: AttrValue,
+    /// The line under the number.
+    of: AttrValue,
+    /// A second exact value (the mean TTFT beside the p99).
+    #[prop_or(f64::NAN)]
+    mean: f64,
+    lead: bool,
+}
+
+/// One live counter; the leader's is marked.
+#[function_component(Counter)]
+fn counter(props: &CounterProps) -> Html {
+    html! {
+        <div class={classes!("race-counter", props.lead.then_some("leader"))}
+            data-testid={props.testid.clone()} data-value={props.value.to_string()}
+            data-mean={(!props.mean.is_nan()).then(|| props.mean.to_string())}>
+            <dt>
+                { props.name.clone() }
+                if props.lead { <span class="race-lead">{ "▲ leads" }</span> }
+            </dt>
+            <dd>
+                <span class="race-number">{ props.shown.clone() }</span>
+                <span class="race-of">{ props.of.clone() }</span>
+            </dd>
+        </div>
+    }
+}
