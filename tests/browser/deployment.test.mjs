@@ -107,8 +107,7 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   assert.equal(await page.getByTestId('deployment-pool').count(), 2);
   for (const theme of ['light', 'dark']) {
     await setTheme(page, theme);
-    await page.getByTestId('deployment').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${artifacts}/deployment-${theme}.png`, fullPage: true });
+    await page.getByTestId('deployment').screenshot({ path: `${artifacts}/deployment-${theme}.png` });
   }
   await setTheme(page, 'light');
 
@@ -136,11 +135,11 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   }
   assert.match(await tooltip.textContent(),
     /worker \d+ → worker \d+[\s\S]*KV transfer prefill · worker \d+ → decode · worker \d+: [\d.]+ (GB|MB) in /);
-  for (const theme of ['light', 'dark']) {
-    await setTheme(page, theme);
-    await page.screenshot({ path: `${artifacts}/deployment-timeline-${theme}.png` });
-  }
+  await page.screenshot({ path: `${artifacts}/deployment-timeline-light.png` });
   await page.mouse.move(box.x - 20, box.y - 20);
+  await setTheme(page, 'dark');
+  await page.evaluate(() => window.scrollTo(0, window.scrollY));
+  await page.screenshot({ path: `${artifacts}/deployment-timeline-dark.png` });
 
   // Talk mode: KV transfers travel from the prefill pool to the decode pool. A slow link
   // (2 GB/s: ~0.4 s per prompt) keeps several in flight at any instant, so a paused frame
@@ -191,4 +190,40 @@ test('a share link carries the deployment and reproduces the run', async () => {
     JSON.parse(await editor(page).inputValue()).deployment);
   assert.deepEqual(await panelNumbers(fresh.page, 2), here);
   assert.deepEqual([...errors, ...fresh.errors], []);
+});
+
+test('the Deployment form writes pools, shows the engine\'s problem at a pool\'s field, and goes back', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.getByRole('heading', { name: 'Opal' }).waitFor();
+  const doc = async () => JSON.parse(await editor(page).inputValue());
+  const until = async (check) => {
+    for (let i = 0; i < 50; i += 1) {
+      try { if (check(await doc())) return; } catch { /* mid-edit */ }
+      await page.waitForTimeout(50);
+    }
+    assert.fail(`the JSON never matched: ${await editor(page).inputValue()}`);
+  };
+  await page.getByTestId('add-deployment').click();
+  await until((d) => d.deployment?.pools?.map((p) => p.role).join() === 'prefill,decode');
+  assert.equal(await page.getByTestId('pool-card').count(), 2);
+  // A pool's GPU override shows the top-level GPU until set, and is written key by key.
+  await page.locator('#deployment-pools-1-hardware-gpu').selectOption('A100-80GB');
+  await until((d) => d.deployment.pools[1].hardware?.gpu === 'A100-80GB');
+  // Zero workers: the engine's message under that pool's field.
+  const workers = page.locator('#deployment-pools-1-num_workers');
+  await workers.fill('0');
+  await until((d) => d.deployment.pools[1].num_workers === 0);
+  await page.locator('#deployment-pools-1-num_workers-error').getByText('must be between 1 and').waitFor();
+  await page.locator('.field-group', { hasText: 'KV link bandwidth' }).first()
+    .screenshot({ path: `${artifacts}/deployment-editor.png` });
+  await workers.fill('3');
+  await until((d) => d.deployment.pools[1].num_workers === 3);
+  await page.locator('#deployment-pools-1-num_workers-error').waitFor({ state: 'detached' });
+  await page.locator('#deployment-kv_transfer-bandwidth_gbps').fill('25');
+  await until((d) => d.deployment.kv_transfer.bandwidth_gbps === 25);
+  await page.getByRole('button', { name: 'Back to one mixed pool' }).click();
+  await until((d) => d.deployment === null || d.deployment === undefined);
+  await page.getByTestId('add-deployment').waitFor();
+  assert.deepEqual(errors, []);
 });

@@ -143,7 +143,8 @@ test('a pasted Hugging Face config.json defines a custom model', async () => {
 
 test('every editor section, light and dark, at laptop width', async () => {
   const { page, errors } = await ready();
-  // A scenario that opens every conditional part: custom GPU, autoscaler, tiers, all stage kinds.
+  // A scenario that opens every conditional part: custom GPU, autoscaler, tiers, all stage
+  // kinds, pools.
   const preset = fs.readFileSync(path.join(examples, 'rag_with_offload_tiers.json'), 'utf8');
   const scenario = JSON.parse(preset);
   scenario.hardware = { gpu: 'custom', custom: { name: 'X1', peak_tflops: 500, hbm_tbps: 2, memory_gb: 96 }, tp: 2 };
@@ -151,6 +152,8 @@ test('every editor section, light and dark, at laptop width', async () => {
   scenario.workload.stages.push({ type: 'ExponentialReqRate', request_rate: 4, jitter: 1, total_requests: 50,
     shared_prefix: { groups: 4, length: 512, popularity: { type: 'zipf', s: 1.1 } } });
   scenario.workload.stages.push({ type: 'SyntheticSessions', num_sessions: 5 });
+  scenario.deployment = { pools: [{ name: 'p', role: 'prefill', num_workers: 1 },
+    { name: 'd', role: 'decode', num_workers: 2, hardware: { tp: 1 } }] };
   await editor(page).fill(JSON.stringify(scenario, null, 2));
   const theme = page.getByRole('button', { name: /^Theme:/ });
   for (const name of ['light', 'dark']) {

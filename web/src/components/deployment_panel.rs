@@ -62,7 +62,7 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
         format!("{:.2}", d.pool_balance)
     };
     html! {
-        <>
+        <div>
             <table class="summary-table" data-testid="deployment-pools">
                 <caption>{ "Pools" }</caption>
                 <thead><tr>
@@ -97,7 +97,7 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
                     { balance }
                 </span>
             </p>
-        </>
+        </div>
     }
 }
 
@@ -178,7 +178,7 @@ pub fn deployment_panel(props: &DeploymentPanelProps) -> Html {
             </div>
             if d.transfers > 0 {
                 <div class="chart-grid">
-                    <CdfChart title="KV transfer delay CDF (hand-off to last byte)" unit={Unit::Seconds} runs={(*delays).clone()} />
+                    <CdfChart title="KV transfer delay (hand-off to last byte)" unit={Unit::Seconds} runs={(*delays).clone()} />
                 </div>
             }
         </section>
