@@ -160,7 +160,7 @@ test('every editor section, light and dark, at laptop width', async () => {
     while (!(await theme.textContent()).endsWith(name)) await theme.click();
     const groups = page.locator('.scenario-form > .field-group, .scenario-form > .drop-target > .field-group');
     const n = await groups.count();
-    assert.equal(n, 8, 'eight sections');
+    assert.equal(n, 9, 'nine sections');
     for (let i = 0; i < n; i++) {
       const title = (await groups.nth(i).locator('summary').first().textContent()).toLowerCase().replace(/[^a-z]+/g, '-');
       await groups.nth(i).screenshot({ path: `${artifacts}/editor-${name}-${i + 1}-${title}.png` });
