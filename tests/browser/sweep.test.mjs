@@ -71,11 +71,12 @@ test('a sweep runs on the worker pool, draws its curves, marks the knee and equa
   // The runs went to Web Workers (one per core), not the page.
   assert.ok(page.workers().length >= 1, 'no Web Worker ran the sweep');
   const frames = await page.evaluate(() => window.__frames);
+  console.log('longest frame gap during the sweep, ms:', frames.worst.toFixed(1), 'frames:', frames.count);
   assert.ok(frames.worst < 1000, `the page's thread stalled for ${frames.worst} ms`);
-  // One row per point, and three charts with a line per policy (plus the SLO bound).
+  // One row per point, and four charts with a line per policy (plus the SLO bound).
   assert.equal(await panel.getByTestId('sweep-table').locator('tbody tr').count(), 24);
   const curves = panel.getByTestId('sweep-curves');
-  assert.equal(await curves.locator('svg').count() >= 3, true);
+  assert.equal(await curves.locator('svg.chart-svg').count(), 4);
   await curves.getByText('round_robin').first().waitFor();
   await curves.getByText('max_prefix').first().waitFor();
   await panel.screenshot({ path: `${artifacts}/sweep-curves.png` });
@@ -84,7 +85,7 @@ test('a sweep runs on the worker pool, draws its curves, marks the knee and equa
   await panel.locator('#sweep-percentile').selectOption('p90');
   await panel.locator('#sweep-x').selectOption('achieved');
   await curves.getByText('P90 E2E vs achieved load (req/s)').waitFor();
-  assert.equal(await panel.getByTestId('chart-marker').count(), 6);
+  assert.equal(await panel.getByTestId('chart-marker').count(), 8);
   await curves.screenshot({ path: `${artifacts}/sweep-curves-achieved-e2e.png` });
   await page.emulateMedia({ colorScheme: 'dark' });
   await panel.locator('#sweep-x').selectOption('offered');
@@ -92,9 +93,9 @@ test('a sweep runs on the worker pool, draws its curves, marks the knee and equa
   await curves.getByText('P90 TPOT (ITL) vs offered load (req/s)').waitFor();
   await curves.screenshot({ path: `${artifacts}/sweep-curves-offered-tpot-dark.png` });
   await page.emulateMedia({ colorScheme: 'light' });
-  // The knee of each policy's curve is named, and marked on each of the three charts.
+  // The knee of each policy's curve is named, and marked on each of the four charts.
   assert.equal(await panel.getByTestId('sweep-knee').count(), 2);
-  assert.equal(await panel.getByTestId('chart-marker').count(), 6);
+  assert.equal(await panel.getByTestId('chart-marker').count(), 8);
   // The exported JSON and CSV are the CLI's, byte for byte: every float at full precision.
   const cliJson = path.join(tmp, 'cli.json');
   const cliCsv = path.join(tmp, 'cli.csv');
@@ -192,4 +193,22 @@ test('the sweep form writes the sweep section, shows its problems by field, and 
   assert.equal((await doc()).sweep, undefined);
   await panel.waitFor({ state: 'detached' });
   assert.deepEqual([...errors, ...fresh.errors], []);
+});
+
+test('a search runs its probes in workers and finds what the CLI finds, byte for byte', async () => {
+  const { page, errors, panel } = await openPreset('capacity_4xh100_ttft500');
+  await panel.getByText('Sweep: 1 runs').waitFor();
+  await panel.getByTestId('run-sweep').click();
+  await panel.getByText(/^1 of 1 points in/).waitFor({ timeout: 300_000 });
+  const cliJson = path.join(tmp, 'search.json');
+  const cli = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'sweep', '-q',
+    'examples/capacity_4xh100_ttft500.json', '--json', cliJson], { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const appJson = (await download(page, panel.getByTestId('sweep-json'))).toString('utf8');
+  assert.equal(appJson, fs.readFileSync(cliJson, 'utf8'));
+  // A bisection: both ends, then halvings of 255 req/s down to 1 (8 of them).
+  const point = JSON.parse(appJson.split('\n')[2]);
+  assert.equal(point.search.probes.length, 10, JSON.stringify(point.search));
+  assert.ok(point.search.value > 1 && point.search.value < 256);
+  assert.deepEqual(errors, []);
 });

@@ -1,6 +1,6 @@
 //! A sweep's curves: latency (TTFT, TPOT or E2E at p50, p90 or p99, picked) against the
-//! swept value, the offered load or the achieved load, then goodput and SLO attainment
-//! against the same; one line per value of the second axis (a policy, a GPU), each curve's
+//! swept value, the offered load or the achieved load, then the achieved load, goodput and
+//! SLO attainment (with an SLO) against the same; one line per value of the second axis (a policy, a GPU), each curve's
 //! knee marked. Points not yet finished are gaps, so curves grow as points arrive.
 
 use crate::charts::{LineChart, LineRun, Series, Unit};
@@ -35,6 +35,8 @@ pub struct SweepCurvesProps {
     pub curves: usize,
     /// The SLO's latency bounds.
     pub bounds: Bounds,
+    /// Whether the scenario has an SLO (else there is no goodput or attainment to draw).
+    pub has_slo: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -196,6 +198,8 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
                 .map_or(f64::NAN, f)
         }
     };
+    let achieved = |p: &SweepPoint| p.metrics.as_ref().map_or(f64::NAN, |m| m.achieved_rps);
+    let throughput = chart(&props.points, &names, props.curves, &x_of, achieved);
     let goodput = chart(
         &props.points,
         &names,
@@ -226,11 +230,18 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
                 <LineChart title={format!("{pct_name} {metric_name} vs {x_label}")} run={lat}
                     {x_unit} x_label={x_label.clone()} y_unit={Unit::Millis}
                     markers={markers.clone()} />
-                <LineChart title={format!("Goodput (req/s) vs {x_label}")} run={goodput}
+                <LineChart title={format!("Achieved load (req/s) vs {x_label}")} run={throughput}
                     {x_unit} x_label={x_label.clone()} markers={markers.clone()} />
-                <LineChart title={format!("SLO attainment vs {x_label}")} run={attainment}
-                    {x_unit} x_label={x_label.clone()} y_unit={Unit::Percent} {markers} />
+                if props.has_slo {
+                    <LineChart title={format!("Goodput (req/s) vs {x_label}")} run={goodput}
+                        {x_unit} x_label={x_label.clone()} markers={markers.clone()} />
+                    <LineChart title={format!("SLO attainment vs {x_label}")} run={attainment}
+                        {x_unit} x_label={x_label.clone()} y_unit={Unit::Percent} {markers} />
+                }
             </div>
+            if !props.has_slo {
+                <p class="field-hint">{ "Add an slo section for goodput, attainment and each curve's knee." }</p>
+            }
         </div>
     }
 }

@@ -92,6 +92,7 @@ struct Shape {
     x_label: AttrValue,
     curves: usize,
     bounds: Bounds,
+    has_slo: bool,
 }
 
 fn shape(text: &str) -> Option<Shape> {
@@ -126,6 +127,7 @@ fn shape(text: &str) -> Option<Shape> {
         x_label: first.map_or_else(String::new, |a| a.path.clone()).into(),
         curves: per_x.max(1),
         bounds,
+        has_slo: scenario.slo.is_some(),
     })
 }
 
@@ -203,7 +205,8 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 }
                 <progress max={total.to_string()} value={state.progress.max(done as f64).to_string()}
                     aria-label="Sweep progress" data-testid="sweep-progress" />
-                <span data-testid="sweep-status">{ status }</span>
+                <span data-testid="sweep-status"
+                    data-seconds={state.took_s.map(|s| s.to_string())}>{ status }</span>
                 if complete {
                     <button onclick={download("sweep.json", "application/json", results.to_json())}
                         data-testid="sweep-json">{ "Sweep JSON" }</button>
@@ -216,7 +219,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             }
             <SweepCurves points={Rc::<[SweepPoint]>::from(state.points.clone())}
                 axis={shape.x_label.clone()} axis_values={shape.x.clone()}
-                curves={shape.curves} bounds={shape.bounds} />
+                curves={shape.curves} bounds={shape.bounds} has_slo={shape.has_slo} />
             { knee_list(shape, &results) }
             { table(&results) }
         </section>

@@ -138,7 +138,7 @@ pub fn sweep_section(props: &SectionProps) -> Html {
                 </div>
             }
             { search_fields(c) }
-            { c.number("hardware.cost_per_gpu_hour", "Cost per GPU-hour").unit("$")
+            { c.number("hardware.cost_per_gpu_hour", "Cost per GPU-hour").unit("$/h")
                 .step(0.1).hint(cost_hint(c)).html() }
             <div class="list-add">
                 <button type="button" onclick={on_remove_sweep} data-testid="remove-sweep">{ "Remove the sweep" }</button>
