@@ -3,6 +3,7 @@
 use crate::timing::Calibration;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One GPU's datasheet figures (dense peaks, HBM bandwidth, memory) and the fitted
 /// efficiencies of vLLM's kernels on it.
@@ -167,6 +168,11 @@ pub struct HardwareConfig {
     /// nominal figure for the GPU (see [`list_price`]); none for a custom GPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_per_gpu_hour: Option<f64>,
+    /// Your price of each GPU type for an hour, by catalogue name (e.g. `{"H100-SXM": 2.4,
+    /// "L40S": 0.9}`), replacing the catalogue's figure where `cost_per_gpu_hour` is not set;
+    /// so a sweep over `hardware.gpu` prices every type at your rates. Default none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub gpu_prices: BTreeMap<String, f64>,
 }
 
 /// Nominal on-demand cloud price of one catalogue GPU for an hour, US dollars: round
@@ -192,6 +198,7 @@ impl Default for HardwareConfig {
             tp: 1,
             allreduce_latency_per_layer: 0.0,
             cost_per_gpu_hour: None,
+            gpu_prices: BTreeMap::new(),
         }
     }
 }
@@ -210,6 +217,19 @@ impl HardwareConfig {
         if let Some(c) = self.cost_per_gpu_hour {
             problems.non_negative(path, "cost_per_gpu_hour", c);
         }
+        let prices = join(path, "gpu_prices");
+        for (gpu, &price) in &self.gpu_prices {
+            if list_price(gpu).is_none() {
+                problems.push(
+                    join(&prices, gpu),
+                    format!(
+                        "no catalogue GPU is called \"{gpu}\" (a custom GPU is priced by cost_per_gpu_hour)"
+                    ),
+                );
+            } else {
+                problems.non_negative(&prices, gpu, price);
+            }
+        }
         if self.gpu.eq_ignore_ascii_case("custom") {
             match &self.custom {
                 Some(spec) => spec.validate(&join(path, "custom"), problems),
@@ -223,9 +243,16 @@ impl HardwareConfig {
         }
     }
 
-    /// The price of one GPU for an hour: the field, else the catalogue's figure.
+    /// The price of one GPU for an hour: `cost_per_gpu_hour`, else this GPU type's entry
+    /// in `gpu_prices`, else the catalogue's figure.
     pub fn cost_per_gpu_hour(&self) -> Option<f64> {
-        self.cost_per_gpu_hour.or_else(|| list_price(&self.gpu))
+        self.cost_per_gpu_hour.or_else(|| {
+            self.gpu_prices
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(&self.gpu))
+                .map(|(_, &price)| price)
+                .or_else(|| list_price(&self.gpu))
+        })
     }
 
     /// The worker's hardware, or a message saying what is wrong.
@@ -339,6 +366,39 @@ mod tests {
             .resolve()
             .unwrap_err()
             .contains("unknown GPU \"B200\""));
+    }
+
+    #[test]
+    fn a_gpu_is_priced_by_the_field_then_your_table_then_the_catalogue() {
+        let mut cfg = HardwareConfig {
+            gpu: "L40S".into(),
+            ..Default::default()
+        };
+        assert_eq!(cfg.cost_per_gpu_hour(), Some(1.0));
+        cfg.gpu_prices = [("H100-SXM".to_string(), 2.4), ("l40s".to_string(), 0.8)].into();
+        assert_eq!(cfg.cost_per_gpu_hour(), Some(0.8));
+        cfg.gpu = "H100-SXM".into();
+        assert_eq!(cfg.cost_per_gpu_hour(), Some(2.4));
+        cfg.gpu = "H200".into();
+        assert_eq!(cfg.cost_per_gpu_hour(), Some(3.8));
+        cfg.cost_per_gpu_hour = Some(5.0);
+        assert_eq!(cfg.cost_per_gpu_hour(), Some(5.0));
+    }
+
+    #[test]
+    fn gpu_prices_name_catalogue_gpus_and_are_not_negative() {
+        let cfg = HardwareConfig {
+            gpu_prices: [("B200".to_string(), 5.0), ("H200".to_string(), -1.0)].into(),
+            ..Default::default()
+        };
+        let mut p = Problems::new();
+        cfg.validate("hardware", &mut p);
+        let paths: Vec<&str> = p.as_slice().iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["hardware.gpu_prices.B200", "hardware.gpu_prices.H200"]
+        );
+        assert!(p.as_slice()[0].message.contains("no catalogue GPU"));
     }
 
     #[test]

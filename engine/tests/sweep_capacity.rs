@@ -139,3 +139,34 @@ fn the_knee_is_the_last_rate_meeting_the_slo_on_each_curve() {
         ]
     );
 }
+
+#[test]
+fn a_sweep_over_gpu_types_prices_each_at_your_rate_else_the_catalogue() {
+    // Two workers of one GPU each: a point's cost per million output tokens is
+    // 2 GPUs × its price per hour ÷ (output tokens/s × 3600) × 10⁶.
+    let points = run_all(
+        r#"{
+        "simulation": { "num_workers": 2 },
+        "hardware": { "gpu_prices": { "H100-SXM": 2.0, "L40S": 0.5 } },
+        "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 4,
+            "total_requests": 20 } ] },
+        "sweep": { "vary": [ { "path": "hardware.gpu",
+                               "values": ["H100-SXM", "L40S", "H200"] } ] }
+    }"#,
+    );
+    let prices: Vec<Option<f64>> = points
+        .iter()
+        .map(|p| p.metrics.as_ref().expect("ran").cost_per_gpu_hour)
+        .collect();
+    // H200 has no entry of yours: the catalogue's 3.8.
+    assert_eq!(prices, [Some(2.0), Some(0.5), Some(3.8)]);
+    for p in &points {
+        let m = p.metrics.as_ref().unwrap();
+        let expected = 2.0 * m.cost_per_gpu_hour.unwrap() / (m.output_tps * 3600.0) * 1e6;
+        let cost = m.cost_per_million_output_tokens.unwrap();
+        assert!(
+            (cost / expected - 1.0).abs() < 1e-12,
+            "{cost} vs {expected}"
+        );
+    }
+}

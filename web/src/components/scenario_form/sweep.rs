@@ -160,7 +160,7 @@ fn remove_sweep(c: &FormCtx) -> crate::state::Action {
 fn cost_hint(c: &FormCtx) -> &'static str {
     let gpu = c.str("hardware.gpu");
     if engine::hardware::list_price(&gpu).is_some() {
-        "For the cost per million output tokens. Empty: the catalogue's nominal price of the GPU type (a sweep over hardware.gpu prices each type so)."
+        "For the cost per million output tokens. Empty: your hardware.gpu_prices entry for the GPU type, else the catalogue's nominal price (a sweep over hardware.gpu prices each type so)."
     } else {
         "For the cost per million output tokens; this GPU has no catalogue price."
     }
