@@ -198,15 +198,8 @@ impl Router {
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
             self.collect_loads(st, |role| role.takes_new_requests());
-            let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
-                let route = RouteRequest {
-                    id: request.id,
-                    session: request.session.map(u64::from),
-                    prompt_len: request.prompt_len(),
-                    content: &request.prompt,
-                };
-                st.policy.choose(&route, &view)
-            });
+            let decision = ClusterView::new(&st.loads, &st.kv_index)
+                .map(|view| st.policy.choose(&route_of(&request), &view));
             match decision {
                 Some(decision) => {
                     let slot = st
@@ -271,15 +264,8 @@ impl Router {
         let st = &mut *st;
         let source = st.workers.get(&from).map(|s| Rc::clone(&s.worker));
         self.collect_loads(st, |role| role == PoolRole::Decode);
-        let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
-            let route = RouteRequest {
-                id: request.id,
-                session: request.session.map(u64::from),
-                prompt_len: request.prompt_len(),
-                content: &request.prompt,
-            };
-            st.decode_policy.choose(&route, &view)
-        });
+        let decision = ClusterView::new(&st.loads, &st.kv_index)
+            .map(|view| st.decode_policy.choose(&route_of(&request), &view));
         let (Some(decision), Some(source)) = (decision, source) else {
             // No decode worker to take it: it fails, and its prefill worker lets go.
             if let Some(slot) = st.workers.get(&from) {
@@ -430,5 +416,15 @@ impl Router {
                 }
             }
         }
+    }
+}
+
+/// What a routing policy reads of `request`.
+fn route_of(request: &Request) -> RouteRequest<'_> {
+    RouteRequest {
+        id: request.id,
+        session: request.session.map(u64::from),
+        prompt_len: request.prompt_len(),
+        content: &request.prompt,
     }
 }

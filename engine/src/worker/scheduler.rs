@@ -527,18 +527,11 @@ impl Scheduler {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
                 return Consider::Blocked;
             }
-            // Blocks for the whole sequence now, so a fetched request never waits for memory.
-            let need = num_tokens.div_ceil(bs) - gpu_blocks as u32;
-            if self.pool.num_free() < need + evictable_hits {
+            let Some(seq) =
+                self.reserve_for_fetch(slot, shared_hits, ghost_hits, evictable_hits, tier_tokens)
+            else {
                 return Consider::Blocked;
-            }
-            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-            Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
-            self.pool.allocate(need, &mut seq.blocks);
-            seq.num_computed = gpu_tokens;
-            seq.num_cached_blocks = gpu_blocks as u32;
-            seq.fetch_to = tier_tokens;
-            seq.req.state = RequestState::FetchKvc;
+            };
             seq.req.sources = TokenSources {
                 gpu_cache: gpu_tokens - own_prompt_tokens,
                 gpu_rehit: own_prompt_tokens,
@@ -602,21 +595,14 @@ impl Scheduler {
             return Consider::Blocked;
         }
         let seq = self.seqs[slot as usize].as_ref().expect("live slot");
-        let gpu_blocks = (shared_hits + ghost_hits) as u32;
-        let gpu_tokens = gpu_blocks * bs;
+        let gpu_tokens = (shared_hits + ghost_hits) as u32 * bs;
         let (evictable_hits, _) = Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
-        let need = seq.num_tokens().div_ceil(bs) - gpu_blocks;
-        if self.pool.num_free() < need + evictable_hits {
+        let Some(seq) =
+            self.reserve_for_fetch(slot, shared_hits, ghost_hits, evictable_hits, remote)
+        else {
             return Consider::Blocked;
-        }
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
-        self.pool.allocate(need, &mut seq.blocks);
-        seq.num_computed = gpu_tokens;
-        seq.num_cached_blocks = gpu_blocks;
-        seq.fetch_to = remote;
+        };
         seq.remote = None;
-        seq.req.state = RequestState::FetchKvc;
         let tokens = remote - gpu_tokens.min(remote);
         out.receives.push(KvReceive {
             request: seq.req.id,
@@ -625,6 +611,34 @@ impl Scheduler {
             bytes: tokens as u64 * self.kv_bytes_per_token,
         });
         Consider::Fetching
+    }
+
+    /// Blocks for `slot`'s whole sequence at once, its prefix-cache hits kept, so a request
+    /// whose KV comes from elsewhere (an offload tier, a prefill worker) never waits for
+    /// memory once it lands; it then fetches up to `fetch_to`. `None`, with nothing taken,
+    /// when the pool lacks room.
+    fn reserve_for_fetch(
+        &mut self,
+        slot: Slot,
+        shared_hits: usize,
+        ghost_hits: usize,
+        evictable_hits: u32,
+        fetch_to: u32,
+    ) -> Option<&mut Seq> {
+        let bs = self.cfg.block_size;
+        let gpu_blocks = (shared_hits + ghost_hits) as u32;
+        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let need = seq.num_tokens().div_ceil(bs) - gpu_blocks;
+        if self.pool.num_free() < need + evictable_hits {
+            return None;
+        }
+        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
+        self.pool.allocate(need, &mut seq.blocks);
+        seq.num_computed = gpu_blocks * bs;
+        seq.num_cached_blocks = gpu_blocks;
+        seq.fetch_to = fetch_to;
+        seq.req.state = RequestState::FetchKvc;
+        Some(seq)
     }
 
     /// Of a waiting request's prefix hits (`shared` found by hash, then `ghost` of its own
