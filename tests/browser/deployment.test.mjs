@@ -131,10 +131,14 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   const box = await canvas.boundingBox();
   const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
   for (let dy = 26; dy < box.height && !(await tooltip.count()); dy += 4) {
-    await page.mouse.move(box.x + box.width * 0.5, box.y + dy);
+    await page.mouse.move(box.x + box.width * 0.6, box.y + dy);
   }
   assert.match(await tooltip.textContent(),
     /worker \d+ → worker \d+[\s\S]*KV transfer prefill · worker \d+ → decode · worker \d+: [\d.]+ (GB|MB) in /);
+  // Neither the tooltip (it opens leftwards right of the middle) nor the sweep's wide table
+  // makes the page scroll sideways.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    'the tooltip widened the page');
   await page.screenshot({ path: `${artifacts}/deployment-timeline-light.png` });
   await page.mouse.move(box.x - 20, box.y - 20);
   await setTheme(page, 'dark');

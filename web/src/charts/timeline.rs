@@ -612,7 +612,20 @@ pub fn timeline(props: &TimelineProps) -> Html {
                 Some(cb) => cb.emit(i),
                 None => describe_request(&props.data, i),
             };
-            let style = format!("left: {:.0}px; top: {:.0}px", x + 12.0, y + 12.0);
+            // Past the middle it opens to the pointer's left, so a long tooltip never runs
+            // past the page's edge (which made the whole page scroll sideways).
+            let width = canvas
+                .cast::<HtmlCanvasElement>()
+                .map_or(f64::INFINITY, |c| f64::from(c.client_width()));
+            let style = if x > width / 2.0 {
+                format!(
+                    "left: {:.0}px; top: {:.0}px; transform: translateX(-100%)",
+                    x - 12.0,
+                    y + 12.0
+                )
+            } else {
+                format!("left: {:.0}px; top: {:.0}px", x + 12.0, y + 12.0)
+            };
             html! { <div class="chart-tooltip" {style} role="tooltip">{ text }</div> }
         })
     });

@@ -249,11 +249,15 @@ fn table(r: &SweepResults) -> Html {
     let rows = r.table(2);
     let (head, body) = rows.split_first().expect("a header row");
     html! {
-        <table class="summary-table" data-testid="sweep-table">
-            <thead><tr>{ for head.iter().map(|h| html! { <th>{ h }</th> }) }</tr></thead>
-            <tbody>{ for body.iter().map(|row| html! {
-                <tr>{ for row.iter().map(|c| html! { <td>{ c }</td> }) }</tr>
-            }) }</tbody>
-        </table>
+        // A column per figure is wider than the results column: it scrolls on its own
+        // instead of widening the page.
+        <div class="table-scroll">
+            <table class="summary-table" data-testid="sweep-table">
+                <thead><tr>{ for head.iter().map(|h| html! { <th>{ h }</th> }) }</tr></thead>
+                <tbody>{ for body.iter().map(|row| html! {
+                    <tr>{ for row.iter().map(|c| html! { <td>{ c }</td> }) }</tr>
+                }) }</tbody>
+            </table>
+        </div>
     }
 }
