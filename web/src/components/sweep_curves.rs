@@ -101,12 +101,8 @@ impl Percentile {
 }
 
 fn options<T>(all: &[(T, &'static str, &'static str)]) -> Vec<SelectOption> {
-    all.iter()
-        .map(|(_, v, l)| SelectOption {
-            value: AttrValue::Static(v),
-            label: AttrValue::Static(l),
-        })
-        .collect()
+    let pairs: Vec<_> = all.iter().map(|&(_, v, l)| (v, l)).collect();
+    SelectOption::fixed(&pairs)
 }
 
 fn pick<T: Copy>(all: &[(T, &'static str, &'static str)], value: &str) -> Option<T> {

@@ -12,6 +12,19 @@ pub struct SelectOption {
     pub label: AttrValue,
 }
 
+impl SelectOption {
+    /// Options from fixed (value, label) pairs.
+    pub fn fixed(choices: &[(&'static str, &'static str)]) -> Vec<SelectOption> {
+        choices
+            .iter()
+            .map(|&(value, label)| SelectOption {
+                value: AttrValue::Static(value),
+                label: AttrValue::Static(label),
+            })
+            .collect()
+    }
+}
+
 /// Props of [`SelectField`].
 #[derive(Properties, PartialEq, Clone)]
 pub struct SelectFieldProps {

@@ -181,17 +181,11 @@ fn search_fields(c: &FormCtx) -> Html {
             s => c.set("sweep.search", s),
         })
     };
-    let options = [
+    let options = SelectOption::fixed(&[
         ("none", "No search: run every point as it is"),
         ("max_rate", "Highest request rate meeting the SLO"),
         ("min_workers", "Fewest workers meeting the SLO"),
-    ]
-    .iter()
-    .map(|(v, l)| SelectOption {
-        value: AttrValue::Static(v),
-        label: AttrValue::Static(l),
-    })
-    .collect::<Vec<_>>();
+    ]);
     html! {
         <>
             <SelectField id="sweep-search-type" label="Search" value={kind.clone()} {options}
@@ -253,16 +247,10 @@ fn axis_fields(props: &AxisProps) -> Html {
             c.set(&at, next);
         })
     };
-    let modes = [
+    let modes = SelectOption::fixed(&[
         ("range", "A range: from, to, steps"),
         ("list", "A list of values"),
-    ]
-    .iter()
-    .map(|(v, l)| SelectOption {
-        value: AttrValue::Static(v),
-        label: AttrValue::Static(l),
-    })
-    .collect::<Vec<_>>();
+    ]);
     html! {
         <>
             { c.problems_under(&at, &[]) }
