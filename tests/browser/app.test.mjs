@@ -1,16 +1,10 @@
 // The app frame: share links, import/export, keyboard, forms bound to the JSON, themes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 // The engine's default scenario, which a fresh page opens with.
 const DEFAULT_SCENARIO = fs.readFileSync(new URL('../../examples/default.json', import.meta.url), 'utf8');

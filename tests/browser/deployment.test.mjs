@@ -2,26 +2,20 @@
 // panel shows the native engine's pools, TTFT split and KV transfers (exact values); the
 // timeline draws transfer segments on the decode workers' lanes; talk mode moves KV between
 // the pools; a share link carries the deployment and reproduces the run.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opal-deployment-'));
 const PRESET = 'disaggregation_long_prompts';
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 const editor = (page) => page.locator('textarea.scenario-json');
 const status = (page) => page.getByTestId('run-status');

@@ -1,23 +1,17 @@
 // The scenario editor: form fields with the engine's inline problems, stage lists, presets,
 // Opal import with its report, trace files picked per stage; screenshots of every section.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name) => path.join(here, 'fixtures', name);
 const examples = path.resolve(here, '../../examples');
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 async function ready() {
   const opened = await openPage(browser, server.url);

@@ -1,4 +1,5 @@
 // Shared test harness: a static server for dist/ on 127.0.0.1 and headless Debian Chromium.
+import { before, after } from 'node:test';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,3 +58,17 @@ export async function openPage(browser, url) {
 
 /** Where screenshots go, for a person to look at after the run. */
 export const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../artifacts');
+
+/** The page server and the browser of a test file (live bindings: read them inside tests). */
+export let server;
+export let browser;
+
+/** Starts the server and the browser before the calling file's tests and closes them after. */
+export function useBrowser() {
+  before(async () => {
+    server = await serveDist();
+    browser = await launchBrowser();
+    fs.mkdirSync(artifacts, { recursive: true });
+  });
+  after(async () => { await browser?.close(); await server?.close(); });
+}

@@ -1,7 +1,7 @@
 // The race view: a share link carrying a race opens it, runs every entrant in the worker
 // pool, plays them back on one clock with live counters, and each entrant's final numbers
 // equal the native engine's run of the same patched scenario.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,18 +9,12 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const preset = JSON.parse(fs.readFileSync(`${repo}/examples/race_round_robin_vs_prefix.json`, 'utf8'));
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 /** A share link's fragment, made as the app documents it: zlib, then base64url. */
 function shareFragment(doc) {

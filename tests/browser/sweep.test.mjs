@@ -2,25 +2,19 @@
 // curves point by point and marks each knee; the sweep JSON and CSV it exports equal the
 // CLI's byte for byte (every figure at full precision); Stop ends every run at once; and
 // the page's thread stays free to draw meanwhile.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opal-sweep-'));
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 const editor = (page) => page.locator('textarea.scenario-json');
 

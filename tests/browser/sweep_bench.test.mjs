@@ -3,26 +3,20 @@
 // the Web Worker pool, and natively with `opal sweep --threads 2` and `--threads 1` (release
 // build). Each figure is the best of three runs; all are written to
 // tests/artifacts/sweep-wall-time.json, which README's figures come from.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { serveDist, launchBrowser, openPage, artifacts } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = path.join(repo, 'tests/browser/fixtures/default_sweep24.json');
 const RUNS = 3;
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-  fs.mkdirSync(artifacts, { recursive: true });
-});
-after(async () => { await browser?.close(); await server?.close(); });
+useBrowser();
 
 test('a 24-point sweep of the default scenario: Chromium on the worker pool, and native', async () => {
   const { page, errors } = await openPage(browser, server.url);
