@@ -34,7 +34,11 @@
 //! a run's results; the queue's order of content is unchanged. On a workload of unique
 //! prompts this keeps a worker's memory to the blocks in use, and the queue to one entry
 //! per finished request.
+//!
+//! With caching off there is no content to track: the pool keeps no block records, only
+//! the free queue as runs of ids ([`FreeRuns`]), in the same order.
 
+use super::free_runs::FreeRuns;
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
@@ -116,6 +120,8 @@ pub struct BlockPool {
     /// Later copies of indexed hashes, in the order they were cached (rare).
     copies: BlockHashMap<Vec<BlockId>>,
     enable_caching: bool,
+    /// The free queue when caching is off (then `blocks` and `queue` stay empty).
+    runs: FreeRuns,
     events: Vec<KvEvent>,
     /// Off when nobody reads the events (no prefix-aware routing): saves a push per block.
     record_events: bool,
@@ -125,9 +131,10 @@ impl BlockPool {
     /// A pool of `num_blocks` empty blocks; `enable_caching` switches prefix caching on.
     pub fn new(num_blocks: u32, enable_caching: bool) -> Self {
         let mut queue = VecDeque::new();
-        if num_blocks > 0 {
+        if num_blocks > 0 && enable_caching {
             queue.push_back((UNUSED, 0));
         }
+        let runs = FreeRuns::new(if enable_caching { 0 } else { num_blocks });
         Self {
             blocks: Vec::new(),
             total: num_blocks,
@@ -141,6 +148,7 @@ impl BlockPool {
             cached: BlockHashMap::default(),
             copies: BlockHashMap::default(),
             enable_caching,
+            runs,
             events: Vec::new(),
             record_events: true,
         }
@@ -224,6 +232,11 @@ impl BlockPool {
     pub fn allocate(&mut self, n: u32, table: &mut Vec<BlockId>) -> bool {
         if n > self.num_free {
             return false;
+        }
+        if !self.enable_caching {
+            self.runs.pop_front(n, table);
+            self.num_free -= n;
+            return true;
         }
         table.reserve(n as usize);
         let mut left = n;
@@ -344,6 +357,11 @@ impl BlockPool {
     /// the pool has them uncached): nobody can hit them again, so they join the tail as a
     /// count of dead blocks and their ids are spared, without a visit to each block.
     pub fn free_finished(&mut self, table: &[BlockId], private: std::ops::Range<usize>) {
+        if !self.enable_caching {
+            // Nothing is cached, so nothing is private: every block goes to the tail.
+            self.release_all(table, 0..table.len());
+            return;
+        }
         let fresh_from = self.fresh.len();
         self.release_all(table, private.end..table.len());
         let dead = &table[private.clone()];
@@ -371,6 +389,13 @@ impl BlockPool {
 
     /// Releases `table[range]`, last block first.
     fn release_all(&mut self, table: &[BlockId], range: std::ops::Range<usize>) {
+        if !self.enable_caching {
+            self.num_free += range.len() as u32;
+            for &id in table[range].iter().rev() {
+                self.runs.push_back(id);
+            }
+            return;
+        }
         let start = range.start;
         for i in range.rev() {
             if let Some(&ahead) = i
@@ -387,6 +412,11 @@ impl BlockPool {
     /// Drops one reference on `id`; unreferenced, it is queued (at the tail if it holds
     /// cached content or caching is off, else set aside for the head).
     fn release(&mut self, id: BlockId) {
+        if !self.enable_caching {
+            self.num_free += 1;
+            self.runs.push_back(id);
+            return;
+        }
         let block = &mut self.blocks[id as usize];
         debug_assert!(block.ref_cnt > 0, "block {id} freed twice");
         block.ref_cnt -= 1;
@@ -463,8 +493,11 @@ impl BlockPool {
     /// event): it stays reusable by the owner until evicted. No-op when caching is off or
     /// the block is already cached.
     pub fn cache_private(&mut self, id: BlockId, tag: BlockHash, owner: u64) {
+        if !self.enable_caching {
+            return;
+        }
         let block = &mut self.blocks[id as usize];
-        if !self.enable_caching || block.cached {
+        if block.cached {
             return;
         }
         block.hash_value = tag;
@@ -475,6 +508,9 @@ impl BlockPool {
     /// Takes back the caching of a referenced block whose content will not be computed
     /// after all (its request was preempted in the step that cached it).
     pub fn uncache(&mut self, id: BlockId) {
+        if !self.enable_caching {
+            return;
+        }
         debug_assert!(
             self.blocks[id as usize].ref_cnt > 0,
             "uncache of a free block"
@@ -519,6 +555,9 @@ impl BlockPool {
     /// used blocks show as the ids they will get while no block is dead (then the ids past
     /// the used ones); dead blocks, which have no id, are left out.
     pub fn free_queue(&self) -> Vec<BlockId> {
+        if !self.enable_caching {
+            return self.runs.ids();
+        }
         let mut out = Vec::with_capacity(self.num_free as usize);
         for &(id, stamp) in &self.queue {
             if id == UNUSED {
@@ -553,11 +592,18 @@ impl BlockPool {
 
     /// The reference count of block `id`.
     pub fn ref_count(&self, id: BlockId) -> u32 {
+        if !self.enable_caching {
+            // Unshared: one reference while not free.
+            return (id < self.total && !self.runs.contains(id)) as u32;
+        }
         self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt)
     }
 
     /// Sum of all reference counts (O(blocks)); for consistency checks.
     pub fn total_refs(&self) -> u64 {
+        if !self.enable_caching {
+            return self.num_used() as u64;
+        }
         let spare = self.spare_marks();
         let named = self.blocks.iter().zip(&spare).filter(|(_, &s)| !s);
         named.map(|(b, _)| b.ref_cnt as u64).sum()
@@ -574,6 +620,9 @@ impl BlockPool {
 
     /// Full consistency check (O(blocks)); for tests and debugging.
     pub fn check_invariants(&self) -> Result<(), String> {
+        if !self.enable_caching {
+            return self.check_runs();
+        }
         let mut walked = 0u32;
         let mut cached_free = 0u32;
         let mut stale = 0;
@@ -671,6 +720,30 @@ impl BlockPool {
         let listed = self.cached.len() + self.copies.values().map(Vec::len).sum::<usize>();
         if indexed != listed {
             return Err(format!("{indexed} indexed blocks, {listed} in the index"));
+        }
+        Ok(())
+    }
+
+    /// [`BlockPool::check_invariants`] with caching off: the free queue holds `num_free`
+    /// distinct ids of the pool, and nothing is cached.
+    fn check_runs(&self) -> Result<(), String> {
+        let ids = self.runs.ids();
+        let mut seen = vec![false; self.total as usize];
+        for &id in &ids {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(format!("block {id} queued twice or out of the pool")),
+            }
+        }
+        if ids.len() as u32 != self.num_free || self.runs.len() != self.num_free {
+            return Err(format!(
+                "free count {} but {} queued",
+                self.num_free,
+                ids.len()
+            ));
+        }
+        if self.num_cached_free != 0 || !self.cached.is_empty() || !self.blocks.is_empty() {
+            return Err("caching is off but blocks are cached".into());
         }
         Ok(())
     }

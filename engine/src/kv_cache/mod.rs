@@ -1,5 +1,6 @@
 //! The worker's KV cache: a pool of fixed-size GPU blocks with vLLM-style automatic prefix caching.
 
 mod block_pool;
+mod free_runs;
 
 pub use block_pool::{BlockId, BlockPool};

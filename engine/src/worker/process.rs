@@ -384,7 +384,8 @@ impl Worker {
         self.wake_flush();
         if self.ctx.store_as_computed().is_some() {
             self.store_chunks(&outcome.computed_chunks);
-        } else {
+        } else if !self.ctx.tiers.borrow().is_empty() {
+            // (Without tiers there is nowhere to store: skip hashing every prompt.)
             for req in &outcome.finished {
                 let tiers = self.ctx.tiers.borrow();
                 let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
