@@ -391,9 +391,7 @@ impl BlockPool {
     fn release_all(&mut self, table: &[BlockId], range: std::ops::Range<usize>) {
         if !self.enable_caching {
             self.num_free += range.len() as u32;
-            for &id in table[range].iter().rev() {
-                self.runs.push_back(id);
-            }
+            self.runs.push_back_rev(&table[range]);
             return;
         }
         let start = range.start;
