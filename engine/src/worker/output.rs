@@ -61,6 +61,22 @@ impl SchedulerOutput {
         self.scheduled.is_empty()
     }
 
+    /// Empties every list, keeping their memory.
+    pub(crate) fn clear(&mut self) {
+        let SchedulerOutput {
+            scheduled,
+            num_scheduled_tokens,
+            preempted,
+            fetches,
+            receives,
+        } = self;
+        scheduled.clear();
+        *num_scheduled_tokens = 0;
+        preempted.clear();
+        fetches.clear();
+        receives.clear();
+    }
+
     /// The batch as the timing models see it.
     pub fn work(&self) -> impl Iterator<Item = SeqWork> + '_ {
         self.scheduled.iter().map(|s| s.work)
@@ -88,4 +104,26 @@ pub struct StepOutcome {
     /// Chained hashes of the offload chunks whose last token this step computed (prompt or
     /// generated tokens), for a worker that stores KV as it is computed; empty otherwise.
     pub computed_chunks: Vec<crate::request::BlockHash>,
+}
+
+impl StepOutcome {
+    /// Empties every list, keeping their memory.
+    pub(crate) fn clear(&mut self) {
+        let StepOutcome {
+            tokens_emitted,
+            first_tokens,
+            token_gaps,
+            finished,
+            handoffs,
+            prefill_tokens,
+            computed_chunks,
+        } = self;
+        *tokens_emitted = 0;
+        first_tokens.clear();
+        token_gaps.clear();
+        finished.clear();
+        handoffs.clear();
+        *prefill_tokens = 0;
+        computed_chunks.clear();
+    }
 }

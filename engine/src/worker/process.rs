@@ -360,7 +360,9 @@ impl Worker {
         for &receive in &out.receives {
             self.start_receive(receive);
         }
-        if out.is_empty() {
+        let idle = out.is_empty();
+        self.state.borrow_mut().scheduler.recycle(Some(out), None);
+        if idle {
             return Ok(false);
         }
         if !step_time.is_finite() {
@@ -376,7 +378,7 @@ impl Worker {
         }
         env.timeout(step_time).await?;
         let now = env.now();
-        let outcome = self.state.borrow_mut().scheduler.finish_step(now);
+        let mut outcome = self.state.borrow_mut().scheduler.finish_step(now);
         self.ctx
             .recorder
             .borrow_mut()
@@ -393,7 +395,13 @@ impl Worker {
                 self.store_chunks(&hashes);
             }
         }
-        for request in outcome.handoffs {
+        let handoffs = std::mem::take(&mut outcome.handoffs);
+        let finished = std::mem::take(&mut outcome.finished);
+        self.state
+            .borrow_mut()
+            .scheduler
+            .recycle(None, Some(outcome));
+        for request in handoffs {
             self.ctx
                 .recorder
                 .borrow_mut()
@@ -405,7 +413,7 @@ impl Worker {
                 })
                 .ok();
         }
-        self.hand_back(outcome.finished);
+        self.hand_back(finished);
         Ok(true)
     }
 

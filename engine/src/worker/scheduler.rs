@@ -129,6 +129,12 @@ pub struct Scheduler {
     hand_off: bool,
     /// The batch of the step in progress: (slot, tokens).
     in_flight: Vec<(Slot, u32)>,
+    /// A step's output and outcome given back by the caller ([`Scheduler::recycle`]): their
+    /// vectors are reused, so a step allocates nothing once they have grown.
+    spare_out: SchedulerOutput,
+    spare_outcome: StepOutcome,
+    /// Reused buffer for the slots finishing in a step.
+    finished: Vec<Slot>,
     steps: u64,
     /// Tokens per offload chunk when the worker stores KV as it is computed.
     offload_chunk: Option<u32>,
@@ -183,6 +189,9 @@ impl Scheduler {
             hand_off: false,
             kvc: Vec::new(),
             in_flight: Vec::new(),
+            spare_out: SchedulerOutput::default(),
+            spare_outcome: StepOutcome::default(),
+            finished: Vec::new(),
             steps: 0,
             offload_chunk: None,
             prefill_tokens: 0,
@@ -325,7 +334,8 @@ impl Scheduler {
             self.in_flight.is_empty(),
             "schedule() called again before finish_step()"
         );
-        let mut out = SchedulerOutput::default();
+        let mut out = std::mem::take(&mut self.spare_out);
+        out.clear();
         loop {
             let mut budget = self.cfg.max_num_batched_tokens;
             self.schedule_running(&mut budget, &mut out);
@@ -828,12 +838,14 @@ impl Scheduler {
     /// completions. First tokens and completions are stamped when the client sees them
     /// (the front end's output delay later); gaps between tokens are the steps'.
     pub fn finish_step(&mut self, now: f64) -> StepOutcome {
-        let mut outcome = StepOutcome::default();
+        let mut outcome = std::mem::take(&mut self.spare_outcome);
+        outcome.clear();
         let mut in_flight = std::mem::take(&mut self.in_flight);
         if !in_flight.is_empty() {
             self.steps += 1;
         }
-        let mut finished = Vec::new();
+        let mut finished = std::mem::take(&mut self.finished);
+        finished.clear();
         for &(slot, n) in &in_flight {
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
             // Every token but a first-time decode is prefill (recomputed ones included).
@@ -898,7 +910,7 @@ impl Scheduler {
                     RequestState::Completed | RequestState::Transferring
                 )
             });
-            for slot in finished {
+            for &slot in &finished {
                 let seq = self.seqs[slot as usize].take().expect("live slot");
                 // Its private blocks are dead: nobody else has their content.
                 let cached = seq.num_cached_blocks as usize;
@@ -909,7 +921,19 @@ impl Scheduler {
                 outcome.finished.push(seq.req);
             }
         }
+        self.finished = finished;
         outcome
+    }
+
+    /// Gives back a step's output and outcome once read, so the next step reuses their
+    /// memory (optional: without it each step allocates its own).
+    pub fn recycle(&mut self, out: Option<SchedulerOutput>, outcome: Option<StepOutcome>) {
+        if let Some(out) = out {
+            self.spare_out = out;
+        }
+        if let Some(outcome) = outcome {
+            self.spare_outcome = outcome;
+        }
     }
 
     /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
