@@ -286,7 +286,11 @@ impl BlockPool {
     fn take_spares(&mut self, k: u32, table: &mut Vec<BlockId>) {
         let from = self.spare.len().saturating_sub(k as usize);
         let reused = self.spare.len() - from;
-        table.extend(self.spare.drain(from..).rev());
+        // Copied and reversed in place: both vectorise, a reversed drain does not.
+        let at = table.len();
+        table.extend_from_slice(&self.spare[from..]);
+        table[at..].reverse();
+        self.spare.truncate(from);
         let first = self.blocks.len() as BlockId;
         let new = k - reused as u32;
         self.blocks

@@ -569,7 +569,7 @@ impl Scheduler {
             return Consider::Blocked;
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
+        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.allocate(need, &mut seq.blocks);
         seq.num_computed = gpu_tokens;
         seq.num_cached_blocks = gpu_blocks as u32;
@@ -642,7 +642,7 @@ impl Scheduler {
         if self.pool.num_free() < need + evictable_hits {
             return None;
         }
-        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits);
+        Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.allocate(need, &mut seq.blocks);
         seq.num_computed = gpu_blocks * bs;
         seq.num_cached_blocks = gpu_blocks;
@@ -795,7 +795,20 @@ impl Scheduler {
 
     /// Puts the prefix-cache hits into the block table: shared blocks by hash, then the
     /// request's own private blocks by id.
-    fn take_hits(pool: &mut BlockPool, seq: &mut Seq, shared_hits: usize, ghost_hits: usize) {
+    fn take_hits(
+        pool: &mut BlockPool,
+        seq: &mut Seq,
+        shared_hits: usize,
+        ghost_hits: usize,
+        block_size: u32,
+    ) {
+        // Room for the whole sequence at once: a table grown block by block through its
+        // decode was copied at every doubling.
+        if seq.blocks.capacity() == 0 {
+            let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
+            seq.blocks
+                .reserve_exact(tokens.div_ceil(block_size as u64) as usize);
+        }
         pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
         pool.touch_ids(&seq.ghost[..ghost_hits], &mut seq.blocks);
         seq.ghost.clear();
