@@ -164,7 +164,7 @@ impl Recorder {
             t.decode_worker = Some(decision.worker);
         }
         if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Vec::new();
+            decision.candidates = Default::default();
         }
         self.candidates_kept += decision.candidates.len();
         self.decode_decisions.push(RoutingRecord {
@@ -219,7 +219,7 @@ impl Recorder {
             r.router_in = time;
         }
         if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Vec::new();
+            decision.candidates = Default::default();
         }
         self.candidates_kept += decision.candidates.len();
         self.decisions.push(RoutingRecord {
