@@ -203,7 +203,7 @@ impl Recorder {
     pub fn on_arrival(&mut self, req: &Request, session: Option<SessionTurn>) {
         debug_assert_eq!(req.id, self.peek_id());
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
-        r.session = session;
+        r.set_session(session);
         r.priority = req.priority;
         self.records.push(r);
         self.series.on_arrival(req.times.created);

@@ -11,6 +11,7 @@ use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::request::FailReason;
 use crate::router::{Basis, CandidateScore, Candidates, PrefixMatch, RoutingDecision};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
+use crate::stats::record::{SessionSlot, TierHit};
 use crate::stats::{
     LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
     WorkerColumns, WorkerSummary, WorkerTable,
@@ -202,6 +203,24 @@ impl Wire for Candidates {
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Vec::<CandidateScore>::get(r)?.into())
+    }
+}
+
+impl Wire for SessionSlot {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(SessionSlot(SessionTurn::get(r)?))
+    }
+}
+
+impl Wire for TierHit {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(TierHit(u32::get(r)?))
     }
 }
 

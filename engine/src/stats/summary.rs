@@ -177,7 +177,7 @@ fn hit_rates(done: &[&RequestRecord], num_tiers: usize) -> PrefixHitRates {
         gpu_cache: frac(sum(&|r| r.sources.gpu_cache)),
         gpu_rehit: frac(sum(&|r| r.sources.gpu_rehit)),
         tiers: (0..num_tiers.min(MAX_TIERS))
-            .map(|i| frac(sum(&|r| r.sources.tiers[i])))
+            .map(|i| frac(sum(&|r| r.sources.tiers()[i])))
             .collect(),
         computed: frac(sum(&|r| r.sources.computed)),
         recomputed_tokens: sum(&|r| r.recomputed),
