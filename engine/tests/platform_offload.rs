@@ -44,7 +44,11 @@ fn a_prompt_evicted_from_the_gpu_is_fetched_back_from_the_cpu_tier() {
     let r = run(&json, &[("t.jsonl", &t)]);
     let q = &r.requests[3];
     assert_eq!(q.sources.gpu_cache, 0, "evicted from the GPU");
-    assert_eq!(q.sources.tiers[0], 512, "two full chunks from the CPU tier");
+    assert_eq!(
+        q.sources.tiers()[0],
+        512,
+        "two full chunks from the CPU tier"
+    );
     assert_eq!(q.sources.computed, 88);
     // An idle link: latency + bytes / bandwidth = 200 ns + 512 · 163,840 B / 50e9 B/s
     // = 0.0000002 + 0.0016777216 = 0.0016779216 s.
@@ -55,7 +59,7 @@ fn a_prompt_evicted_from_the_gpu_is_fetched_back_from_the_cpu_tier() {
     assert_eq!(q.first_scheduled, q.ready);
     assert_close(q.first_token, q.ready + 0.01, "first token");
     // The first run of the prompt had nothing to fetch.
-    assert_eq!(r.requests[0].sources.tiers[0], 0);
+    assert_eq!(r.requests[0].sources.tiers()[0], 0);
     assert_eq!(r.requests[0].ready, r.requests[0].kv_lookup_start);
     assert_eq!(r.stages[0].prefix_hit_rate.tiers.len(), 1);
     assert!(r.stages[0].prefix_hit_rate.tiers[0] > 0.0);
@@ -70,7 +74,7 @@ fn a_shared_tier_serves_worker_b_what_worker_a_stored() {
     let r = run(&shared, &[("t.jsonl", &t)]);
     assert_eq!(routed_workers(&r), vec![0, 1]);
     let q = &r.requests[1];
-    assert_eq!((q.sources.gpu_cache, q.sources.tiers[0]), (0, 512));
+    assert_eq!((q.sources.gpu_cache, q.sources.tiers()[0]), (0, 512));
     // 100 µs + 512 · 163,840 B / 100e9 B/s = 0.0001 + 0.00083886080 = 0.0009388608 s.
     assert_close(q.ready - q.kv_lookup_start, 0.000_938_860_8, "fetch time");
 
@@ -78,7 +82,7 @@ fn a_shared_tier_serves_worker_b_what_worker_a_stored() {
     let private = scenario(2, r#"{ "preset": "cpu_dram" }"#, "");
     let r = run(&private, &[("t.jsonl", &t)]);
     let q = &r.requests[1];
-    assert_eq!((q.sources.tiers[0], q.sources.computed), (0, 600));
+    assert_eq!((q.sources.tiers()[0], q.sources.computed), (0, 600));
 }
 
 #[test]
@@ -117,7 +121,7 @@ fn at_most_max_kvc_ready_requests_fetch_at_once() {
         ready[2] > 2.0,
         "without the cap all six would be ready at ≈ 1.51"
     );
-    assert!(r.requests[1..].iter().all(|q| q.sources.tiers[0] == 512));
+    assert!(r.requests[1..].iter().all(|q| q.sources.tiers()[0] == 512));
 }
 
 #[test]
@@ -140,10 +144,11 @@ fn a_prompt_reaches_a_tier_only_once_its_write_has_crossed_the_link() {
     let r = run(&json, &[("t.jsonl", &t)]);
     assert_close(r.requests[0].completion, 0.02, "first run done");
     assert_eq!(
-        r.requests[1].sources.tiers[0], 0,
+        r.requests[1].sources.tiers()[0],
+        0,
         "the write had not landed at 0.5 s"
     );
-    assert_eq!(r.requests[2].sources.tiers[0], 512, "it had by 2 s");
+    assert_eq!(r.requests[2].sources.tiers()[0], 512, "it had by 2 s");
 }
 
 #[test]
@@ -164,7 +169,7 @@ fn kv_reaches_the_tiers_as_it_is_computed_not_when_the_request_completes() {
     );
     let q = &r.requests[1];
     assert_eq!(q.worker, Some(1));
-    assert_eq!((q.sources.tiers[0], q.sources.computed), (512, 88));
+    assert_eq!((q.sources.tiers()[0], q.sources.computed), (512, 88));
     // 100 µs + 512 · 163,840 B / 100e9 B/s = 0.0009388608 s.
     assert_close(q.ready - q.kv_lookup_start, 0.000_938_860_8, "fetch time");
 
@@ -175,5 +180,5 @@ fn kv_reaches_the_tiers_as_it_is_computed_not_when_the_request_completes() {
     );
     let r = run(&on_completion, &[("t.jsonl", &t)]);
     let q = &r.requests[1];
-    assert_eq!((q.sources.tiers[0], q.sources.computed), (0, 600));
+    assert_eq!((q.sources.tiers()[0], q.sources.computed), (0, 600));
 }

@@ -145,7 +145,7 @@ fn session_affinity_keeps_each_conversation_on_one_worker() {
     );
     assert_eq!(r.requests.len(), 15);
     for q in &r.requests {
-        let s = q.session.expect("a session turn");
+        let s = q.session().expect("a session turn");
         assert_eq!(
             q.worker,
             Some(s.session),

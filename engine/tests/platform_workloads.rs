@@ -65,9 +65,9 @@ fn session_turns_wait_for_each_other_and_reuse_more_prefix_each_turn() {
         let mut turns: Vec<_> = r
             .requests
             .iter()
-            .filter(|q| q.session.map(|s| s.session) == Some(session))
+            .filter(|q| q.session().map(|s| s.session) == Some(session))
             .collect();
-        turns.sort_by_key(|q| q.session.unwrap().turn);
+        turns.sort_by_key(|q| q.session().unwrap().turn);
         assert_eq!(turns.len(), 4);
         for pair in turns.windows(2) {
             let (prev, next) = (pair[0], pair[1]);

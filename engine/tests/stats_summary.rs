@@ -61,10 +61,10 @@ fn scenario() -> StageSummary {
     // C 50 computed; D 200 GPU + 100 tier 1 + 100 computed.
     a.sources.gpu_cache = 64;
     a.sources.computed = 36;
-    b.sources.tiers[0] = 128;
+    b.sources.add_tier(0, 128);
     b.sources.computed = 72;
     d.sources.gpu_cache = 200;
-    d.sources.tiers[1] = 100;
+    d.sources.add_tier(1, 100);
     d.sources.computed = 100;
     a.preemptions = 1;
     d.preemptions = 2;

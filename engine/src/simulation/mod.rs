@@ -315,6 +315,9 @@ impl Simulation {
     /// halves the peak memory of a large run).
     pub fn finish(self) -> SimulationResults {
         let end = self.end();
+        // The workers' KV block pools and queues go before the summaries are computed, so
+        // their memory and the summaries' scratch are never held at once.
+        self.ctx.env.shutdown();
         let report = self.report(&mut self.ctx.recorder.borrow_mut(), end, true);
         report
     }

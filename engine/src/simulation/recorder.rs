@@ -164,7 +164,7 @@ impl Recorder {
             t.decode_worker = Some(decision.worker);
         }
         if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Vec::new();
+            decision.candidates = Default::default();
         }
         self.candidates_kept += decision.candidates.len();
         self.decode_decisions.push(RoutingRecord {
@@ -203,7 +203,7 @@ impl Recorder {
     pub fn on_arrival(&mut self, req: &Request, session: Option<SessionTurn>) {
         debug_assert_eq!(req.id, self.peek_id());
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
-        r.session = session;
+        r.set_session(session);
         r.priority = req.priority;
         self.records.push(r);
         self.series.on_arrival(req.times.created);
@@ -219,7 +219,7 @@ impl Recorder {
             r.router_in = time;
         }
         if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Vec::new();
+            decision.candidates = Default::default();
         }
         self.candidates_kept += decision.candidates.len();
         self.decisions.push(RoutingRecord {

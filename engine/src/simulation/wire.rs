@@ -9,8 +9,9 @@
 use super::{RoutingRecord, SimulationResults, Stop};
 use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::request::FailReason;
-use crate::router::{CandidateScore, PrefixMatch, RoutingDecision};
+use crate::router::{Basis, CandidateScore, Candidates, PrefixMatch, RoutingDecision};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
+use crate::stats::record::{SessionSlot, TierHit};
 use crate::stats::{
     LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
     WorkerColumns, WorkerSummary, WorkerTable,
@@ -175,6 +176,51 @@ impl Wire for &'static str {
                 leaked
             }
         }))
+    }
+}
+
+impl Wire for Basis {
+    fn put(&self, out: &mut Vec<u8>) {
+        let i = Basis::ALL
+            .iter()
+            .position(|b| b == self)
+            .expect("every basis is listed");
+        (i as u8).put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let i = u8::get(r)?;
+        Basis::ALL
+            .get(i as usize)
+            .copied()
+            .ok_or_else(|| WireError(format!("unknown routing basis {i}")))
+    }
+}
+
+impl Wire for Candidates {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.len().put(out);
+        self.iter().for_each(|c| c.put(out));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(Vec::<CandidateScore>::get(r)?.into())
+    }
+}
+
+impl Wire for SessionSlot {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(SessionSlot(SessionTurn::get(r)?))
+    }
+}
+
+impl Wire for TierHit {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(TierHit(u32::get(r)?))
     }
 }
 

@@ -43,8 +43,8 @@ pub fn row(r: &RequestRecord) -> String {
 /// Appends one record's row to `s` (no trailing newline).
 fn row_into(s: &mut String, r: &RequestRecord) {
     let _ = write!(s, "{},{}", r.id, r.stage);
-    opt(s, r.session.map(|x| x.session));
-    opt(s, r.session.map(|x| x.turn));
+    opt(s, r.session().map(|x| x.session));
+    opt(s, r.session().map(|x| x.turn));
     opt(s, r.worker);
     let _ = write!(s, ",{},{}", r.prompt_tokens, r.output_tokens);
     for t in [
@@ -64,7 +64,7 @@ fn row_into(s: &mut String, r: &RequestRecord) {
         ",{},{},{}",
         r.preemptions, r.sources.gpu_cache, r.sources.gpu_rehit
     );
-    for t in r.sources.tiers {
+    for t in r.sources.tiers() {
         let _ = write!(s, ",{t}");
     }
     let _ = write!(s, ",{},{},", r.sources.computed, r.recomputed);

@@ -2,7 +2,7 @@
 
 pub use crate::request::FailReason;
 use crate::workload::generator::SessionTurn;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// Offload tiers whose hits a record counts separately; hits in deeper tiers are added
 /// to the last one (the default configuration has three tiers).
@@ -17,21 +17,95 @@ pub struct PromptSources {
     /// Found again in GPU blocks this request computed (or fetched) before a preemption:
     /// not a prefix-cache hit in the usual sense, so counted apart.
     pub gpu_rehit: u32,
-    /// Fetched from offload tier i (in the configured order).
-    pub tiers: [u32; MAX_TIERS],
+    /// Fetched from an offload tier; read with [`PromptSources::tiers`].
+    pub(crate) tiers: TierHit,
     /// Prompt tokens prefilled (computed) on the GPU.
     pub computed: u32,
 }
 
 impl PromptSources {
     /// Adds `tokens` to tier `tier` (deeper tiers than [`MAX_TIERS`] count in the last one).
+    /// A request fetches its prompt from one tier: tokens added to another tier replace
+    /// the earlier ones.
     pub fn add_tier(&mut self, tier: usize, tokens: u32) {
-        self.tiers[tier.min(MAX_TIERS - 1)] += tokens;
+        let tier = tier.min(MAX_TIERS - 1);
+        let had = if self.tiers.tier() == tier {
+            self.tiers.tokens()
+        } else {
+            0
+        };
+        self.tiers = TierHit::new(tier, had.saturating_add(tokens));
+    }
+
+    /// Tokens fetched from offload tier i (in the configured order).
+    pub fn tiers(&self) -> [u32; MAX_TIERS] {
+        let mut t = [0; MAX_TIERS];
+        t[self.tiers.tier()] = self.tiers.tokens();
+        t
     }
 
     /// All prompt tokens accounted for.
     pub fn prompt_total(&self) -> u32 {
-        self.gpu_cache + self.gpu_rehit + self.tiers.iter().sum::<u32>() + self.computed
+        self.gpu_cache + self.gpu_rehit + self.tiers.tokens() + self.computed
+    }
+}
+
+/// The one offload tier a prompt was fetched from and its tokens, in one word: the tier
+/// in the top two bits, the tokens (saturating at 2^30 − 1) below.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TierHit(pub(crate) u32);
+
+impl TierHit {
+    const TOKENS: u32 = (1 << 30) - 1;
+
+    fn new(tier: usize, tokens: u32) -> Self {
+        Self((tier as u32) << 30 | tokens.min(Self::TOKENS))
+    }
+
+    fn tier(self) -> usize {
+        (self.0 >> 30) as usize
+    }
+
+    fn tokens(self) -> u32 {
+        self.0 & Self::TOKENS
+    }
+}
+
+impl Serialize for TierHit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sources = PromptSources {
+            tiers: *self,
+            ..Default::default()
+        };
+        sources.tiers().serialize(s)
+    }
+}
+
+const _: () = assert!(MAX_TIERS <= 4, "TierHit keeps the tier in two bits");
+
+/// A record's session and turn in 8 bytes (an `Option` of the pair takes 12): session
+/// `u32::MAX` means none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SessionSlot(pub(crate) SessionTurn);
+
+impl SessionSlot {
+    const NONE: u32 = u32::MAX;
+
+    fn new(turn: Option<SessionTurn>) -> Self {
+        Self(turn.unwrap_or(SessionTurn {
+            session: Self::NONE,
+            turn: 0,
+        }))
+    }
+
+    fn get(self) -> Option<SessionTurn> {
+        (self.0.session != Self::NONE).then_some(self.0)
+    }
+}
+
+impl Serialize for SessionSlot {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
     }
 }
 
@@ -45,8 +119,8 @@ pub struct RequestRecord {
     pub id: u64,
     /// Stage index.
     pub stage: u32,
-    /// Session and turn, for session workloads.
-    pub session: Option<SessionTurn>,
+    /// Session and turn, for session workloads; read with [`RequestRecord::session`].
+    pub(crate) session: SessionSlot,
     /// Worker it ran on.
     pub worker: Option<u32>,
     /// Prompt tokens.
@@ -89,7 +163,7 @@ impl RequestRecord {
         Self {
             id,
             stage,
-            session: None,
+            session: SessionSlot::new(None),
             worker: None,
             prompt_tokens,
             output_tokens: 0,
@@ -107,6 +181,16 @@ impl RequestRecord {
             recomputed: 0,
             failed: None,
         }
+    }
+
+    /// Session and turn, for session workloads.
+    pub fn session(&self) -> Option<SessionTurn> {
+        self.session.get()
+    }
+
+    /// Sets the session and turn (global session ids stop short of `u32::MAX`).
+    pub fn set_session(&mut self, turn: Option<SessionTurn>) {
+        self.session = SessionSlot::new(turn);
     }
 
     /// Completed successfully.
@@ -146,11 +230,31 @@ mod tests {
 
     #[test]
     fn record_stays_small() {
-        // 8 timestamps (64 B) + id (8) + sources (4 + 4 + 4·4 + 4 = 28) + session (12) +
-        // worker (8) + failed (12) + stage, prompt, output, preemptions, priority,
-        // recomputed (24) = 156 B; x86_64 pads it to 160.
+        // 8 timestamps (64 B) + id (8) + sources (4 · 4 = 16) + session (8) + worker (8) +
+        // failed (12) + stage, prompt, output, preemptions, priority, recomputed (24) =
+        // 140 B; x86_64 pads it to 144.
         let size = std::mem::size_of::<RequestRecord>();
-        assert!(size <= 160, "RequestRecord is {size} bytes");
+        assert!(size <= 144, "RequestRecord is {size} bytes");
+    }
+
+    #[test]
+    fn packed_fields_serialise_as_before() {
+        let mut r = RequestRecord::new(3, 0, 1.0, 100);
+        r.sources.add_tier(7, 40); // past the last tier: counted in it
+        r.sources.add_tier(3, 2);
+        assert_eq!(r.sources.tiers(), [0, 0, 0, 42]);
+        assert_eq!(r.sources.prompt_total(), 42);
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["sources"]["tiers"], serde_json::json!([0, 0, 0, 42]));
+        assert_eq!(j["session"], serde_json::Value::Null);
+        r.set_session(Some(SessionTurn {
+            session: 5,
+            turn: 2,
+        }));
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["session"], serde_json::json!({"session": 5, "turn": 2}));
+        r.sources.add_tier(1, 9); // another tier replaces the first
+        assert_eq!(r.sources.tiers(), [0, 9, 0, 0]);
     }
 
     #[test]

@@ -207,7 +207,7 @@ pub struct RoutingPanelProps {
 #[function_component(RoutingPanel)]
 pub fn routing_panel(props: &RoutingPanelProps) -> Html {
     let d = &props.results.decisions;
-    let basis = d.first().map(|r| r.decision.basis).unwrap_or("");
+    let basis = d.first().map(|r| r.decision.basis.as_str()).unwrap_or("");
     html! {
         <div data-testid="routing">
             <WorkerTable table={props.results.workers.clone()} pools={props.pools.clone()} />

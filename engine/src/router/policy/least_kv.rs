@@ -1,6 +1,6 @@
 //! `least_kv`: lowest KV cache usage.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 
 /// Sends each request to the worker with the lowest KV usage fraction, as the workers last
 /// reported it through their KV flushes (stale by up to `kv_event_interval`, like the prefix
@@ -27,12 +27,6 @@ impl RoutingPolicy for LeastKv {
                 chosen = k;
             }
         }
-        RoutingDecision::scored(
-            cluster,
-            chosen,
-            "KV usage fraction (lowest wins)",
-            |k| w[k].kv_usage,
-            None,
-        )
+        RoutingDecision::scored(cluster, chosen, Basis::KvUsage, |k| w[k].kv_usage, None)
     }
 }

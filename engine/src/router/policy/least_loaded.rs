@@ -1,6 +1,6 @@
 //! `least_loaded`: fewest outstanding requests.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 
 /// Sends each request to the worker with the fewest outstanding requests; ties → lowest id.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,7 +21,7 @@ impl RoutingPolicy for LeastLoaded {
         RoutingDecision::scored(
             cluster,
             cluster.least_loaded_index(),
-            "outstanding requests (lowest wins)",
+            Basis::Outstanding,
             |k| w[k].outstanding as f64,
             None,
         )

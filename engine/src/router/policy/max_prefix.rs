@@ -1,6 +1,6 @@
 //! `max_prefix`: the worker with the longest cached prefix of the prompt.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 use crate::rng::SimRng;
 
 /// Scores each worker by the longest contiguous prefix of the prompt it holds
@@ -40,7 +40,7 @@ impl RoutingPolicy for MaxPrefix {
         RoutingDecision::scored(
             cluster,
             chosen,
-            "cached prefix / prompt length (highest wins)",
+            Basis::PrefixFraction,
             fraction,
             Some(&matches),
         )

@@ -5,6 +5,7 @@
 //! [`RoutingPolicy`]; adding one means adding a file, a [`PolicyConfig`]
 //! variant and a line in [`PolicyConfig::build`].
 
+mod evidence;
 mod least_kv;
 mod least_loaded;
 mod max_prefix;
@@ -14,6 +15,7 @@ mod random;
 mod round_robin;
 mod session_affinity;
 
+pub use evidence::{Basis, Candidates};
 pub use least_kv::LeastKv;
 pub use least_loaded::LeastLoaded;
 pub use max_prefix::MaxPrefix;
@@ -116,9 +118,9 @@ pub struct RoutingDecision {
     /// The chosen worker's id.
     pub worker: u32,
     /// What `score` means for this policy, e.g. `"outstanding requests (lowest wins)"`.
-    pub basis: &'static str,
+    pub basis: Basis,
     /// Every candidate the policy considered, ascending by worker id.
-    pub candidates: Vec<CandidateScore>,
+    pub candidates: Candidates,
 }
 
 impl RoutingDecision {
@@ -126,7 +128,7 @@ impl RoutingDecision {
     pub fn scored(
         cluster: &ClusterView,
         chosen: usize,
-        basis: &'static str,
+        basis: Basis,
         score: impl Fn(usize) -> f64,
         prefix: Option<&[PrefixMatch]>,
     ) -> Self {

@@ -1,6 +1,6 @@
 //! `power_of_two`: the less loaded of two workers drawn at random.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 use crate::rng::SimRng;
 
 /// Samples two distinct workers uniformly and takes the one with fewer
@@ -48,7 +48,7 @@ impl RoutingPolicy for PowerOfTwo {
         let mut decision = RoutingDecision::scored(
             cluster,
             chosen,
-            "outstanding requests of the two sampled (lowest wins)",
+            Basis::OutstandingOfTwo,
             |k| w[k].outstanding as f64,
             None,
         );

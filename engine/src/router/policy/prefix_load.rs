@@ -1,6 +1,6 @@
 //! `prefix_load`: weighted trade-off between cached prefix and load.
 
-use super::{ClusterView, PrefixLoadConfig, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, PrefixLoadConfig, RouteRequest, RoutingDecision, RoutingPolicy};
 
 /// Scores each worker `w_prefix · prefix_fraction − w_load · outstanding / max_outstanding`
 /// (load normalised by the busiest worker, 0 when all are idle) and picks the
@@ -42,12 +42,6 @@ impl RoutingPolicy for PrefixLoad {
                 chosen = k;
             }
         }
-        RoutingDecision::scored(
-            cluster,
-            chosen,
-            "w_prefix·prefix fraction − w_load·load/max load (highest wins)",
-            score,
-            Some(&matches),
-        )
+        RoutingDecision::scored(cluster, chosen, Basis::PrefixLoad, score, Some(&matches))
     }
 }

@@ -1,6 +1,6 @@
 //! `random`: uniformly at random from a seeded stream.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 use crate::rng::SimRng;
 
 /// Picks a worker uniformly at random.
@@ -29,7 +29,7 @@ impl RoutingPolicy for Random {
         RoutingDecision::scored(
             cluster,
             chosen,
-            "1 = drawn",
+            Basis::Drawn,
             |k| (k == chosen) as u8 as f64,
             None,
         )

@@ -1,6 +1,6 @@
 //! `round_robin`: workers in turn, ascending id.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 
 /// Sends each request to the next worker after the previous choice, wrapping
 /// around. Remembering the last *id* (not a position) keeps the rotation fair
@@ -36,7 +36,7 @@ impl RoutingPolicy for RoundRobin {
         RoutingDecision::scored(
             cluster,
             chosen,
-            "1 = its turn",
+            Basis::ItsTurn,
             |k| (k == chosen) as u8 as f64,
             None,
         )

@@ -1,6 +1,6 @@
 //! `session_affinity`: every request of a session goes to the same worker.
 
-use super::{ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{Basis, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 use std::collections::BTreeMap;
 
 /// Sticky per session id, so a conversation's growing prefix stays in one
@@ -40,11 +40,8 @@ impl RoutingPolicy for SessionAffinity {
             .and_then(|s| self.sessions.get(&s))
             .and_then(|id| w.binary_search_by_key(id, |x| x.id).ok());
         let (chosen, basis) = match bound {
-            Some(k) => (k, "1 = the session's worker"),
-            None => (
-                cluster.least_loaded_index(),
-                "1 = least loaded (new or orphaned session)",
-            ),
+            Some(k) => (k, Basis::SessionWorker),
+            None => (cluster.least_loaded_index(), Basis::SessionLeastLoaded),
         };
         if let Some(s) = request.session {
             self.sessions.insert(s, w[chosen].id);
