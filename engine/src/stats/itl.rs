@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
 /// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
-const MIN_PENDING: usize = 4096;
+const MIN_PENDING: usize = 1 << 15;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///
@@ -297,11 +297,11 @@ mod tests {
 
     #[test]
     fn merged_buffers_equal_a_plain_count_by_value() {
-        // 20,000 adds over 3,000 distinct gaps force several in-place merges.
+        // 200,000 adds over 3,000 distinct gaps force several in-place merges.
         let mut h = ItlHistogram::new();
         let mut expected: BTreeMap<u64, u64> = BTreeMap::new();
         let mut x: u64 = 12345;
-        for _ in 0..20_000 {
+        for _ in 0..200_000 {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
