@@ -381,7 +381,9 @@ impl BlockPool {
             let n = dead.len() as u32;
             self.num_free += n;
             self.num_cached_free += n;
-            self.spare.extend(dead.iter().rev());
+            let at = self.spare.len();
+            self.spare.extend_from_slice(dead);
+            self.spare[at..].reverse();
             match self.queue.back_mut() {
                 Some((DEAD, count)) => *count += n,
                 _ => self.queue.push_back((DEAD, n)),

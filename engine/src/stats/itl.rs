@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
 /// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
-const MIN_PENDING: usize = 4096;
+const MIN_PENDING: usize = 1 << 15;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///
@@ -49,7 +49,7 @@ fn value(k: u64) -> f64 {
 
 /// Sorts `v` by key and adds up the counts of equal keys.
 fn coalesce(v: &mut Vec<(u64, u64)>) {
-    v.sort_unstable_by_key(|e| e.0);
+    radix_sort(v);
     v.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
@@ -57,6 +57,50 @@ fn coalesce(v: &mut Vec<(u64, u64)>) {
         }
         same
     });
+}
+
+/// Sorts `v` by key: least significant byte first, skipping the bytes every key shares
+/// (gaps span few binary exponents, so the top bytes rarely differ). About twice as fast
+/// as a comparison sort on a flush's thousands of keys.
+fn radix_sort(v: &mut Vec<(u64, u64)>) {
+    if v.len() < 256 {
+        v.sort_unstable_by_key(|e| e.0);
+        return;
+    }
+    let mut counts = vec![[0u32; 256]; 8];
+    for &(k, _) in v.iter() {
+        for (d, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * d)) as usize & 255] += 1;
+        }
+    }
+    let n = v.len();
+    let mut other = vec![(0u64, 0u64); n];
+    let mut in_other = false;
+    for (d, c) in counts.iter().enumerate() {
+        if c.iter().any(|&x| x as usize == n) {
+            continue;
+        }
+        let mut at = [0usize; 256];
+        let mut sum = 0;
+        for (a, &x) in at.iter_mut().zip(c.iter()) {
+            *a = sum;
+            sum += x as usize;
+        }
+        let (src, dst) = if in_other {
+            (&other, &mut *v)
+        } else {
+            (&*v, &mut other)
+        };
+        for &e in src.iter() {
+            let b = (e.0 >> (8 * d)) as usize & 255;
+            dst[at[b]] = e;
+            at[b] += 1;
+        }
+        in_other = !in_other;
+    }
+    if in_other {
+        v.copy_from_slice(&other);
+    }
 }
 
 /// Merges the coalesced `add` into the coalesced `into`, in place (from the back, so no
@@ -225,12 +269,39 @@ mod tests {
     use std::collections::BTreeMap;
 
     #[test]
+    fn the_radix_sort_orders_keys_as_a_comparison_sort() {
+        let mut x: u64 = 99;
+        for n in [0, 5, 255, 256, 5000] {
+            let mut v: Vec<(u64, u64)> = (0..n)
+                .map(|i| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    // Gaps of a few exponents: the top bytes are shared, as in a run.
+                    (key(((x >> 11) % 100_000) as f64 * 1e-6), i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_by_key(|e| e.0); // stable, as the radix sort is
+            radix_sort(&mut v);
+            if n >= 256 {
+                assert_eq!(v, want, "n = {n}");
+            } else {
+                assert_eq!(
+                    v.iter().map(|e| e.0).collect::<Vec<_>>(),
+                    want.iter().map(|e| e.0).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn merged_buffers_equal_a_plain_count_by_value() {
-        // 20,000 adds over 3,000 distinct gaps force several in-place merges.
+        // 200,000 adds over 3,000 distinct gaps force several in-place merges.
         let mut h = ItlHistogram::new();
         let mut expected: BTreeMap<u64, u64> = BTreeMap::new();
         let mut x: u64 = 12345;
-        for _ in 0..20_000 {
+        for _ in 0..200_000 {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);

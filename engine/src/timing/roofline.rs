@@ -78,11 +78,34 @@ impl Roofline {
 
     /// Duration of one step over `batch`, seconds (0 for an empty batch).
     pub fn step_time<I: IntoIterator<Item = SeqWork>>(&self, batch: I) -> f64 {
-        let w = self.work(batch);
+        self.time_of(self.work(batch))
+    }
+
+    /// Duration of a step that needs `w` (from [`Roofline::work`]), seconds.
+    pub fn time_of(&self, w: StepWork) -> f64 {
         if w.flops == 0.0 {
             return 0.0;
         }
         (w.flops / self.flops).max(w.bytes / self.bandwidth) + self.fixed
+    }
+
+    /// True when `other` computes the same [`Roofline::work`] for every batch (same model
+    /// and GPU, whatever the efficiencies and overheads): one pass can then serve both.
+    pub fn same_work(&self, other: &Roofline) -> bool {
+        let key = |r: &Roofline| {
+            [
+                r.flops_per_token,
+                r.flops_per_logits,
+                r.embedding_row_bytes,
+                r.attention_coeff,
+                r.shared_weight_bytes,
+                r.expert_weight_bytes,
+                r.expert_miss,
+                r.kv_bytes_per_token,
+            ]
+            .map(f64::to_bits)
+        };
+        key(self) == key(other)
     }
 
     /// The FLOPs and HBM bytes a step over `batch` needs (zero for an empty batch).

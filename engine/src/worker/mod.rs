@@ -10,6 +10,7 @@ mod config;
 mod memory;
 mod offload;
 mod output;
+mod prefetch;
 pub(crate) mod process;
 mod request_queue;
 mod scheduler;

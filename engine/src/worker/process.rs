@@ -70,6 +70,9 @@ struct State {
     tier_events: Vec<KvEvent>,
     /// Prices a step's FLOPs and bytes at 100 % of peak, for the utilisation series.
     peak: crate::timing::Roofline,
+    /// The timing model is a roofline with `peak`'s work: a step's work is computed once
+    /// for its time and its utilisation.
+    roofline_timing: bool,
 }
 
 /// The scheduler's view of the offload tiers from one worker.
@@ -118,6 +121,20 @@ impl Worker {
         scheduler.set_record_kv_events(ctx.kv_event_interval.is_some());
         scheduler.set_offload_chunks(ctx.store_as_computed());
         scheduler.set_hand_off(p.role == PoolRole::Prefill);
+        let peak = crate::timing::Roofline::new(
+            &crate::timing::TimingConfig {
+                compute_efficiency: 1.0,
+                memory_efficiency: 1.0,
+                ..Default::default()
+            },
+            &ctx.model,
+            &p.hardware,
+            0.0,
+        );
+        let roofline_timing = matches!(
+            scheduler.timing(),
+            crate::timing::TimingModel::Roofline(r) if r.same_work(&peak)
+        );
         let worker = Rc::new(Self {
             id,
             pool,
@@ -135,16 +152,8 @@ impl Worker {
                 flush_idle: false,
                 stopped: false,
                 tier_events: Vec::new(),
-                peak: crate::timing::Roofline::new(
-                    &crate::timing::TimingConfig {
-                        compute_efficiency: 1.0,
-                        memory_efficiency: 1.0,
-                        ..Default::default()
-                    },
-                    &ctx.model,
-                    &p.hardware,
-                    0.0,
-                ),
+                peak,
+                roofline_timing,
             }),
             intake: RefCell::new(None),
             scheduler_loop: RefCell::new(None),
@@ -342,7 +351,7 @@ impl Worker {
     async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
         let env = &self.ctx.env;
         let start = env.now();
-        let (out, step_time) = {
+        let (out, step_time, work) = {
             let mut st = self.state.borrow_mut();
             let tiers = self.ctx.tiers.borrow();
             let mut lookup = TierLookup {
@@ -350,10 +359,14 @@ impl Worker {
                 worker: self.id,
             };
             let out = st.scheduler.schedule(start, &mut lookup);
-            let t = st.scheduler.step_time(&out);
-            (out, t)
+            let work = st.peak.work(out.work());
+            let t = match st.scheduler.timing() {
+                crate::timing::TimingModel::Roofline(r) if st.roofline_timing => r.time_of(work),
+                _ => st.scheduler.step_time(&out),
+            };
+            (out, t, work)
         };
-        let utilization = self.utilization(&out, step_time);
+        let utilization = self.utilization(work, step_time);
         for &fetch in &out.fetches {
             self.start_fetch(fetch);
         }
@@ -472,11 +485,10 @@ impl Worker {
     }
 
     /// The step's achieved FLOP/s and HBM bandwidth as shares of the GPU's peak.
-    fn utilization(&self, out: &super::SchedulerOutput, step_time: f64) -> (f64, f64) {
+    fn utilization(&self, work: crate::timing::StepWork, step_time: f64) -> (f64, f64) {
         if step_time <= 0.0 {
             return (0.0, 0.0);
         }
-        let work = self.state.borrow().peak.work(out.work());
         let hw = &self.ctx.pools[self.pool].hardware;
         let share = |x: f64, peak: f64| (x / (step_time * peak)).clamp(0.0, 1.0);
         (

@@ -373,6 +373,7 @@ impl Scheduler {
     }
 
     fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
+        self.prefetch_seqs(self.running.iter().copied());
         let mut i = 0;
         while i < self.running.len() && *budget > 0 {
             let slot = self.running[i];
@@ -766,8 +767,11 @@ impl Scheduler {
         let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let need = Self::new_blocks(seq, n, bs);
-        let ok = self.pool.allocate(need, &mut seq.blocks);
-        debug_assert!(ok, "grow_and_cache() after a free-block check");
+        // Most calls are decodes inside their last block: nothing to allocate.
+        if need > 0 {
+            let ok = self.pool.allocate(need, &mut seq.blocks);
+            debug_assert!(ok, "grow_and_cache() after a free-block check");
+        }
         let upto = (seq.num_computed + n).min(seq.num_tokens());
         Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
     }
@@ -859,6 +863,7 @@ impl Scheduler {
         }
         let mut finished = std::mem::take(&mut self.finished);
         finished.clear();
+        self.prefetch_seqs(in_flight.iter().map(|&(slot, _)| slot));
         for &(slot, n) in &in_flight {
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
             // Every token but a first-time decode is prefill (recomputed ones included).
@@ -1190,6 +1195,15 @@ impl Scheduler {
             return Err("id index out of step with the queues".into());
         }
         Ok(())
+    }
+
+    /// Asks the CPU to load the sequences in `slots`, which a loop is about to visit.
+    fn prefetch_seqs(&self, slots: impl Iterator<Item = Slot>) {
+        for slot in slots {
+            if let Some(entry) = self.seqs.get(slot as usize) {
+                super::prefetch::prefetch(entry);
+            }
+        }
     }
 
     fn seq(&self, slot: Slot) -> &Seq {
