@@ -52,7 +52,7 @@ fn one_request_prefills_on_one_worker_and_decodes_on_the_other() {
     assert_eq!((choice.request, choice.decision.worker), (0, 1));
     assert_close(choice.time, 0.1, "decode choice");
     assert_eq!(choice.decision.candidates.len(), 1);
-    assert_eq!(choice.decision.candidates[0].outstanding, 0);
+    assert_eq!(choice.decision.candidates.get(0).unwrap().outstanding, 0);
     // Worker 1 has room at once: the transfer starts at the hand-off, pays 0.05 s, then
     // moves 1000 tokens of KV in 0.1 s.
     assert_close(t.handoff, 0.1, "hand-off");

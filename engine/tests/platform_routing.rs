@@ -180,7 +180,7 @@ fn least_kv_sees_kv_usage_as_last_flushed_not_live() {
             .collect();
         assert_eq!(seen, [0.0, 0.0, 0.0], "request {request}");
     }
-    let last = &r.decisions[3].decision.candidates;
+    let last: Vec<_> = r.decisions[3].decision.candidates.iter().collect();
     assert!(
         last[0].kv_usage > 0.0 && last[1].kv_usage == 0.0,
         "{last:?}"

@@ -166,10 +166,10 @@ fn max_prefix_follows_the_events_once_they_are_applied() {
     for id in 2..10 {
         let d = route(mp.as_mut(), id, None, &repeat, &w, &kv);
         assert_eq!(d.worker, 0);
-        let c0 = &d.candidates[0];
+        let c0 = d.candidates.get(0).unwrap();
         assert_eq!(c0.prefix.unwrap().gpu_tokens, 64);
         assert!((c0.score - 64.0 / 96.0).abs() < 1e-12);
-        assert_eq!(d.candidates[1].score, 0.0);
+        assert_eq!(d.candidates.get(1).unwrap().score, 0.0);
     }
     // The exact prompt again matches all 6 blocks (96/96).
     assert_eq!(route(mp.as_mut(), 10, None, &first, &w, &kv).worker, 0);
@@ -259,7 +259,7 @@ fn power_of_two_takes_the_less_loaded_of_its_two_samples() {
     // Equal loads: the lower id of the pair wins.
     let even = loads([2, 2, 2], [0.0; 3]);
     let d = route(p2.as_mut(), 99, None, &p, &even, &kv);
-    assert_eq!(d.worker, d.candidates[0].worker);
+    assert_eq!(d.worker, d.candidates.get(0).unwrap().worker);
 }
 
 #[test]
@@ -348,14 +348,14 @@ fn prefix_load_trades_cache_affinity_against_a_growing_load_gap() {
     // Loads (2, 1, 1), max 2: worker 0 scores 2/3 − 2/2 = −1/3; workers 1, 2 score 0 − 1/2 = −1/2.
     let d = route(pl.as_mut(), 0, None, &p, &loads([2, 1, 1], [0.0; 3]), &kv);
     assert_eq!(d.worker, 0);
-    assert!((d.candidates[0].score - (-1.0 / 3.0)).abs() < 1e-12);
-    assert!((d.candidates[1].score - (-0.5)).abs() < 1e-12);
+    assert!((d.candidates.get(0).unwrap().score - (-1.0 / 3.0)).abs() < 1e-12);
+    assert!((d.candidates.get(1).unwrap().score - (-0.5)).abs() < 1e-12);
 
     // Loads (4, 1, 1), max 4: worker 0 still −1/3, but workers 1, 2 now score −1/4 > −1/3,
     // so the request leaves the cached worker; 1 and 2 tie → lowest id.
     let d = route(pl.as_mut(), 1, None, &p, &loads([4, 1, 1], [0.0; 3]), &kv);
     assert_eq!(d.worker, 1);
-    assert!((d.candidates[2].score - (-0.25)).abs() < 1e-12);
+    assert!((d.candidates.get(2).unwrap().score - (-0.25)).abs() < 1e-12);
 
     // Everyone idle: load terms are 0 and the cached worker wins.
     assert_eq!(

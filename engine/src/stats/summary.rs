@@ -84,24 +84,23 @@ impl StageStats {
         &self,
         end: f64,
         num_tiers: usize,
-        records: impl IntoIterator<Item = &'a RequestRecord>,
+        records: impl IntoIterator<Item = &'a RequestRecord, IntoIter: Clone>,
     ) -> StageSummary {
-        let records: Vec<&RequestRecord> = records.into_iter().collect();
-        let done: Vec<&RequestRecord> = records
-            .iter()
-            .copied()
-            .filter(|r| r.is_completed())
-            .collect();
+        // Walked several times rather than collected: a million-request stage would hold
+        // two 8 MB lists of references while its percentiles are sorted.
+        let records = records.into_iter();
+        let done = || records.clone().filter(|r| r.is_completed());
+        let (total, completed) = (records.clone().count() as u64, done().count() as u64);
         let mut failed_by_reason = BTreeMap::new();
-        for r in &records {
+        for r in records.clone() {
             if let Some(f) = r.failed {
                 *failed_by_reason.entry(f.kind().to_string()).or_insert(0u64) += 1;
             }
         }
         let failed: u64 = failed_by_reason.values().sum();
         let duration = end - self.origin();
-        let input: u64 = done.iter().map(|r| r.prompt_tokens as u64).sum();
-        let output: u64 = done.iter().map(|r| r.output_tokens as u64).sum();
+        let input: u64 = done().map(|r| r.prompt_tokens as u64).sum();
+        let output: u64 = done().map(|r| r.output_tokens as u64).sum();
         let per_s = |x: f64| {
             if duration > 0.0 {
                 x / duration
@@ -109,31 +108,30 @@ impl StageStats {
                 f64::NAN
             }
         };
-        let lat = |f: fn(&RequestRecord) -> f64| {
-            LatencySummary::from_seconds(done.iter().map(|r| f(r)).collect())
-        };
+        let lat =
+            |f: fn(&RequestRecord) -> f64| LatencySummary::from_seconds(done().map(f).collect());
         StageSummary {
             stage: self.stage,
-            successful_requests: done.len() as u64,
+            successful_requests: completed,
             failed_requests: failed,
             failed_by_reason,
-            unfinished_requests: records.len() as u64 - done.len() as u64 - failed,
+            unfinished_requests: total - completed - failed,
             duration_s: duration,
             total_input_tokens: input,
             total_generated_tokens: output,
-            request_throughput: per_s(done.len() as f64),
+            request_throughput: per_s(completed as f64),
             output_throughput: per_s(output as f64),
             total_token_throughput: per_s((input + output) as f64),
             peak_output_throughput: self.peak_window.max(self.window.1) as f64,
-            peak_concurrent_requests: peak_concurrency(&records),
+            peak_concurrent_requests: peak_concurrency(records.clone()),
             ttft: lat(RequestRecord::ttft),
             tpot: lat(RequestRecord::tpot),
             itl: self.itl.summary(),
             e2e: lat(RequestRecord::e2e),
             queueing: lat(RequestRecord::queueing),
-            prefix_hit_rate: hit_rates(&done, num_tiers),
-            preemptions: records.iter().map(|r| r.preemptions as u64).sum(),
-            preempted_requests: records.iter().filter(|r| r.preemptions > 0).count() as u64,
+            prefix_hit_rate: hit_rates(done(), num_tiers),
+            preemptions: records.clone().map(|r| r.preemptions as u64).sum(),
+            preempted_requests: records.filter(|r| r.preemptions > 0).count() as u64,
         }
     }
 }
@@ -141,12 +139,11 @@ impl StageStats {
 /// Most requests in the platform at once: each counts over [created, completion); a request
 /// that never finished counts until the end. At equal times departures go first, so a
 /// request leaving as another arrives is not counted twice.
-fn peak_concurrency(records: &[&RequestRecord]) -> u64 {
+fn peak_concurrency<'a>(records: impl Iterator<Item = &'a RequestRecord> + Clone) -> u64 {
     // Arrivals and departures sorted apart (8 bytes per event, no sort scratch), then swept
     // together with departures first at equal times.
-    let mut arrivals: Vec<f64> = records.iter().map(|r| r.created).collect();
+    let mut arrivals: Vec<f64> = records.clone().map(|r| r.created).collect();
     let mut departures: Vec<f64> = records
-        .iter()
         .map(|r| r.completion)
         .filter(|t| !t.is_nan())
         .collect();
@@ -163,8 +160,11 @@ fn peak_concurrency(records: &[&RequestRecord]) -> u64 {
     peak as u64
 }
 
-fn hit_rates(done: &[&RequestRecord], num_tiers: usize) -> PrefixHitRates {
-    let total: f64 = done.iter().map(|r| r.sources.prompt_total() as f64).sum();
+fn hit_rates<'a>(
+    done: impl Iterator<Item = &'a RequestRecord> + Clone,
+    num_tiers: usize,
+) -> PrefixHitRates {
+    let total: f64 = done.clone().map(|r| r.sources.prompt_total() as f64).sum();
     let frac = |x: u64| {
         if total > 0.0 {
             x as f64 / total
@@ -172,7 +172,7 @@ fn hit_rates(done: &[&RequestRecord], num_tiers: usize) -> PrefixHitRates {
             f64::NAN
         }
     };
-    let sum = |f: &dyn Fn(&RequestRecord) -> u32| done.iter().map(|r| f(r) as u64).sum::<u64>();
+    let sum = |f: &dyn Fn(&RequestRecord) -> u32| done.clone().map(|r| f(r) as u64).sum::<u64>();
     PrefixHitRates {
         gpu_cache: frac(sum(&|r| r.sources.gpu_cache)),
         gpu_rehit: frac(sum(&|r| r.sources.gpu_rehit)),

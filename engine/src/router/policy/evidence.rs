@@ -3,6 +3,7 @@
 //! made it 64).
 
 use super::CandidateScore;
+use crate::router::PrefixMatch;
 use serde::{Serialize, Serializer};
 
 /// What a decision's candidate scores mean, one per policy (two for session affinity).
@@ -71,55 +72,111 @@ impl Serialize for Basis {
 }
 
 /// A decision's candidate scores, ascending by worker id; one pointer wide, so a decision
-/// whose candidates were dropped (past the run's budget) costs nothing for them.
+/// whose candidates were dropped (past the run's budget) costs nothing for them. Read as
+/// [`CandidateScore`] values (24 bytes each stored, plus 12 for a prefix match only when a
+/// policy looked at prefixes; the full struct is 40).
 #[derive(Debug, Clone, Default, PartialEq)]
-// A boxed Vec is one word where a Vec (or a boxed slice) is three (two): the extra
-// allocation is paid only by decisions that keep their candidates.
-#[allow(clippy::box_collection)]
-pub struct Candidates(Option<Box<Vec<CandidateScore>>>);
+pub struct Candidates(Option<Box<CandidateList>>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct CandidateList {
+    scores: Vec<Score>,
+    /// Each candidate's prefix match, in step with `scores`; empty when none has one.
+    prefix: Vec<Option<PrefixMatch>>,
+}
+
+/// A candidate without its prefix match.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Score {
+    worker: u32,
+    outstanding: u32,
+    score: f64,
+    kv_usage: f64,
+}
 
 impl Candidates {
+    /// How many candidates were kept.
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |l| l.scores.len())
+    }
+
+    /// True when none were kept.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Candidate `i`, if kept.
+    pub fn get(&self, i: usize) -> Option<CandidateScore> {
+        let l = self.0.as_deref()?;
+        let s = l.scores.get(i)?;
+        Some(CandidateScore {
+            worker: s.worker,
+            score: s.score,
+            outstanding: s.outstanding,
+            kv_usage: s.kv_usage,
+            prefix: l.prefix.get(i).copied().flatten(),
+        })
+    }
+
+    /// The candidates in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = CandidateScore> + '_ {
+        (0..self.len()).map(|i| self.get(i).expect("i < len"))
+    }
+
     /// Keeps only the candidates `keep` accepts.
-    pub fn retain(&mut self, keep: impl FnMut(&CandidateScore) -> bool) {
-        if let Some(v) = &mut self.0 {
-            v.retain(keep);
-            if v.is_empty() {
-                self.0 = None;
-            }
-        }
+    pub fn retain(&mut self, mut keep: impl FnMut(&CandidateScore) -> bool) {
+        *self = self.iter().filter(|c| keep(c)).collect();
     }
 }
 
 impl From<Vec<CandidateScore>> for Candidates {
     fn from(v: Vec<CandidateScore>) -> Self {
-        Self((!v.is_empty()).then(|| Box::new(v)))
+        v.into_iter().collect()
     }
 }
 
 impl FromIterator<CandidateScore> for Candidates {
     fn from_iter<I: IntoIterator<Item = CandidateScore>>(iter: I) -> Self {
-        Vec::from_iter(iter).into()
-    }
-}
-
-impl std::ops::Deref for Candidates {
-    type Target = [CandidateScore];
-    fn deref(&self) -> &[CandidateScore] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
+        let mut l = CandidateList {
+            scores: Vec::new(),
+            prefix: Vec::new(),
+        };
+        let mut any_prefix = false;
+        for c in iter {
+            if c.prefix.is_some() && !any_prefix {
+                any_prefix = true;
+                l.prefix.resize(l.scores.len(), None);
+            }
+            if any_prefix {
+                l.prefix.push(c.prefix);
+            }
+            l.scores.push(Score {
+                worker: c.worker,
+                outstanding: c.outstanding,
+                score: c.score,
+                kv_usage: c.kv_usage,
+            });
+        }
+        if l.scores.is_empty() {
+            return Self(None);
+        }
+        l.scores.shrink_to_fit();
+        l.prefix.shrink_to_fit();
+        Self(Some(Box::new(l)))
     }
 }
 
 impl<'a> IntoIterator for &'a Candidates {
-    type Item = &'a CandidateScore;
-    type IntoIter = std::slice::Iter<'a, CandidateScore>;
+    type Item = CandidateScore;
+    type IntoIter = Box<dyn ExactSizeIterator<Item = CandidateScore> + 'a>;
     fn into_iter(self) -> Self::IntoIter {
-        self.iter()
+        Box::new(self.iter())
     }
 }
 
 impl Serialize for Candidates {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
+        s.collect_seq(self.iter())
     }
 }
 
@@ -131,6 +188,7 @@ mod tests {
     #[test]
     fn decision_record_is_32_bytes() {
         assert_eq!(std::mem::size_of::<Candidates>(), 8);
+        assert_eq!(std::mem::size_of::<Score>(), 24);
         assert_eq!(std::mem::size_of::<RoutingRecord>(), 32);
     }
 
@@ -149,6 +207,23 @@ mod tests {
             r#"[{"worker":3,"score":0.5,"outstanding":2,"kv_usage":0.25,"prefix":null}]"#
         );
         assert_eq!(serde_json::to_string(&Candidates::default()).unwrap(), "[]");
+        // A prefix match on a later candidate only: the earlier ones read back as none.
+        let m = PrefixMatch {
+            gpu_tokens: 16,
+            tier_tokens: 0,
+        };
+        let mixed: Candidates = vec![
+            c,
+            CandidateScore {
+                prefix: Some(m),
+                ..c
+            },
+        ]
+        .into();
+        assert_eq!(mixed.get(0).unwrap().prefix, None);
+        assert_eq!(mixed.get(1).unwrap().prefix, Some(m));
+        assert_eq!(mixed.get(2), None);
+        assert_eq!(mixed.iter().len(), 2);
         let mut dropped = some.clone();
         dropped.retain(|c| c.worker != 3);
         assert_eq!(dropped, Candidates::default());
