@@ -1,16 +1,25 @@
-// The simulation worker. The page sends the app's own compiled wasm module and the URL of
-// its JS bindings ('init'); every later message goes to the engine's `worker_message`.
-// One download serves both: the worker reuses the module the page already compiled.
+// The simulation worker. The page's first worker starts with the page (index.html) and is
+// told the URL of the app's JS bindings at once ('glue'), so it loads them while the page
+// still downloads and compiles the wasm; 'init' brings the page's compiled wasm module and
+// every later message goes to the engine's `worker_message`. One download and one compile
+// serve the page and every worker.
+let glue;
 let engine;
 const early = [];
 self.onmessage = async ({ data }) => {
+  if (data.kind === 'glue') {
+    // Loaded now, awaited by 'init' (a failure surfaces there, once the page listens).
+    glue = import(data.glue);
+    glue.catch(() => {});
+    return;
+  }
   if (data.kind !== 'init') {
     if (engine) engine.worker_message(data);
     else early.push(data);
     return;
   }
   try {
-    const bindings = await import(data.glue);
+    const bindings = await (glue ?? import(data.glue));
     bindings.initSync({ module: data.module });
     engine = bindings;
   } catch (e) {

@@ -334,8 +334,11 @@ test('a share link opened in a fresh page runs the scenario and gives the same n
   await page.getByRole('button', { name: 'Share' }).click();
   const link = await page.getByTestId('share-link').inputValue();
 
+  const opened = Date.now();
   const fresh = await openPage(browser, link);
   await status(fresh.page).getByText('Run 1 finished').waitFor({ timeout: 30_000 });
+  await fresh.page.getByTestId('summary-0-successful_requests').waitFor();
+  measured.share_link_open_to_results_ms = Date.now() - opened;
   assert.deepEqual(await tableNumbers(fresh.page), here);
   assert.deepEqual([...errors, ...fresh.errors], []);
 });

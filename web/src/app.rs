@@ -60,6 +60,22 @@ pub(crate) fn location_hash() -> String {
         .unwrap_or_default()
 }
 
+thread_local! {
+    /// The state [`open_page`] computed, for the app's first render to start from.
+    static OPENING: std::cell::RefCell<Option<AppState>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Reads the page's link before the first render and, when it opens a run (a share
+/// link), submits that run at once, so the worker computes while the page draws; the app's
+/// run driver adopts it (see [`crate::worker::pool::submit_early`]).
+pub fn open_page() {
+    let state = initial_state();
+    if let RunStatus::Running { scenario, .. } = &state.run {
+        crate::worker::pool::submit_early(scenario.to_string());
+    }
+    OPENING.set(Some(state));
+}
+
 fn initial_state() -> AppState {
     let mut state = AppState::new(default_scenario());
     open_link(
@@ -101,7 +117,7 @@ fn copy_link(link: String, dispatch: Callback<Action>) {
 /// The whole page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(initial_state);
+    let state = use_reducer(|| OPENING.take().unwrap_or_else(initial_state));
     // One callback for the app's lifetime, so children's props compare equal across renders.
     let on_action = use_callback(state.dispatcher(), |a: Action, dispatcher| {
         dispatcher.dispatch(a)

@@ -9,6 +9,10 @@ fn main() {
         return;
     }
     opal_web::panic_banner::install();
+    // Before the first render: the worker instantiates the module, and runs a share link's
+    // scenario, while the page draws.
+    opal_web::worker::warm_up();
+    opal_web::app::open_page();
     yew::Renderer::<opal_web::app::App>::new().render();
 }
 

@@ -12,6 +12,7 @@
 //! whose removal makes the error go away is the field at fault. The tag (`type`, `policy`)
 //! is tried last, since without it nothing inside is read at all.
 
+use super::tracked::{self, Seg};
 use super::Scenario;
 use crate::validate::{index, join, Problem};
 use crate::workload::StageConfig;
@@ -67,13 +68,6 @@ pub(super) fn parse(text: &str) -> Result<Scenario, Vec<Problem>> {
     }
 }
 
-/// One step of a path into the tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Seg {
-    Key(String),
-    Index(usize),
-}
-
 fn path_string(path: &[Seg]) -> String {
     path.iter().fold(String::new(), |p, s| match s {
         Seg::Key(k) => join(&p, k),
@@ -95,17 +89,10 @@ fn deserialize<T: serde::de::DeserializeOwned>(
     let Some(part) = part else {
         return Err((scope.to_vec(), "not found".into()));
     };
-    serde_path_to_error::deserialize(part).map_err(|e| {
+    tracked::deserialize(part).map_err(|(at, e)| {
         let mut path = scope.to_vec();
-        for seg in e.path() {
-            match seg {
-                serde_path_to_error::Segment::Map { key } => path.push(Seg::Key(key.clone())),
-                serde_path_to_error::Segment::Seq { index } => path.push(Seg::Index(*index)),
-                // Never produced for a JSON tree; the path so far is the best we know.
-                _ => break,
-            }
-        }
-        (path, e.into_inner().to_string())
+        path.extend(at);
+        (path, e.to_string())
     })
 }
 

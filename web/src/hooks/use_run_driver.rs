@@ -2,22 +2,20 @@
 
 use crate::run_driver;
 use crate::state::{Action, RunStatus};
-use crate::worker;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Runs are driven by id: when the running id changes (Stop, finish, a newer Run) the
-/// effect's cleanup stops the old run. A worker starts with the page, so the first run
-/// (a share link's) does not wait for one. `files` are the data files picked when the run
-/// starts (a trace picked mid-run waits for the next).
+/// effect's cleanup stops the old run. (A worker starts with the page, see `main`, so the
+/// first run, a share link's, does not wait for one.) `files` are the data files picked
+/// when the run starts (a trace picked mid-run waits for the next).
 #[hook]
 pub fn use_run_driver(
     run: &RunStatus,
     files: Rc<BTreeMap<String, Rc<str>>>,
     on_action: Callback<Action>,
 ) {
-    use_effect_with((), |_| worker::warm_up());
     let running = match run {
         RunStatus::Running { id, scenario, .. } => Some((*id, scenario.clone())),
         _ => None,

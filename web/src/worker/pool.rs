@@ -12,6 +12,7 @@ use engine::simulation::SimulationResults;
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::Callback;
 
@@ -19,6 +20,8 @@ use yew::Callback;
 const MAX_WORKERS: usize = 16;
 /// The worker script (`web/worker.js`, copied next to `index.html`).
 const WORKER_SCRIPT: &str = "worker.js";
+/// The global under which `index.html` leaves the worker it started with the page.
+const FIRST_WORKER: &str = "opalFirstWorker";
 
 /// What a submitted run reports, in order: any number of `Progress`, then one of the others.
 #[derive(Debug, Clone)]
@@ -55,6 +58,12 @@ pub fn submit(
     files: Vec<(String, String)>,
     on_event: Callback<RunEvent>,
 ) -> RunTicket {
+    if let Some(early) = EARLY.take() {
+        if files.is_empty() && early.scenario == scenario {
+            return early.adopt(on_event);
+        }
+        early.ticket.cancel();
+    }
     let job = POOL.with_borrow_mut(|pool| {
         pool.next_job += 1;
         let job = pool.next_job;
@@ -70,13 +79,56 @@ pub fn submit(
     RunTicket { job }
 }
 
-/// Starts one worker ahead of the first run, so a run (a share link's, or the first Run)
-/// does not wait for a worker to start.
+/// Submits `scenario` (with no data files) before the page has drawn: the first
+/// [`submit`] of the same scenario adopts the run and hears its events from the start; a
+/// different first submission stops it. For a share link, whose run would otherwise start
+/// only after the first render.
+pub fn submit_early(scenario: String) {
+    let events: Rc<RefCell<Vec<RunEvent>>> = Rc::default();
+    let heard = events.clone();
+    let on_event = Callback::from(move |e| heard.borrow_mut().push(e));
+    let ticket = submit(scenario.clone(), Vec::new(), on_event);
+    EARLY.set(Some(Early {
+        scenario,
+        ticket,
+        events,
+    }));
+}
+
+/// A run submitted by [`submit_early`], its events kept until it is adopted.
+struct Early {
+    scenario: String,
+    ticket: RunTicket,
+    events: Rc<RefCell<Vec<RunEvent>>>,
+}
+
+impl Early {
+    /// Hands the run to `on_event`: the events so far, then (if it is still going) the
+    /// rest. In a task of its own, as a listener is never called from `submit`.
+    fn adopt(self, on_event: Callback<RunEvent>) -> RunTicket {
+        let ticket = self.ticket;
+        super::runner::queue_task(move || {
+            for event in self.events.take() {
+                on_event.emit(event);
+            }
+            POOL.with_borrow_mut(|pool| {
+                if let Some(listener) = pool.listeners.get_mut(&ticket.job) {
+                    *listener = on_event;
+                }
+            });
+        });
+        ticket
+    }
+}
+
+/// Readies one worker ahead of the first run (the one `index.html` started, if any), so a
+/// run (a share link's, or the first Run) does not wait for a worker to start.
 pub fn warm_up() {
     POOL.with_borrow_mut(|pool| {
         if pool.slots.is_empty() {
             pool.next_slot += 1;
             if let Ok(slot) = spawn(pool.next_slot) {
+                let _ = slot.worker.post_message(&ToWorker::WarmUp.to_js());
                 pool.slots.push(slot);
             }
         }
@@ -109,6 +161,7 @@ struct Pool {
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+    static EARLY: RefCell<Option<Early>> = const { RefCell::new(None) };
 }
 
 impl Pool {
@@ -175,12 +228,26 @@ fn bindings_url() -> Result<String, String> {
         .ok_or_else(|| "the page does not name its wasm bindings".to_string())
 }
 
+/// The worker `index.html` started with the page (see there), once: the first slot adopts it.
+fn first_worker() -> Option<web_sys::Worker> {
+    let window = web_sys::window()?;
+    let key = wasm_bindgen::JsValue::from_str(FIRST_WORKER);
+    let worker = js_sys::Reflect::get(&window, &key).ok()?.dyn_into().ok()?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    Some(worker)
+}
+
 fn spawn(id: u64) -> Result<Slot, String> {
     let glue = bindings_url()?;
-    let options = web_sys::WorkerOptions::new();
-    options.set_type(web_sys::WorkerType::Module);
-    let worker = web_sys::Worker::new_with_options(WORKER_SCRIPT, &options)
-        .map_err(|e| format!("cannot start a simulation worker: {e:?}"))?;
+    let worker = match first_worker() {
+        Some(worker) => worker,
+        None => {
+            let options = web_sys::WorkerOptions::new();
+            options.set_type(web_sys::WorkerType::Module);
+            web_sys::Worker::new_with_options(WORKER_SCRIPT, &options)
+                .map_err(|e| format!("cannot start a simulation worker: {e:?}"))?
+        }
+    };
     let on_message = EventListener::new(&worker, "message", move |e| {
         let data = e.unchecked_ref::<web_sys::MessageEvent>().data();
         if let Some(message) = FromWorker::from_js(&data) {

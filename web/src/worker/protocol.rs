@@ -1,7 +1,7 @@
 //! The messages between the page and a simulation worker, as plain JS objects with a
 //! `kind` (what `web/worker.js` routes on).
 //!
-//! Page → worker: `start` {job, scenario, files: [[name, text], …]}, `stop` {job}.
+//! Page → worker: `start` {job, scenario, files: [[name, text], …]}, `stop` {job}, `warm`.
 //! Worker → page: `progress` {job, fraction, sim_time_s, requests_issued, requests_done},
 //! `done` {job, stopped, results: Uint8Array of `SimulationResults::to_bytes`, transferred},
 //! `failed` {job, message}, `broken` {message} (the worker itself could not start).
@@ -36,6 +36,8 @@ pub enum ToWorker {
     },
     /// Stop job `job` and report what it reached.
     Stop { job: u64 },
+    /// While idle, run the default scenario unreported (see `runner`).
+    WarmUp,
 }
 
 /// A JS object from `(key, value)` pairs.
@@ -89,6 +91,7 @@ impl ToWorker {
             ToWorker::Stop { job } => {
                 object(&[("kind", "stop".into()), ("job", (*job as f64).into())])
             }
+            ToWorker::WarmUp => object(&[("kind", "warm".into())]),
         }
     }
 
@@ -114,6 +117,7 @@ impl ToWorker {
                 })
             }
             "stop" => Some(ToWorker::Stop { job: job(data) }),
+            "warm" => Some(ToWorker::WarmUp),
             _ => None,
         }
     }
