@@ -5,7 +5,7 @@
 
 mod platform_common;
 
-use engine::router::CandidateScore;
+use engine::router::PrefixMatch;
 use engine::scenario::{Scenario, ScenarioData};
 use engine::simulation::{RoutingRecord, Simulation};
 use engine::stats::RequestRecord;
@@ -52,8 +52,9 @@ fn a_hundred_thousand_requests_cost_a_few_hundred_bytes_each() {
         .iter()
         .map(|d| d.decision.candidates.len())
         .sum();
-    let decisions =
-        r.decisions.len() * size_of::<RoutingRecord>() + candidates * size_of::<CandidateScore>();
+    // Stored as 24 bytes, plus a 12-byte prefix match when the policy looked (this one does).
+    let stored = 24 + size_of::<Option<PrefixMatch>>();
+    let decisions = r.decisions.len() * size_of::<RoutingRecord>() + candidates * stored;
     let per_request = (records + decisions) as f64 / REQUESTS as f64;
     println!(
         "records: {} B each, {:.1} MB; decisions: {} B each + {} candidates × {} B, {:.1} MB",
@@ -61,7 +62,7 @@ fn a_hundred_thousand_requests_cost_a_few_hundred_bytes_each() {
         records as f64 / 1e6,
         size_of::<RoutingRecord>(),
         candidates,
-        size_of::<CandidateScore>(),
+        stored,
         decisions as f64 / 1e6
     );
     println!("results: {per_request:.0} B per request (records + decisions)");
@@ -72,7 +73,7 @@ fn a_hundred_thousand_requests_cost_a_few_hundred_bytes_each() {
         before,
         peak_rss_kb()
     );
-    // 144 B of record + ~64 B of decision + at most 400,000 candidates (the budget) × ~48 B
-    // spread over 100,000 requests ≈ 400 B; 1 kB is the ceiling the app is sized for.
+    // 144 B of record + 32 B of decision + at most 400,000 candidates (the budget) × 36 B
+    // spread over 100,000 requests ≈ 320 B; 1 kB is the ceiling the app is sized for.
     assert!(per_request < 1024.0, "{per_request} B per request");
 }

@@ -140,15 +140,27 @@ impl StageStats {
 /// that never finished counts until the end. At equal times departures go first, so a
 /// request leaving as another arrives is not counted twice.
 fn peak_concurrency<'a>(records: impl Iterator<Item = &'a RequestRecord> + Clone) -> u64 {
-    // Arrivals and departures sorted apart (8 bytes per event, no sort scratch), then swept
-    // together with departures first at equal times.
-    let mut arrivals: Vec<f64> = records.clone().map(|r| r.created).collect();
+    // Departures sorted as plain f64s (8 bytes per request, no sort scratch); arrivals are
+    // usually in id order already and only copied when they are not. Then both are swept
+    // together, departures first at equal times.
     let mut departures: Vec<f64> = records
+        .clone()
         .map(|r| r.completion)
         .filter(|t| !t.is_nan())
         .collect();
-    arrivals.sort_unstable_by(f64::total_cmp);
     departures.sort_unstable_by(f64::total_cmp);
+    let created = records.map(|r| r.created);
+    if created.clone().is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
+        sweep(created, &departures)
+    } else {
+        let mut arrivals: Vec<f64> = created.collect();
+        arrivals.sort_unstable_by(f64::total_cmp);
+        sweep(arrivals.into_iter(), &departures)
+    }
+}
+
+/// Most in the platform at once, given ascending arrival and departure times.
+fn sweep(arrivals: impl Iterator<Item = f64>, departures: &[f64]) -> u64 {
     let (mut now, mut peak, mut left) = (0i64, 0i64, departures.iter().peekable());
     for a in arrivals {
         while left.next_if(|d| d.total_cmp(&a).is_le()).is_some() {
@@ -363,5 +375,35 @@ impl StageSummary {
         row(&mut o, "Preempted requests:", self.preempted_requests);
         let _ = writeln!(o, "{}", "=".repeat(WIDTH));
         o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stay(created: f64, completion: f64) -> RequestRecord {
+        let mut r = RequestRecord::new(0, 0, created, 10);
+        r.completion = completion;
+        r
+    }
+
+    #[test]
+    fn peak_concurrency_in_any_arrival_order() {
+        // [0, 4) [1, 2) [2, 3) [3, ∞): at most two at once — [1, 2) leaves as [2, 3)
+        // arrives, and [2, 3) as [3, ∞) does.
+        let rs = [
+            stay(0.0, 4.0),
+            stay(1.0, 2.0),
+            stay(2.0, 3.0),
+            stay(3.0, f64::NAN),
+        ];
+        assert_eq!(peak_concurrency(rs.iter()), 2);
+        let shuffled = [&rs[2], &rs[0], &rs[3], &rs[1]];
+        assert_eq!(peak_concurrency(shuffled.into_iter()), 2);
+        // A fifth arriving at 3.5 meets [0, 4) and [3, ∞).
+        let more = [&rs[3], &rs[1], &rs[0], &rs[2]];
+        let fifth = stay(3.5, 5.0);
+        assert_eq!(peak_concurrency(more.into_iter().chain([&fifth])), 3);
     }
 }
