@@ -26,6 +26,10 @@ use crate::timing::{SeqWork, TimingModel};
 
 type Slot = u32;
 
+/// The most block-table room a sequence reserves at admission (16 KB of ids); longer
+/// tables grow as they fill.
+const MAX_RESERVED_BLOCKS: u64 = 4096;
+
 /// A request on this worker plus its scheduling state (dropped when it finishes).
 #[derive(Debug)]
 struct Seq {
@@ -807,11 +811,13 @@ impl Scheduler {
         block_size: u32,
     ) {
         // Room for the whole sequence at once: a table grown block by block through its
-        // decode was copied at every doubling.
+        // decode was copied at every doubling. Capped, because the pool bounds the blocks
+        // all running tables hold together, not each one's reservation: without a cap,
+        // many long-output requests on a large pool would reserve far more than it has.
         if seq.blocks.capacity() == 0 {
             let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
-            seq.blocks
-                .reserve_exact(tokens.div_ceil(block_size as u64) as usize);
+            let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
+            seq.blocks.reserve_exact(blocks as usize);
         }
         pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
         pool.touch_ids(&seq.ghost[..ghost_hits], &mut seq.blocks);
