@@ -57,42 +57,47 @@ const DEAD: u32 = u32::MAX - 2;
 /// unless it was requested early.
 const PREFETCH_AHEAD: usize = 8;
 
-/// 32 bytes (a pool can hold millions): the hash and its flag are stored apart rather
-/// than as an `Option`, which would pad the block to 40.
-#[derive(Debug, Clone)]
+/// [`Block::content`] of a block holding no cached content.
+const NO_CONTENT: u32 = u32::MAX;
+
+/// 12 bytes (a pool can hold millions, and a worker keeps one per block it has had in use
+/// at once): what a cached block holds lives in a side table, since on a workload of
+/// unique prompts most blocks in use are never cached (their content is private).
+#[derive(Debug, Clone, Copy)]
 struct Block {
     ref_cnt: u32,
-    /// The chained hash of the content (or a private tag), meaningful while `cached`.
-    hash_value: BlockHash,
-    /// The block holds reusable content.
-    cached: bool,
+    /// Bumped each time the block joins the free queue: a queue entry is live while its
+    /// stamp is the block's and the block is unreferenced.
+    stamp: u32,
+    /// Its slot in [`BlockPool::contents`] while it holds reusable content, else
+    /// [`NO_CONTENT`].
+    content: u32,
+}
+
+impl Block {
+    /// A block taken for the first time.
+    const FRESH: Block = Block {
+        ref_cnt: 1,
+        stamp: 0,
+        content: NO_CONTENT,
+    };
+
+    fn cached(&self) -> bool {
+        self.content != NO_CONTENT
+    }
+}
+
+/// What a cached block holds.
+#[derive(Debug, Clone, Copy)]
+struct Content {
+    /// The chained hash of the content, or a private tag.
+    hash: BlockHash,
+    /// The request that filled the block.
+    owner: u64,
     /// The hash is in the `hash → block` index (shareable content). Private blocks (content
     /// only their owner's sequence has) are cached without an index entry or an event: only
     /// the owner can ever hit them, after a preemption, and it remembers their ids.
     indexed: bool,
-    /// The request that filled the block (meaningful while it is cached).
-    owner: u64,
-    /// Bumped each time the block joins the free queue: a queue entry is live while its
-    /// stamp is the block's and the block is unreferenced.
-    stamp: u32,
-}
-
-impl Block {
-    fn hash(&self) -> Option<BlockHash> {
-        self.cached.then_some(self.hash_value)
-    }
-
-    /// A block taken for the first time.
-    fn fresh() -> Self {
-        Block {
-            ref_cnt: 1,
-            hash_value: 0,
-            cached: false,
-            indexed: false,
-            owner: 0,
-            stamp: 0,
-        }
-    }
 }
 
 /// The worker's GPU blocks, free queue and prefix-cache index.
@@ -100,6 +105,10 @@ impl Block {
 pub struct BlockPool {
     /// Block records by id: the blocks in use or holding live content, and the spare ids.
     blocks: Vec<Block>,
+    /// The cached blocks' content, by [`Block::content`] slot.
+    contents: Vec<Content>,
+    /// Slots of `contents` no block uses.
+    free_contents: Vec<u32>,
     /// All blocks.
     total: u32,
     /// Blocks never used yet.
@@ -137,6 +146,8 @@ impl BlockPool {
         let runs = FreeRuns::new(if enable_caching { 0 } else { num_blocks });
         Self {
             blocks: Vec::new(),
+            contents: Vec::new(),
+            free_contents: Vec::new(),
             total: num_blocks,
             unused: num_blocks,
             spare: Vec::new(),
@@ -270,7 +281,7 @@ impl BlockPool {
             }
             self.num_free -= 1;
             left -= 1;
-            if self.blocks[id as usize].cached {
+            if self.blocks[id as usize].cached() {
                 self.num_cached_free -= 1;
                 self.evict(id);
             }
@@ -294,18 +305,17 @@ impl BlockPool {
         let first = self.blocks.len() as BlockId;
         let new = k - reused as u32;
         self.blocks
-            .resize(self.blocks.len() + new as usize, Block::fresh());
+            .resize(self.blocks.len() + new as usize, Block::FRESH);
         table.extend(first..first + new);
     }
 
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
     fn evict(&mut self, id: BlockId) {
-        let block = &mut self.blocks[id as usize];
-        if !std::mem::take(&mut block.cached) {
+        let Some(content) = self.take_content(id) else {
             return;
-        }
-        let hash = block.hash_value;
-        if !std::mem::take(&mut block.indexed) {
+        };
+        let hash = content.hash;
+        if !content.indexed {
             return;
         }
         if self.cached.get(&hash) == Some(&id) {
@@ -373,10 +383,7 @@ impl BlockPool {
             #[cfg(debug_assertions)]
             for &id in dead {
                 let b = &self.blocks[id as usize];
-                debug_assert!(
-                    b.ref_cnt == 1 && !b.cached && !b.indexed,
-                    "block {id} not private"
-                );
+                debug_assert!(b.ref_cnt == 1 && !b.cached(), "block {id} not private");
             }
             let n = dead.len() as u32;
             self.num_free += n;
@@ -430,7 +437,7 @@ impl BlockPool {
         self.num_free += 1;
         block.stamp = block.stamp.wrapping_add(1);
         let entry = (id, block.stamp);
-        if block.cached {
+        if block.cached() {
             self.num_cached_free += 1;
             self.queue.push_back(entry);
         } else if self.enable_caching {
@@ -468,7 +475,7 @@ impl BlockPool {
     /// Indexes the full block `id` under `hash`, filled by request `owner`, so later
     /// prompts can reuse it. No-op when caching is off or the block is already cached.
     pub fn cache_block(&mut self, id: BlockId, hash: BlockHash, owner: u64) {
-        if !self.enable_caching || self.blocks[id as usize].cached {
+        if !self.enable_caching || self.blocks[id as usize].cached() {
             return;
         }
         match self.cached.entry(hash) {
@@ -486,11 +493,14 @@ impl BlockPool {
                 }
             }
         }
-        let block = &mut self.blocks[id as usize];
-        block.hash_value = hash;
-        block.cached = true;
-        block.indexed = true;
-        block.owner = owner;
+        self.set_content(
+            id,
+            Content {
+                hash,
+                owner,
+                indexed: true,
+            },
+        );
     }
 
     /// Caches the full block `id` under its owner's private `tag` (no index entry, no
@@ -500,13 +510,48 @@ impl BlockPool {
         if !self.enable_caching {
             return;
         }
-        let block = &mut self.blocks[id as usize];
-        if block.cached {
+        if self.blocks[id as usize].cached() {
             return;
         }
-        block.hash_value = tag;
-        block.cached = true;
-        block.owner = owner;
+        self.set_content(
+            id,
+            Content {
+                hash: tag,
+                owner,
+                indexed: false,
+            },
+        );
+    }
+
+    /// Gives uncached block `id` its content, in a free slot of the side table.
+    fn set_content(&mut self, id: BlockId, content: Content) {
+        let slot = match self.free_contents.pop() {
+            Some(slot) => {
+                self.contents[slot as usize] = content;
+                slot
+            }
+            None => {
+                self.contents.push(content);
+                self.contents.len() as u32 - 1
+            }
+        };
+        self.blocks[id as usize].content = slot;
+    }
+
+    /// Uncaches block `id`, returning what it held (its slot freed), if anything.
+    fn take_content(&mut self, id: BlockId) -> Option<Content> {
+        let slot = std::mem::replace(&mut self.blocks[id as usize].content, NO_CONTENT);
+        if slot == NO_CONTENT {
+            return None;
+        }
+        self.free_contents.push(slot);
+        Some(self.contents[slot as usize])
+    }
+
+    /// What block `id` holds, if it exists and is cached.
+    fn content(&self, id: BlockId) -> Option<&Content> {
+        let b = self.blocks.get(id as usize)?;
+        b.cached().then(|| &self.contents[b.content as usize])
     }
 
     /// Takes back the caching of a referenced block whose content will not be computed
@@ -524,18 +569,18 @@ impl BlockPool {
 
     /// True when block `id` still holds the private content tagged `tag`.
     pub fn holds_private(&self, id: BlockId, tag: BlockHash) -> bool {
-        let b = self.blocks.get(id as usize);
-        b.is_some_and(|b| !b.indexed && b.hash() == Some(tag))
+        self.content(id)
+            .is_some_and(|c| !c.indexed && c.hash == tag)
     }
 
     /// The request that filled cached block `id`.
     pub fn owner(&self, id: BlockId) -> u64 {
-        self.blocks.get(id as usize).map_or(0, |b| b.owner)
+        self.content(id).map_or(0, |c| c.owner)
     }
 
     /// The hash (or private tag) block `id` is cached under, if any.
     pub fn block_hash(&self, id: BlockId) -> Option<BlockHash> {
-        self.blocks.get(id as usize).and_then(Block::hash)
+        self.content(id).map(|c| c.hash)
     }
 
     /// True when block `id` is unreferenced (in the free queue).
@@ -549,8 +594,8 @@ impl BlockPool {
     pub fn touch_ids(&mut self, ids: &[BlockId], table: &mut Vec<BlockId>) {
         for &id in ids {
             self.take_ref(id);
-            debug_assert!(!self.blocks[id as usize].indexed, "block {id} is shared");
-            self.blocks[id as usize].cached = false;
+            let content = self.take_content(id);
+            debug_assert!(!content.is_some_and(|c| c.indexed), "block {id} is shared");
             table.push(id);
         }
     }
@@ -654,7 +699,7 @@ impl BlockPool {
             if std::mem::replace(&mut seen[id as usize], true) {
                 return Err(format!("block {id} queued twice"));
             }
-            cached_free += self.blocks[id as usize].cached as u32;
+            cached_free += self.blocks[id as usize].cached() as u32;
             walked += 1;
         }
         if stale != self.stale {
@@ -669,7 +714,7 @@ impl BlockPool {
             if std::mem::replace(&mut spare[id as usize], true) || seen[id as usize] {
                 return Err(format!("spare block {id} listed twice or queued"));
             }
-            if b.ref_cnt != 1 || b.cached || b.indexed {
+            if b.ref_cnt != 1 || b.cached() {
                 return Err(format!("spare block {id} is not as new"));
             }
         }
@@ -703,7 +748,7 @@ impl BlockPool {
             ));
         }
         for (h, &id) in &self.cached {
-            if self.blocks[id as usize].hash() != Some(*h) {
+            if self.block_hash(id) != Some(*h) {
                 return Err(format!(
                     "cache index points {h} at block {id} with another hash"
                 ));
@@ -713,14 +758,21 @@ impl BlockPool {
             if !self.cached.contains_key(h) || ids.is_empty() {
                 return Err(format!("copies of {h} without a first copy"));
             }
-            if ids
-                .iter()
-                .any(|&id| self.blocks[id as usize].hash() != Some(*h))
-            {
+            if ids.iter().any(|&id| self.block_hash(id) != Some(*h)) {
                 return Err(format!("a copy of {h} holds another hash"));
             }
         }
-        let indexed = named().filter(|b| b.indexed).count();
+        let holding = named().filter(|b| b.cached()).count();
+        if holding + self.free_contents.len() != self.contents.len() {
+            return Err(format!(
+                "{holding} cached blocks and {} free slots, but {} content slots",
+                self.free_contents.len(),
+                self.contents.len()
+            ));
+        }
+        let indexed = named()
+            .filter(|b| b.cached() && self.contents[b.content as usize].indexed)
+            .count();
         let listed = self.cached.len() + self.copies.values().map(Vec::len).sum::<usize>();
         if indexed != listed {
             return Err(format!("{indexed} indexed blocks, {listed} in the index"));
@@ -889,7 +941,7 @@ mod tests {
 
     #[test]
     fn a_block_stays_small() {
-        assert_eq!(std::mem::size_of::<Block>(), 32);
+        assert_eq!(std::mem::size_of::<Block>(), 12);
     }
 
     #[test]
