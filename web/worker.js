@@ -1,21 +1,18 @@
-// The simulation worker. The page's first worker starts with the page (index.html) and is
-// told the URL of the app's JS bindings at once ('glue'), so it loads them while the page
-// still downloads and compiles the wasm; 'init' brings the page's compiled wasm module and
-// every later message goes to the engine's `worker_message`. One download and one compile
-// serve the page and every worker.
-let glue;
+// The simulation worker. The page's first worker starts with the page (index.html) with the
+// URL of the app's JS bindings in its own URL (`?glue=`), so it loads them while the page
+// still downloads and compiles the wasm; 'init' brings the page's compiled wasm module (and
+// the bindings' URL, for the workers started later) and every later message goes to the
+// engine's `worker_message`. One download and one compile serve the page and every worker.
+const early = new URL(self.location.href).searchParams.get('glue');
+// Loaded now, awaited by 'init' (a failure surfaces there, once the page listens).
+let glue = early ? import(early) : undefined;
+glue?.catch(() => {});
 let engine;
-const early = [];
+const queued = [];
 self.onmessage = async ({ data }) => {
-  if (data.kind === 'glue') {
-    // Loaded now, awaited by 'init' (a failure surfaces there, once the page listens).
-    glue = import(data.glue);
-    glue.catch(() => {});
-    return;
-  }
   if (data.kind !== 'init') {
     if (engine) engine.worker_message(data);
-    else early.push(data);
+    else queued.push(data);
     return;
   }
   try {
@@ -26,5 +23,5 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ kind: 'broken', message: `the simulation worker could not start: ${e}` });
     return;
   }
-  for (const m of early.splice(0)) engine.worker_message(m);
+  for (const m of queued.splice(0)) engine.worker_message(m);
 };

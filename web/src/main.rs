@@ -13,7 +13,13 @@ fn main() {
     // scenario, while the page draws.
     opal_web::worker::warm_up();
     opal_web::app::open_page();
-    yew::Renderer::<opal_web::app::App>::new().render();
+    // The first render is one long task, and messages posted to a worker whose script has
+    // not yet run wait on the page's thread until it is free: yield once, so the worker
+    // gets its module (and a share link's run) and works while the page draws.
+    gloo_timers::callback::Timeout::new(0, || {
+        yew::Renderer::<opal_web::app::App>::new().render();
+    })
+    .forget();
 }
 
 /// A message from the page to this simulation worker (`web/worker.js` forwards them).
