@@ -11,8 +11,8 @@ use super::condition::Condition;
 use super::error::{Interrupt, KernelError, SimError};
 use super::event::{AsEvent, Event, EventRef};
 use super::process::Process;
-use super::state::{EventId, EventState, Pid, State, NORMAL, URGENT};
-use super::timeout::Timeout;
+use super::state::{EventId, EventState, Pid, Popped, State, Wait, NEVER, NORMAL, URGENT};
+use super::timeout::{Sleep, Timeout};
 
 /// Handle to a simulation: a virtual clock and an event queue ordered by
 /// (time, priority, scheduling order). Cheap to clone; all clones share one simulation.
@@ -104,6 +104,31 @@ impl Environment {
         Ok(Timeout::from_parts(self.clone(), id))
     }
 
+    /// The active process's own timed wait, for `env.sleep(delay).await?` inside a process:
+    /// queued and ordered exactly as [`timeout`](Self::timeout)`(delay)` would be (so the
+    /// run is the same event for event), but with no event to create, await and release —
+    /// when it fires, the kernel resumes the process directly. Nothing else can wait on it;
+    /// an interrupt ends it like a timeout's await, and its entry then fires unheard.
+    pub(crate) fn sleep(&self, delay: f64) -> Sleep<'_> {
+        let mut st = self.state();
+        if delay.is_nan() || delay < 0.0 {
+            return Sleep::new(self, Err(st.fault(SimError::InvalidDelay(delay))));
+        }
+        let at = st.now + delay;
+        if !at.is_finite() && delay.is_finite() {
+            let now = st.now;
+            return Sleep::new(self, Err(st.fault(SimError::TimeOverflow { now, delay })));
+        }
+        let pid = st.active.expect("a sleep is taken inside a process");
+        let seq = if at.is_finite() {
+            st.schedule_wake(pid, delay)
+        } else {
+            NEVER
+        };
+        drop(st);
+        Sleep::new(self, Ok(seq))
+    }
+
     /// Records `error` as the run's fault (unless one came first) and hands it back: for a
     /// process that finds a time it cannot wait for, e.g. a step time of ∞.
     pub fn fail(&self, error: SimError) -> SimError {
@@ -169,13 +194,27 @@ impl Environment {
 
     /// Processes the next event; `false` when nothing is scheduled (SimPy `step`).
     pub fn step(&self) -> bool {
-        let Some((id, mut callbacks)) = self.state().pop() else {
-            return false;
-        };
-        for cb in callbacks.drain(..) {
-            self.run_callback(cb);
+        let popped = self.state().pop();
+        match popped {
+            None => return false,
+            Some(Popped::Event(id, mut callbacks)) => {
+                for cb in callbacks.drain(..) {
+                    self.run_callback(cb);
+                }
+                self.state().finish_processing(id, callbacks);
+            }
+            Some(Popped::Wake(pid, seq)) => {
+                // An interrupted sleep's entry still fires, as SimPy's timeout does, but
+                // wakes nobody.
+                let asleep = self
+                    .state()
+                    .proc_mut(pid)
+                    .is_some_and(|p| p.target == Some(Wait::Sleep(seq)));
+                if asleep {
+                    self.resume(pid, None);
+                }
+            }
         }
-        self.state().finish_processing(id, callbacks);
         true
     }
 
@@ -261,7 +300,7 @@ impl Environment {
                 let Some(p) = st.proc_mut(pid) else {
                     return; // finished meanwhile: SimPy ignores the interruption too
                 };
-                if let Some(target) = p.target.take() {
+                if let Some(Wait::Event(target)) = p.target.take() {
                     st.remove_callback(target, |c| matches!(c, Callback::Resume(q) if *q == pid));
                 }
                 drop(st);
@@ -351,8 +390,28 @@ impl Environment {
             p.target.is_none(),
             "a process waits on one event at a time; combine events with any_of/all_of"
         );
-        p.target = Some(id);
+        p.target = Some(Wait::Event(id));
         st.add_callback(id, Callback::Resume(pid));
+        *waiting = true;
+        Poll::Pending
+    }
+
+    /// The wait protocol of a [`Sleep`] numbered `seq`: the first poll registers the sleep
+    /// as the active process's target and suspends; the resuming poll comes from the sleep's
+    /// entry firing or from an interrupt, which wins.
+    pub(crate) fn poll_sleep(&self, seq: u64, waiting: &mut bool) -> Poll<Result<(), Interrupt>> {
+        let mut st = self.state();
+        let pid = st.active.expect("a sleep is awaited inside a process");
+        let p = st.proc_mut(pid).expect("active process is alive");
+        if *waiting {
+            *waiting = false;
+            return Poll::Ready(p.interrupt.take().map_or(Ok(()), Err));
+        }
+        assert!(
+            p.target.is_none(),
+            "a process waits on one event at a time; combine events with any_of/all_of"
+        );
+        p.target = Some(Wait::Sleep(seq));
         *waiting = true;
         Poll::Pending
     }

@@ -109,7 +109,10 @@
 //! (events due now, batches of equal delays), and callbacks are a small enum rather than boxed closures.
 //! Typed payloads (event values, process outputs, store items) stay in typed cells owned by the
 //! handles and stores, so the hot path — timeout, resume, next timeout — allocates nothing in the
-//! steady state. Processes are boxed futures polled with a no-op waker: the kernel itself knows
+//! steady state. A process's own timed wait inside the crate (the worker's step) is a *sleep*: a
+//! queue entry that names the process instead of an event, ordered exactly as the timeout it
+//! replaces, so the hottest wait creates, awaits and releases no event. Processes are boxed
+//! futures polled with a no-op waker: the kernel itself knows
 //! which process waits on which event, so wakers carry no information.
 //!
 //! Processes and the environment reference each other; [`Environment::shutdown`] drops the

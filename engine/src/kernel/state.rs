@@ -60,17 +60,52 @@ struct Slot {
 struct Scheduled {
     /// `time bits << 64 | priority << 56 | seq` (seq < 2^56: centuries of events).
     key: u128,
-    id: EventId,
+    what: Queued,
 }
 
+/// What a queue entry fires.
+#[derive(Clone, Copy)]
+enum Queued {
+    /// An event in the slab: its callbacks run.
+    Event(EventId),
+    /// A process's own sleep (see `Environment::sleep`): the process resumes, if it still
+    /// waits on this entry.
+    Wake(Pid),
+}
+
+/// What the next queue entry turned out to be (see `State::pop`).
+pub(crate) enum Popped {
+    /// An event, now processed, with its callbacks to run.
+    Event(EventId, Vec<Callback>),
+    /// Process `pid`'s sleep number `seq` is over.
+    Wake(Pid, u64),
+}
+
+/// What a process waits on (SimPy `Process._target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// An event; a `Callback::Resume` on it wakes the process.
+    Event(EventId),
+    /// Its own sleep, by the queue entry's sequence number ([`NEVER`] for one that is not
+    /// queued): nothing but an interrupt or that entry wakes it.
+    Sleep(u64),
+}
+
+/// The sleep number of a sleep that is never queued (an infinite delay): no entry has it.
+pub(crate) const NEVER: u64 = u64::MAX;
+
 impl Scheduled {
-    fn new(time: f64, priority: u8, seq: u64, id: EventId) -> Self {
+    fn new(time: f64, priority: u8, seq: u64, what: Queued) -> Self {
         debug_assert!(time >= 0.0 && seq < 1 << 56);
         let low = (priority as u64) << 56 | seq;
         Self {
             key: ((time + 0.0).to_bits() as u128) << 64 | low as u128,
-            id,
+            what,
         }
+    }
+
+    fn seq(&self) -> u64 {
+        self.key as u64 & ((1 << 56) - 1)
     }
 
     fn time(&self) -> f64 {
@@ -106,8 +141,8 @@ pub(crate) struct ProcSlot {
     pub(crate) body: Option<ProcFuture>,
     /// The process's own completion event (one reference held while alive).
     pub(crate) done: EventId,
-    /// The event the process currently waits on (SimPy `Process._target`).
-    pub(crate) target: Option<EventId>,
+    /// What the process currently waits on (SimPy `Process._target`).
+    pub(crate) target: Option<Wait>,
     /// An interrupt being delivered by the current poll, consumed by the awaited leaf.
     pub(crate) interrupt: Option<Interrupt>,
 }
@@ -253,13 +288,26 @@ impl State {
         debug_assert_eq!(slot.state, EventState::Pending);
         slot.state = EventState::Triggered;
         slot.refs += 1;
+        self.enqueue(time, priority, Queued::Event(id));
+    }
+
+    /// Queues a wake-up of process `pid` at `now + delay` with NORMAL priority, exactly where
+    /// a timeout created now would go; returns its sequence number (the sleep's identity).
+    pub(crate) fn schedule_wake(&mut self, pid: Pid, delay: f64) -> u64 {
+        let time = self.now + delay;
+        self.enqueue(time, NORMAL, Queued::Wake(pid))
+    }
+
+    /// Puts an entry in the queue with the next sequence number, which it returns.
+    fn enqueue(&mut self, time: f64, priority: u8, what: Queued) -> u64 {
         let seq = self.seq;
         self.seq += 1;
-        let entry = Scheduled::new(time, priority, seq, id);
+        let entry = Scheduled::new(time, priority, seq, what);
         match self.lane.back() {
             Some(last) if last.key > entry.key => self.heap.push(entry),
             _ => self.lane.push_back(entry),
         }
+        seq
     }
 
     /// The next scheduled event's entry (the smaller key of the two fronts) and whether it
@@ -277,8 +325,9 @@ impl State {
         self.next_entry().map_or(f64::INFINITY, |(e, _)| e.time())
     }
 
-    /// Pops the next event, advances the clock, marks it processed and hands out its callbacks.
-    pub(crate) fn pop(&mut self) -> Option<(EventId, Vec<Callback>)> {
+    /// Pops the next entry and advances the clock; an event is marked processed and hands
+    /// out its callbacks.
+    pub(crate) fn pop(&mut self) -> Option<Popped> {
         let (next, in_lane) = self.next_entry()?;
         if in_lane {
             self.lane.pop_front();
@@ -286,9 +335,14 @@ impl State {
             self.heap.pop();
         }
         self.now = next.time();
-        let slot = self.slot_mut(next.id);
-        slot.state = EventState::Processed;
-        Some((next.id, std::mem::take(&mut slot.callbacks)))
+        match next.what {
+            Queued::Event(id) => {
+                let slot = self.slot_mut(id);
+                slot.state = EventState::Processed;
+                Some(Popped::Event(id, std::mem::take(&mut slot.callbacks)))
+            }
+            Queued::Wake(pid) => Some(Popped::Wake(pid, next.seq())),
+        }
     }
 
     /// Gives the (now empty) callback vector back to its slot to keep its capacity, and drops
@@ -319,7 +373,7 @@ impl State {
             alive: true,
             body: Some(body),
             done,
-            target: Some(init),
+            target: Some(Wait::Event(init)),
             interrupt: None,
         };
         if let Some(idx) = self.free_procs.pop() {

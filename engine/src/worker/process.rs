@@ -389,7 +389,7 @@ impl Worker {
                 .into(),
             )));
         }
-        env.timeout(step_time).await?;
+        env.sleep(step_time).await?;
         let now = env.now();
         let mut outcome = self.state.borrow_mut().scheduler.finish_step(now);
         self.ctx
