@@ -53,6 +53,13 @@ impl Environment {
         self.state().peek()
     }
 
+    /// Time of the next scheduled event (as [`peek`](Self::peek)), or `None` once the run
+    /// has a [`fault`](Self::fault): a driver's check before each event, in one look.
+    pub fn peek_unfaulted(&self) -> Option<f64> {
+        let st = self.state();
+        st.first_fault.is_none().then(|| st.peek())
+    }
+
     /// Number of events waiting in the queue.
     pub fn scheduled(&self) -> usize {
         self.state().scheduled_count()

@@ -191,13 +191,31 @@ impl Simulation {
     pub fn advance(&mut self, max_events: u64) -> Progress {
         let env = &self.ctx.env;
         for _ in 0..max_events {
-            if self.is_finished() {
+            if !self.may_step() {
                 break;
             }
             env.step();
             self.events += 1;
         }
         self.progress()
+    }
+
+    /// `self.end().is_none()`, checked before every event: the same tests, with one look at
+    /// the kernel for its fault and next event and nothing built.
+    fn may_step(&self) -> bool {
+        if !self.orchestrator.is_alive()
+            || self.ctx.recorder.borrow().capped
+            || self.events >= self.max_events
+        {
+            return false;
+        }
+        match self.ctx.env.peek_unfaulted() {
+            // (No NaN here: queue times are valid and both bounds are validated.)
+            Some(next) => {
+                next <= self.simulation_time && next <= self.max_seconds && next != f64::INFINITY
+            }
+            None => false,
+        }
     }
 
     /// Runs to the end.

@@ -193,6 +193,22 @@ impl TimingModel {
             }
         }
     }
+
+    /// Duration of one step over `batch` whose `work` at peak, as `peak` (a roofline at
+    /// 100 % of a GPU's figures) prices it, is already known: a roofline that counts work
+    /// as `peak` does (same model and GPU) only divides it by its rates, without going over
+    /// the batch again; the other models price the batch.
+    pub fn step_time_of_work<I: IntoIterator<Item = SeqWork>>(
+        &self,
+        batch: I,
+        peak: &Roofline,
+        work: StepWork,
+    ) -> f64 {
+        match self {
+            TimingModel::Roofline(r) if r.same_work(peak) => r.time_of(work),
+            _ => self.step_time(batch),
+        }
+    }
 }
 
 /// Attention FLOPs of computing tokens `p+1..=n` with causal attention, over all layers.

@@ -22,7 +22,9 @@
 //! Each idle flag is cleared by whoever sends the wake-up, so a process is interrupted at
 //! most once per sleep and never while it waits on anything else.
 
-use super::{FetchStart, KvReceive, OffloadLookup, Scheduler, TierHit};
+use super::{
+    FetchStart, KvReceive, OffloadLookup, Scheduler, SchedulerOutput, StepOutcome, TierHit,
+};
 use crate::deployment::PoolRole;
 use crate::kernel::{AsEvent, Process, SimError, Store};
 use crate::kv_events::{KvEvent, KvEventBatch, KvReport};
@@ -70,9 +72,10 @@ struct State {
     tier_events: Vec<KvEvent>,
     /// Prices a step's FLOPs and bytes at 100 % of peak, for the utilisation series.
     peak: crate::timing::Roofline,
-    /// The timing model is a roofline with `peak`'s work: a step's work is computed once
-    /// for its time and its utilisation.
-    roofline_timing: bool,
+    /// The batch of the step in progress (reused from step to step).
+    out: SchedulerOutput,
+    /// What the last step produced (reused from step to step).
+    outcome: StepOutcome,
 }
 
 /// The scheduler's view of the offload tiers from one worker.
@@ -131,10 +134,6 @@ impl Worker {
             &p.hardware,
             0.0,
         );
-        let roofline_timing = matches!(
-            scheduler.timing(),
-            crate::timing::TimingModel::Roofline(r) if r.same_work(&peak)
-        );
         let worker = Rc::new(Self {
             id,
             pool,
@@ -153,7 +152,8 @@ impl Worker {
                 stopped: false,
                 tier_events: Vec::new(),
                 peak,
-                roofline_timing,
+                out: SchedulerOutput::default(),
+                outcome: StepOutcome::default(),
             }),
             intake: RefCell::new(None),
             scheduler_loop: RefCell::new(None),
@@ -347,34 +347,40 @@ impl Worker {
     }
 
     /// One scheduler step: build the batch, run it for the timing model's time, apply it.
-    /// Returns false when nothing could run (the loop then sleeps until woken).
+    /// Returns false when nothing could run (the loop then sleeps until woken). The batch
+    /// and its outcome stay in the worker's buffers: a step moves and allocates nothing
+    /// but the requests that leave.
     async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
         let env = &self.ctx.env;
         let start = env.now();
-        let (out, step_time, work) = {
+        let (step_time, utilization, idle, transfers) = {
             let mut st = self.state.borrow_mut();
+            let st = &mut *st;
             let tiers = self.ctx.tiers.borrow();
             let mut lookup = TierLookup {
                 tiers: &tiers,
                 worker: self.id,
             };
-            let out = st.scheduler.schedule(start, &mut lookup);
+            st.scheduler.schedule_into(start, &mut lookup, &mut st.out);
+            let out = &st.out;
             let work = st.peak.work(out.work());
-            let t = match st.scheduler.timing() {
-                crate::timing::TimingModel::Roofline(r) if st.roofline_timing => r.time_of(work),
-                _ => st.scheduler.step_time(&out),
-            };
-            (out, t, work)
+            let t = st
+                .scheduler
+                .timing()
+                .step_time_of_work(out.work(), &st.peak, work);
+            // Fetches and KV receives are rare: copied out, as starting them borrows the state.
+            let transfers = (!out.fetches.is_empty() || !out.receives.is_empty())
+                .then(|| (out.fetches.clone(), out.receives.clone()));
+            (t, self.utilization(work, t), out.is_empty(), transfers)
         };
-        let utilization = self.utilization(work, step_time);
-        for &fetch in &out.fetches {
-            self.start_fetch(fetch);
+        if let Some((fetches, receives)) = transfers {
+            for fetch in fetches {
+                self.start_fetch(fetch);
+            }
+            for receive in receives {
+                self.start_receive(receive);
+            }
         }
-        for &receive in &out.receives {
-            self.start_receive(receive);
-        }
-        let idle = out.is_empty();
-        self.state.borrow_mut().scheduler.recycle(Some(out), None);
         if idle {
             return Ok(false);
         }
@@ -391,30 +397,40 @@ impl Worker {
         }
         env.sleep(step_time).await?;
         let now = env.now();
-        let mut outcome = self.state.borrow_mut().scheduler.finish_step(now);
-        self.ctx
-            .recorder
-            .borrow_mut()
-            .on_step(self.id, start, now, utilization, &outcome);
+        let (computed_chunks, handoffs, finished) = {
+            let mut st = self.state.borrow_mut();
+            let st = &mut *st;
+            st.scheduler.finish_step_into(now, &mut st.outcome);
+            let outcome = &mut st.outcome;
+            self.ctx
+                .recorder
+                .borrow_mut()
+                .on_step(self.id, start, now, utilization, outcome);
+            let take = |v: &mut Vec<Request>| (!v.is_empty()).then(|| std::mem::take(v));
+            (
+                (!outcome.computed_chunks.is_empty())
+                    .then(|| std::mem::take(&mut outcome.computed_chunks)),
+                take(&mut outcome.handoffs),
+                take(&mut outcome.finished),
+            )
+        };
         self.wake_flush();
         if self.ctx.store_as_computed().is_some() {
-            self.store_chunks(&outcome.computed_chunks);
+            if let Some(chunks) = computed_chunks {
+                self.store_chunks(&chunks);
+                // Back to the buffer, to keep its memory.
+                self.state.borrow_mut().outcome.computed_chunks = chunks;
+            }
         } else if !self.ctx.tiers.borrow().is_empty() {
             // (Without tiers there is nowhere to store: skip hashing every prompt.)
-            for req in &outcome.finished {
+            for req in finished.iter().flatten() {
                 let tiers = self.ctx.tiers.borrow();
                 let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
                 drop(tiers);
                 self.store_chunks(&hashes);
             }
         }
-        let handoffs = std::mem::take(&mut outcome.handoffs);
-        let finished = std::mem::take(&mut outcome.finished);
-        self.state
-            .borrow_mut()
-            .scheduler
-            .recycle(None, Some(outcome));
-        for request in handoffs {
+        for request in handoffs.into_iter().flatten() {
             self.ctx
                 .recorder
                 .borrow_mut()
@@ -426,7 +442,9 @@ impl Worker {
                 })
                 .ok();
         }
-        self.hand_back(finished);
+        if let Some(finished) = finished {
+            self.hand_back(finished);
+        }
         Ok(true)
     }
 

@@ -334,31 +334,43 @@ impl Scheduler {
         now: f64,
         offload: &mut L,
     ) -> SchedulerOutput {
+        let mut out = std::mem::take(&mut self.spare_out);
+        self.schedule_into(now, offload, &mut out);
+        out
+    }
+
+    /// [`Scheduler::schedule`] into the caller's `out` (cleared first), whose lists keep
+    /// their memory from step to step: the worker's way, moving no output around.
+    pub(crate) fn schedule_into<L: OffloadLookup + ?Sized>(
+        &mut self,
+        now: f64,
+        offload: &mut L,
+        out: &mut SchedulerOutput,
+    ) {
         debug_assert!(
             self.in_flight.is_empty(),
             "schedule() called again before finish_step()"
         );
-        let mut out = std::mem::take(&mut self.spare_out);
         out.clear();
         loop {
             let mut budget = self.cfg.max_num_batched_tokens;
-            self.schedule_running(&mut budget, &mut out);
+            self.schedule_running(&mut budget, out);
             // As vLLM: no new admissions in a step that had to preempt — unless the batch
             // is empty, or the caller would sleep with work queued.
             if out.preempted.is_empty() || out.scheduled.is_empty() {
-                self.schedule_waiting(now, &mut budget, offload, &mut out);
+                self.schedule_waiting(now, &mut budget, offload, out);
             }
             if out.scheduled.is_empty() && self.release_late_arrivals() {
                 // Async scheduling with nothing else to run: the engine's batch queue is
                 // empty, so requests that arrived during the last step run now.
-                self.schedule_waiting(now, &mut budget, offload, &mut out);
+                self.schedule_waiting(now, &mut budget, offload, out);
             }
             out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
             // Under `priority` a request can preempt itself while others still run: vLLM's
             // step is then empty and the next one schedules them. Take that next step now,
             // at the same instant, rather than sleep with requests running.
             if !out.scheduled.is_empty() || self.running.is_empty() {
-                return out;
+                return;
             }
         }
     }
@@ -862,6 +874,13 @@ impl Scheduler {
     /// (the front end's output delay later); gaps between tokens are the steps'.
     pub fn finish_step(&mut self, now: f64) -> StepOutcome {
         let mut outcome = std::mem::take(&mut self.spare_outcome);
+        self.finish_step_into(now, &mut outcome);
+        outcome
+    }
+
+    /// [`Scheduler::finish_step`] into the caller's `outcome` (cleared first), whose lists
+    /// keep their memory from step to step.
+    pub(crate) fn finish_step_into(&mut self, now: f64, outcome: &mut StepOutcome) {
         outcome.clear();
         let mut in_flight = std::mem::take(&mut self.in_flight);
         if !in_flight.is_empty() {
@@ -946,7 +965,6 @@ impl Scheduler {
             }
         }
         self.finished = finished;
-        outcome
     }
 
     /// Gives back a step's output and outcome once read, so the next step reuses their
