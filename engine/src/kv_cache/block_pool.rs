@@ -28,12 +28,12 @@
 //!
 //! A finished request's private blocks (content only it could ever hit) are dead: they
 //! keep their place in the LRU order, as vLLM's hashed blocks do, but nothing can tell
-//! them apart. So they are queued as a count, not by id, and their ids go to a stack of
-//! spare ids; taking a dead or never-used block from the head hands out the spare id freed
-//! last (still in the CPU cache) or a new one. Which id a block gets is not observable in
-//! a run's results; the queue's order of content is unchanged. On a workload of unique
-//! prompts this keeps a worker's memory to the blocks in use, and the queue to one entry
-//! per finished request.
+//! them apart. So they are queued as a count, not by id, and their ids are marked spare
+//! in a bitmap (one bit an id: a worker may have had thousands of blocks in use at once);
+//! taking a dead or never-used block from the head hands out the lowest spare id or a new
+//! one. Which id a block gets is not observable in a run's results; the queue's order of
+//! content is unchanged. On a workload of unique prompts this keeps a worker's memory to
+//! the blocks in use, and the queue to one entry per finished request.
 //!
 //! With caching off there is no content to track: the pool keeps no block records, only
 //! the free queue as runs of ids ([`FreeRuns`]), in the same order.
@@ -114,7 +114,7 @@ pub struct BlockPool {
     /// Blocks never used yet.
     unused: u32,
     /// Ids free for any new block: they stand for no queue entry (dead or never used).
-    spare: Vec<BlockId>,
+    spare: SpareIds,
     /// Reused buffer for the blocks without content being freed.
     fresh: Vec<(u32, u32)>,
     /// Free queue, head (allocated and evicted first) at the front: (block, stamp), or
@@ -150,7 +150,7 @@ impl BlockPool {
             free_contents: Vec::new(),
             total: num_blocks,
             unused: num_blocks,
-            spare: Vec::new(),
+            spare: SpareIds::default(),
             queue,
             stale: 0,
             fresh: Vec::new(),
@@ -291,19 +291,13 @@ impl BlockPool {
         true
     }
 
-    /// Ids for `k` blocks taken from dead or never-used slots, onto `table`: the spare ids
-    /// freed last first (their records are as their last owners left them: referenced
-    /// once, uncached, so as good as new), then new ones.
+    /// Ids for `k` blocks taken from dead or never-used slots, onto `table`: the lowest
+    /// spare ids (their records are as their last owners left them: referenced once,
+    /// uncached, so as good as new), then new ones.
     fn take_spares(&mut self, k: u32, table: &mut Vec<BlockId>) {
-        let from = self.spare.len().saturating_sub(k as usize);
-        let reused = self.spare.len() - from;
-        // Copied and reversed in place: both vectorise, a reversed drain does not.
-        let at = table.len();
-        table.extend_from_slice(&self.spare[from..]);
-        table[at..].reverse();
-        self.spare.truncate(from);
+        let reused = self.spare.take_lowest(k, table);
         let first = self.blocks.len() as BlockId;
-        let new = k - reused as u32;
+        let new = k - reused;
         self.blocks
             .resize(self.blocks.len() + new as usize, Block::FRESH);
         table.extend(first..first + new);
@@ -388,9 +382,7 @@ impl BlockPool {
             let n = dead.len() as u32;
             self.num_free += n;
             self.num_cached_free += n;
-            let at = self.spare.len();
-            self.spare.extend_from_slice(dead);
-            self.spare[at..].reverse();
+            dead.iter().for_each(|&id| self.spare.insert(id));
             match self.queue.back_mut() {
                 Some((DEAD, count)) => *count += n,
                 _ => self.queue.push_back((DEAD, n)),
@@ -661,7 +653,7 @@ impl BlockPool {
     /// Which ids are spare (their records are stale), by id.
     fn spare_marks(&self) -> Vec<bool> {
         let mut marks = vec![false; self.blocks.len()];
-        for &id in &self.spare {
+        for id in self.spare.ids() {
             marks[id as usize] = true;
         }
         marks
@@ -709,8 +701,13 @@ impl BlockPool {
             ));
         }
         let mut spare = vec![false; self.blocks.len()];
-        for &id in &self.spare {
-            let b = &self.blocks[id as usize];
+        if self.spare.ids().count() != self.spare.len as usize {
+            return Err("spare ids miscounted".into());
+        }
+        for id in self.spare.ids() {
+            let Some(b) = self.blocks.get(id as usize) else {
+                return Err(format!("spare id {id} was never handed out"));
+            };
             if std::mem::replace(&mut spare[id as usize], true) || seen[id as usize] {
                 return Err(format!("spare block {id} listed twice or queued"));
             }
@@ -719,7 +716,7 @@ impl BlockPool {
             }
         }
         // Every block is one with an id (in use or queued by id), dead, or never used.
-        let with_id = (self.blocks.len() - self.spare.len()) as u64;
+        let with_id = (self.blocks.len() - self.spare.len as usize) as u64;
         if with_id + dead as u64 + self.num_unused() as u64 != self.total as u64 {
             return Err(format!(
                 "{with_id} named, {dead} dead and {} never-used blocks of {}",
@@ -830,6 +827,59 @@ impl BlockPool {
             }
             self.stale -= 1;
         }
+    }
+}
+
+/// A set of block ids, one bit each, taken lowest first.
+#[derive(Debug, Clone, Default)]
+struct SpareIds {
+    words: Vec<u64>,
+    len: u32,
+    /// No id is set in the words before this one.
+    first_word: usize,
+}
+
+impl SpareIds {
+    fn insert(&mut self, id: BlockId) {
+        let w = id as usize / 64;
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        debug_assert!(self.words[w] & 1 << (id % 64) == 0, "id {id} spared twice");
+        self.words[w] |= 1 << (id % 64);
+        self.len += 1;
+        self.first_word = self.first_word.min(w);
+    }
+
+    /// Moves the lowest `k` ids (or all, if fewer) onto `table`, ascending; how many.
+    fn take_lowest(&mut self, k: u32, table: &mut Vec<BlockId>) -> u32 {
+        let n = k.min(self.len);
+        let mut left = n;
+        let mut w = self.first_word;
+        while left > 0 {
+            let mut bits = self.words[w];
+            while bits != 0 && left > 0 {
+                table.push((w * 64) as BlockId + bits.trailing_zeros());
+                bits &= bits - 1;
+                left -= 1;
+            }
+            self.words[w] = bits;
+            if bits == 0 {
+                w += 1;
+            }
+        }
+        self.len -= n;
+        self.first_word = if self.len == 0 { 0 } else { w };
+        n
+    }
+
+    /// The ids, ascending.
+    fn ids(&self) -> impl Iterator<Item = BlockId> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits >> b & 1 != 0)
+                .map(move |b| (w * 64 + b) as BlockId)
+        })
     }
 }
 
