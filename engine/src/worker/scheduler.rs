@@ -779,6 +779,7 @@ impl Scheduler {
     /// Allocates the blocks `n` more tokens of `slot` need (the caller checked they are
     /// free) and offers the blocks they fill to the prefix cache, as vLLM's
     /// `allocate_slots` does.
+    #[inline]
     fn grow_and_cache(&mut self, slot: Slot, n: u32) {
         let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
@@ -792,6 +793,7 @@ impl Scheduler {
         Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
     }
 
+    #[inline]
     fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
         let seq = self.seq_mut(slot);
         let prompt = seq.req.prompt_len();
@@ -982,11 +984,18 @@ impl Scheduler {
     /// ones under their hash. Private ones are only counted: only this request can hit
     /// them, and only after a preemption, so `preempt` caches them under its own tags then
     /// (and at its end they are dead), sparing the pool a visit to each block.
+    #[inline]
     fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
-        // Most calls (decodes inside a block) fill nothing: skip the division.
+        // Most calls (decodes inside a block) fill nothing: skip the division, and the call.
         if !pool.caching_enabled() || tokens < (seq.num_cached_blocks + 1) * block_size {
             return;
         }
+        Self::cache_filled_blocks(pool, seq, tokens, block_size);
+    }
+
+    /// [`Scheduler::cache_full_blocks`] once a block is known to have filled.
+    #[inline(never)]
+    fn cache_filled_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
         let full = tokens / block_size;
         seq.ensure_hashes(full, block_size);
         let id = seq.req.id;
