@@ -57,39 +57,41 @@ const DEAD: u32 = u32::MAX - 2;
 /// unless it was requested early.
 const PREFETCH_AHEAD: usize = 8;
 
-/// [`Block::content`] of a block holding no cached content.
-const NO_CONTENT: u32 = u32::MAX;
+/// [`Block::refs`]: the block holds reusable content, and [`Block::word`] is its slot in
+/// [`BlockPool::contents`].
+const CACHED: u32 = 1 << 31;
 
-/// 12 bytes (a pool can hold millions, and a worker keeps one per block it has had in use
+/// 8 bytes (a pool can hold millions, and a worker keeps one per block it has had in use
 /// at once): what a cached block holds lives in a side table, since on a workload of
 /// unique prompts most blocks in use are never cached (their content is private).
 #[derive(Debug, Clone, Copy)]
 struct Block {
-    ref_cnt: u32,
-    /// Bumped each time the block joins the free queue: a queue entry is live while its
-    /// stamp is the block's and the block is unreferenced.
-    stamp: u32,
-    /// Its slot in [`BlockPool::contents`] while it holds reusable content, else
-    /// [`NO_CONTENT`].
-    content: u32,
+    /// The reference count, and [`CACHED`].
+    refs: u32,
+    /// The block's stamp, or while it is cached its content's slot (the stamp is there).
+    /// The stamp is bumped each time the block joins the free queue: a queue entry is
+    /// live while its stamp is the block's and the block is unreferenced.
+    word: u32,
 }
 
 impl Block {
     /// A block taken for the first time.
-    const FRESH: Block = Block {
-        ref_cnt: 1,
-        stamp: 0,
-        content: NO_CONTENT,
-    };
+    const FRESH: Block = Block { refs: 1, word: 0 };
+
+    fn ref_cnt(&self) -> u32 {
+        self.refs & !CACHED
+    }
 
     fn cached(&self) -> bool {
-        self.content != NO_CONTENT
+        self.refs & CACHED != 0
     }
 }
 
 /// What a cached block holds.
 #[derive(Debug, Clone, Copy)]
 struct Content {
+    /// The block's stamp (see [`Block::word`]).
+    stamp: u32,
     /// The chained hash of the content, or a private tag.
     hash: BlockHash,
     /// The request that filled the block.
@@ -105,7 +107,7 @@ struct Content {
 pub struct BlockPool {
     /// Block records by id: the blocks in use or holding live content, and the spare ids.
     blocks: Vec<Block>,
-    /// The cached blocks' content, by [`Block::content`] slot.
+    /// The cached blocks' content, by slot ([`Block::word`]).
     contents: Vec<Content>,
     /// Slots of `contents` no block uses.
     free_contents: Vec<u32>,
@@ -230,12 +232,12 @@ impl BlockPool {
 
     /// One more reference on a cached block (off the free queue if it was free).
     fn take_ref(&mut self, id: BlockId) {
-        if self.blocks[id as usize].ref_cnt == 0 {
+        if self.blocks[id as usize].ref_cnt() == 0 {
             self.stale += 1;
             self.num_free -= 1;
             self.num_cached_free -= 1;
         }
-        self.blocks[id as usize].ref_cnt += 1;
+        self.blocks[id as usize].refs += 1;
     }
 
     /// Allocates `n` fresh blocks onto `table` from the head of the free queue, evicting
@@ -285,7 +287,7 @@ impl BlockPool {
                 self.num_cached_free -= 1;
                 self.evict(id);
             }
-            self.blocks[id as usize].ref_cnt = 1;
+            self.blocks[id as usize].refs = 1;
             table.push(id);
         }
         true
@@ -377,7 +379,7 @@ impl BlockPool {
             #[cfg(debug_assertions)]
             for &id in dead {
                 let b = &self.blocks[id as usize];
-                debug_assert!(b.ref_cnt == 1 && !b.cached(), "block {id} not private");
+                debug_assert!(b.refs == 1, "block {id} not private");
             }
             let n = dead.len() as u32;
             self.num_free += n;
@@ -421,15 +423,21 @@ impl BlockPool {
             return;
         }
         let block = &mut self.blocks[id as usize];
-        debug_assert!(block.ref_cnt > 0, "block {id} freed twice");
-        block.ref_cnt -= 1;
-        if block.ref_cnt > 0 {
+        debug_assert!(block.ref_cnt() > 0, "block {id} freed twice");
+        block.refs -= 1;
+        if block.ref_cnt() > 0 {
             return;
         }
         self.num_free += 1;
-        block.stamp = block.stamp.wrapping_add(1);
-        let entry = (id, block.stamp);
-        if block.cached() {
+        let cached = block.cached();
+        let stamp = if cached {
+            &mut self.contents[block.word as usize].stamp
+        } else {
+            &mut block.word
+        };
+        *stamp = stamp.wrapping_add(1);
+        let entry = (id, *stamp);
+        if cached {
             self.num_cached_free += 1;
             self.queue.push_back(entry);
         } else if self.enable_caching {
@@ -488,6 +496,7 @@ impl BlockPool {
         self.set_content(
             id,
             Content {
+                stamp: 0,
                 hash,
                 owner,
                 indexed: true,
@@ -508,6 +517,7 @@ impl BlockPool {
         self.set_content(
             id,
             Content {
+                stamp: 0,
                 hash: tag,
                 owner,
                 indexed: false,
@@ -515,8 +525,11 @@ impl BlockPool {
         );
     }
 
-    /// Gives uncached block `id` its content, in a free slot of the side table.
-    fn set_content(&mut self, id: BlockId, content: Content) {
+    /// Gives uncached block `id` its content (taking its stamp along), in a free slot of
+    /// the side table.
+    fn set_content(&mut self, id: BlockId, mut content: Content) {
+        let block = &mut self.blocks[id as usize];
+        content.stamp = block.word;
         let slot = match self.free_contents.pop() {
             Some(slot) => {
                 self.contents[slot as usize] = content;
@@ -527,23 +540,28 @@ impl BlockPool {
                 self.contents.len() as u32 - 1
             }
         };
-        self.blocks[id as usize].content = slot;
+        block.word = slot;
+        block.refs |= CACHED;
     }
 
     /// Uncaches block `id`, returning what it held (its slot freed), if anything.
     fn take_content(&mut self, id: BlockId) -> Option<Content> {
-        let slot = std::mem::replace(&mut self.blocks[id as usize].content, NO_CONTENT);
-        if slot == NO_CONTENT {
+        let block = &mut self.blocks[id as usize];
+        if !block.cached() {
             return None;
         }
+        let slot = block.word;
+        let content = self.contents[slot as usize];
+        block.refs &= !CACHED;
+        block.word = content.stamp;
         self.free_contents.push(slot);
-        Some(self.contents[slot as usize])
+        Some(content)
     }
 
     /// What block `id` holds, if it exists and is cached.
     fn content(&self, id: BlockId) -> Option<&Content> {
         let b = self.blocks.get(id as usize)?;
-        b.cached().then(|| &self.contents[b.content as usize])
+        b.cached().then(|| &self.contents[b.word as usize])
     }
 
     /// Takes back the caching of a referenced block whose content will not be computed
@@ -553,7 +571,7 @@ impl BlockPool {
             return;
         }
         debug_assert!(
-            self.blocks[id as usize].ref_cnt > 0,
+            self.blocks[id as usize].ref_cnt() > 0,
             "uncache of a free block"
         );
         self.evict(id);
@@ -637,7 +655,7 @@ impl BlockPool {
             // Unshared: one reference while not free.
             return (id < self.total && !self.runs.contains(id)) as u32;
         }
-        self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt)
+        self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt())
     }
 
     /// Sum of all reference counts (O(blocks)); for consistency checks.
@@ -647,7 +665,7 @@ impl BlockPool {
         }
         let spare = self.spare_marks();
         let named = self.blocks.iter().zip(&spare).filter(|(_, &s)| !s);
-        named.map(|(b, _)| b.ref_cnt as u64).sum()
+        named.map(|(b, _)| b.ref_cnt() as u64).sum()
     }
 
     /// Which ids are spare (their records are stale), by id.
@@ -711,7 +729,7 @@ impl BlockPool {
             if std::mem::replace(&mut spare[id as usize], true) || seen[id as usize] {
                 return Err(format!("spare block {id} listed twice or queued"));
             }
-            if b.ref_cnt != 1 || b.cached() {
+            if b.refs != 1 {
                 return Err(format!("spare block {id} is not as new"));
             }
         }
@@ -731,7 +749,7 @@ impl BlockPool {
                 .filter(|(_, &s)| !s)
                 .map(|(b, _)| b)
         };
-        let zero = named().filter(|b| b.ref_cnt == 0).count() as u32 + dead + self.num_unused();
+        let zero = named().filter(|b| b.ref_cnt() == 0).count() as u32 + dead + self.num_unused();
         if walked != self.num_free || zero != self.num_free {
             return Err(format!(
                 "free count {} but {walked} queued and {zero} unreferenced",
@@ -768,7 +786,7 @@ impl BlockPool {
             ));
         }
         let indexed = named()
-            .filter(|b| b.cached() && self.contents[b.content as usize].indexed)
+            .filter(|b| b.cached() && self.contents[b.word as usize].indexed)
             .count();
         let listed = self.cached.len() + self.copies.values().map(Vec::len).sum::<usize>();
         if indexed != listed {
@@ -803,20 +821,16 @@ impl BlockPool {
 
     /// True when the queue entry (`id`, `stamp`) still stands for a free block.
     fn is_live(&self, id: u32, stamp: u32) -> bool {
-        let b = &self.blocks[id as usize];
-        b.ref_cnt == 0 && b.stamp == stamp
+        is_live(&self.blocks, &self.contents, id, stamp)
     }
 
     /// Takes the head of the free queue (the caller knows one is free), dropping stale
     /// entries on the way; sweeps them all out once they outnumber the live ones.
     fn pop_head(&mut self) -> (u32, u32) {
         if self.stale > 64 && self.stale > self.queue.len() / 2 {
-            let blocks = &self.blocks;
+            let (blocks, contents) = (&self.blocks, &self.contents);
             self.queue.retain(|&(id, stamp)| {
-                id == UNUSED || id == DEAD || {
-                    let b = &blocks[id as usize];
-                    b.ref_cnt == 0 && b.stamp == stamp
-                }
+                id == UNUSED || id == DEAD || is_live(blocks, contents, id, stamp)
             });
             self.stale = 0;
         }
@@ -828,6 +842,17 @@ impl BlockPool {
             self.stale -= 1;
         }
     }
+}
+
+/// True when the queue entry (`id`, `stamp`) still stands for a free block.
+fn is_live(blocks: &[Block], contents: &[Content], id: u32, stamp: u32) -> bool {
+    let b = &blocks[id as usize];
+    b.ref_cnt() == 0
+        && if b.cached() {
+            contents[b.word as usize].stamp == stamp
+        } else {
+            b.word == stamp
+        }
 }
 
 /// A set of block ids, one bit each, taken lowest first.
@@ -991,7 +1016,8 @@ mod tests {
 
     #[test]
     fn a_block_stays_small() {
-        assert_eq!(std::mem::size_of::<Block>(), 12);
+        assert_eq!(std::mem::size_of::<Block>(), 8);
+        assert_eq!(std::mem::size_of::<Content>(), 24);
     }
 
     #[test]
