@@ -779,7 +779,7 @@ impl Scheduler {
     /// Allocates the blocks `n` more tokens of `slot` need (the caller checked they are
     /// free) and offers the blocks they fill to the prefix cache, as vLLM's
     /// `allocate_slots` does.
-    #[inline]
+    #[inline(always)]
     fn grow_and_cache(&mut self, slot: Slot, n: u32) {
         let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
