@@ -73,25 +73,25 @@ impl Serialize for Basis {
 
 /// A decision's candidate scores, ascending by worker id; one pointer wide, so a decision
 /// whose candidates were dropped (past the run's budget) costs nothing for them. Stored as
-/// columns in one block of words: 12 bytes a candidate when every routable worker is a
-/// candidate and the scores only mark the choice (round robin, random, session affinity),
-/// up to 28 otherwise, plus 8 for a prefix match only when a policy looked at prefixes
+/// columns in one block of words: 10 bytes a candidate when every routable worker is a
+/// candidate, the scores only mark the choice (round robin, random, session affinity) and
+/// no worker has 65,536 requests outstanding, up to 28 otherwise, plus 8 for a prefix match only when a policy looked at prefixes
 /// (the [`CandidateScore`] they read back as is 40). A 64-worker run keeps its 400,000
-/// scores in ~5 MB rather than ~10.
+/// scores in ~4 MB rather than ~10.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Candidates(Option<Box<Packed>>);
 
-/// The columns, after a header word: `kv_usage` bits (one word each), `outstanding` (two
-/// a word), then only if the header says so: worker ids (two a word), score bits (one
+/// The columns, after a header word: `kv_usage` bits (one word each), `outstanding` (four
+/// a word if they fit 16 bits, else two), then only if the header says so: worker ids (two a word), score bits (one
 /// word each), and prefix matches (a presence bitmap, then one word each).
 #[derive(Debug, Clone, PartialEq)]
 struct Packed(Box<[u64]>);
 
 /// Header: the candidate count in the low 32 bits.
 const LEN_BITS: u64 = 0xffff_ffff;
-/// Header: where the score 1.0 is when the scores are implicit (bits 32..60).
+/// Header: where the score 1.0 is when the scores are implicit (bits 32..59).
 const ONE_SHIFT: u32 = 32;
-const ONE_MASK: u64 = (1 << 29) - 1;
+const ONE_MASK: u64 = (1 << 28) - 1;
 /// Header: `ONE_MASK` as the position: every implicit score is 0.0.
 const NO_ONE: u64 = ONE_MASK;
 /// Header: the workers are `0, 1, …, len − 1`, not stored.
@@ -100,6 +100,8 @@ const WORKERS_IMPLICIT: u64 = 1 << 62;
 const SCORES_IMPLICIT: u64 = 1 << 63;
 /// Header: prefix matches are stored (some candidate has one).
 const PREFIX_STORED: u64 = 1 << 61;
+/// Header: every outstanding count fits 16 bits, and they are stored four a word.
+const OUTSTANDING_NARROW: u64 = 1 << 60;
 
 impl Packed {
     fn header(&self) -> u64 {
@@ -116,7 +118,8 @@ impl Packed {
         let half = |at: usize| (w[at + i / 2] >> (32 * (i % 2))) as u32;
         let pairs = n.div_ceil(2);
         let (kv_at, out_at) = (1, 1 + n);
-        let workers_at = out_at + pairs;
+        let narrow = h & OUTSTANDING_NARROW != 0;
+        let workers_at = out_at + if narrow { n.div_ceil(4) } else { pairs };
         let stored_workers = h & WORKERS_IMPLICIT == 0;
         let scores_at = workers_at + if stored_workers { pairs } else { 0 };
         let stored_scores = h & SCORES_IMPLICIT == 0;
@@ -144,7 +147,11 @@ impl Packed {
         CandidateScore {
             worker,
             score,
-            outstanding: half(out_at),
+            outstanding: if narrow {
+                (w[out_at + i / 4] >> (16 * (i % 4))) as u16 as u32
+            } else {
+                half(out_at)
+            },
             kv_usage: f64::from_bits(w[kv_at + i]),
             prefix,
         }
@@ -164,7 +171,11 @@ impl Packed {
             .position(|c| c.score.to_bits() == one)
             .map_or(NO_ONE, |k| k as u64);
         let prefix = c.iter().any(|c| c.prefix.is_some());
+        let narrow = c.iter().all(|c| c.outstanding <= u16::MAX as u32);
         let mut header = n as u64;
+        if narrow {
+            header |= OUTSTANDING_NARROW;
+        }
         if workers_implicit {
             header |= WORKERS_IMPLICIT;
         }
@@ -176,13 +187,23 @@ impl Packed {
         }
         let mut w = Vec::with_capacity(
             1 + n
-                + 2 * n.div_ceil(2)
+                + if narrow { n.div_ceil(4) } else { n.div_ceil(2) }
+                + if workers_implicit { 0 } else { n.div_ceil(2) }
                 + if scores_implicit { 0 } else { n }
                 + if prefix { n.div_ceil(64) + n } else { 0 },
         );
         w.push(header);
         w.extend(c.iter().map(|c| c.kv_usage.to_bits()));
-        put_pairs(&mut w, c, |c| c.outstanding);
+        if narrow {
+            w.extend(c.chunks(4).map(|q| {
+                q.iter()
+                    .enumerate()
+                    .map(|(k, c)| (c.outstanding as u64) << (16 * k))
+                    .sum::<u64>()
+            }));
+        } else {
+            put_pairs(&mut w, c, |c| c.outstanding);
+        }
         if !workers_implicit {
             put_pairs(&mut w, c, |c| c.worker);
         }
@@ -316,6 +337,23 @@ mod tests {
                 ..base(9)
             },
         ]);
+        // Outstanding counts at the edge of 16 bits, and past it.
+        cases.push(
+            (0..5)
+                .map(|k| CandidateScore {
+                    outstanding: 65_535 - k,
+                    ..base(k)
+                })
+                .collect(),
+        );
+        cases.push(
+            (0..5)
+                .map(|k| CandidateScore {
+                    outstanding: 65_532 + k,
+                    ..base(k)
+                })
+                .collect(),
+        );
         // Scores that only look like a mark: −0.0, two 1s, NaN.
         cases.push(
             (0..3)
