@@ -308,6 +308,11 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
             },
         ),
         FromWorker::Failed { job, message } => (job, RunEvent::Failed(message)),
+        // Decoded once while idle, so the first run's results decode on warm code.
+        FromWorker::WarmedUp { results } => {
+            let _ = SimulationResults::from_bytes(&results).map(EngineResults::new);
+            return;
+        }
         FromWorker::Broken { message } => {
             // Its job fails and the worker goes; the next job gets a fresh one.
             let job = POOL.with_borrow_mut(|pool| {

@@ -4,7 +4,8 @@
 //! Page → worker: `start` {job, scenario, files: [[name, text], …]}, `stop` {job}, `warm`.
 //! Worker → page: `progress` {job, fraction, sim_time_s, requests_issued, requests_done},
 //! `done` {job, stopped, results: Uint8Array of `SimulationResults::to_bytes`, transferred},
-//! `failed` {job, message}, `broken` {message} (the worker itself could not start).
+//! `failed` {job, message}, `broken` {message} (the worker itself could not start),
+//! `warmed` {results} (an idle warm-up run's bytes, for the page to decode once too).
 
 use crate::state::Progress;
 use js_sys::{Array, Object, Reflect, Uint8Array};
@@ -24,6 +25,8 @@ pub enum FromWorker {
     Failed { job: u64, message: String },
     /// The worker cannot run anything.
     Broken { message: String },
+    /// A warm-up run's results' bytes (see `runner`), decoded and dropped by the page.
+    WarmedUp { results: Vec<u8> },
 }
 
 /// A message from the page to a worker, decoded.
@@ -59,6 +62,14 @@ fn number(o: &JsValue, key: &str) -> f64 {
 
 fn text(o: &JsValue, key: &str) -> String {
     field(o, key).as_string().unwrap_or_default()
+}
+
+/// The `results` bytes of a message.
+fn bytes(o: &JsValue) -> Vec<u8> {
+    field(o, "results")
+        .dyn_into::<Uint8Array>()
+        .map(|a| a.to_vec())
+        .unwrap_or_default()
 }
 
 /// Job ids are counters well below 2^53, so they travel exactly as JS numbers.
@@ -162,6 +173,11 @@ impl FromWorker {
                 ("kind", "broken".into()),
                 ("message", message.as_str().into()),
             ]),
+            FromWorker::WarmedUp { results } => {
+                let bytes = Uint8Array::from(results.as_slice());
+                transfer.push(&bytes.buffer());
+                object(&[("kind", "warmed".into()), ("results", bytes.into())])
+            }
         };
         (message, transfer)
     }
@@ -181,10 +197,7 @@ impl FromWorker {
             "done" => FromWorker::Done {
                 job: job(data),
                 stopped: field(data, "stopped").is_truthy(),
-                results: field(data, "results")
-                    .dyn_into::<Uint8Array>()
-                    .map(|a| a.to_vec())
-                    .unwrap_or_default(),
+                results: bytes(data),
             },
             "failed" => FromWorker::Failed {
                 job: job(data),
@@ -192,6 +205,9 @@ impl FromWorker {
             },
             "broken" => FromWorker::Broken {
                 message: text(data, "message"),
+            },
+            "warmed" => FromWorker::WarmedUp {
+                results: bytes(data),
             },
             _ => return None,
         })
