@@ -48,12 +48,49 @@ export function launchBrowser() {
 
 /** Opens a page that records every console error and page error, for the test to assert none. */
 export async function openPage(browser, url) {
-  const page = await browser.newPage();
+  return watchErrors(await browser.newPage(), url);
+}
+
+/** Records `page`'s console and page errors, then opens `url` in it. */
+async function watchErrors(page, url) {
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });
   page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
   await page.goto(url);
   return { page, errors };
+}
+
+/**
+ * Opens `url` like `openPage`, in a page that records when each of `marks` (name → CSS
+ * selector) is first on screen: the first frame drawn after a matching element appears, in
+ * ms since the navigation started. Read one with `drawnAt`. Timed in the page because
+ * Playwright's waits poll ever less often (every 500 ms after the first ~0.3 s), so a clock
+ * around them counts the polling as well as the app.
+ */
+export async function openTimedPage(browser, url, marks) {
+  const page = await browser.newPage();
+  await page.addInitScript((wanted) => {
+    window.__drawn = {};
+    const pending = new Map(Object.entries(wanted));
+    const observer = new MutationObserver(() => {
+      for (const [name, selector] of pending) {
+        if (!document.querySelector(selector)) continue;
+        pending.delete(name);
+        requestAnimationFrame(() => { window.__drawn[name] = performance.now(); });
+      }
+      if (pending.size === 0) observer.disconnect();
+    });
+    observer.observe(document, { subtree: true, childList: true });
+    // The first click after the page opened (e.g. on Run), on the same clock.
+    document.addEventListener('click', () => { window.__clicked ??= performance.now(); }, true);
+  }, marks);
+  return watchErrors(page, url);
+}
+
+/** When the mark `name` of an `openTimedPage` page was first drawn (ms since navigation). */
+export async function drawnAt(page, name) {
+  await page.waitForFunction((n) => window.__drawn[n] !== undefined, name);
+  return page.evaluate((n) => window.__drawn[n], name);
 }
 
 /** Where screenshots go, for a person to look at after the run. */
