@@ -93,6 +93,12 @@ export async function drawnAt(page, name) {
   return page.evaluate((n) => window.__drawn[n], name);
 }
 
+/** Ms from the first click on an `openTimedPage` page (e.g. on Run) to its mark `name` drawn. */
+export async function clickToDrawn(page, name) {
+  const drawn = await drawnAt(page, name);
+  return drawn - await page.evaluate(() => window.__clicked);
+}
+
 /** Where screenshots go, for a person to look at after the run. */
 export const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../artifacts');
 

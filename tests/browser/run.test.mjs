@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { serveDist, launchBrowser, openPage, openTimedPage, drawnAt, artifacts } from './harness.mjs';
+import { serveDist, launchBrowser, openPage, openTimedPage, drawnAt, clickToDrawn, artifacts } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opal-run-'));
@@ -47,6 +47,8 @@ function native(text, name) {
 
 const editor = (page) => page.locator('textarea.scenario-json');
 const status = (page) => page.getByTestId('run-status');
+// The results table's first cell: its first frame on screen is when results are shown.
+const SUMMARY = '[data-testid="summary-0-successful_requests"]';
 
 /** The exact value behind a summary cell (its data-value, Rust's round-trip form). */
 async function value(page, testid) {
@@ -72,7 +74,7 @@ async function tab(page, name) {
 
 test('the default scenario runs in the tab and gives the native engine\'s numbers and JSON', async () => {
   const { page, errors } = await openTimedPage(browser, server.url, {
-    ready: 'header button.primary', results: '[data-testid="summary-0-successful_requests"]',
+    ready: 'header button.primary', results: SUMMARY,
   });
   await page.getByRole('button', { name: 'Run', exact: true }).waitFor();
   await run(page, 1);
@@ -80,7 +82,7 @@ test('the default scenario runs in the tab and gives the native engine\'s number
   // Times on the page's clock; first results leave out the test's own delay before clicking,
   // as a person's reaction time is not the app's.
   const ready = await drawnAt(page, 'ready');
-  const clickToTable = await drawnAt(page, 'results') - await page.evaluate(() => window.__clicked);
+  const clickToTable = await clickToDrawn(page, 'results');
   measured.open_to_app_ready_ms = Math.round(ready);
   measured.default_run_click_to_table_ms = Math.round(clickToTable);
   measured.open_to_first_results_ms = Math.round(ready + clickToTable);
@@ -247,24 +249,11 @@ test('Opal\'s 10,000-request reference run runs in the tab (speed recorded)', as
   const imported = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'import-opal',
     'engine/benches/opal_reference.json'], { cwd: repo, encoding: 'utf8' });
   assert.equal(imported.status, 0, imported.stderr);
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openTimedPage(browser, server.url, { results: SUMMARY });
   await editor(page).fill(imported.stdout);
-  // Timed in the page, from the click to the first frame after the results table appears:
-  // Playwright's waits poll ever less often (every 500 ms after the first ~0.3 s), so a
-  // wall clock around them times the polling as much as the run.
-  await page.evaluate(() => {
-    document.addEventListener('click', () => { window.__clicked ??= performance.now(); }, true);
-    new MutationObserver((_, observer) => {
-      if (document.querySelector('[data-testid="summary-0-successful_requests"]')) {
-        observer.disconnect();
-        requestAnimationFrame(() => { window.__drawn = performance.now(); });
-      }
-    }).observe(document.body, { subtree: true, childList: true });
-  });
+  await page.evaluate(() => { window.__clicked = undefined; }); // time from Run's click only
   await run(page, 1, 120_000);
-  await page.getByTestId('summary-0-successful_requests').waitFor();
-  await page.waitForFunction(() => window.__drawn !== undefined);
-  const wall = Math.round(await page.evaluate(() => window.__drawn - window.__clicked));
+  const wall = Math.round(await clickToDrawn(page, 'results'));
   measured.opal_reference_run_wall_ms = wall;
   measured.opal_reference_ratio_to_recorded_opal_104s = Math.round(104_000 / wall);
   assert.equal(await value(page, 'summary-0-successful_requests'), 10000);
@@ -350,7 +339,7 @@ test('a share link opened in a fresh page runs the scenario and gives the same n
   await page.getByRole('button', { name: 'Share' }).click();
   const link = await page.getByTestId('share-link').inputValue();
 
-  const fresh = await openTimedPage(browser, link, { results: '[data-testid="summary-0-successful_requests"]' });
+  const fresh = await openTimedPage(browser, link, { results: SUMMARY });
   await status(fresh.page).getByText('Run 1 finished').waitFor({ timeout: 30_000 });
   measured.share_link_open_to_results_ms = Math.round(await drawnAt(fresh.page, 'results'));
   assert.deepEqual(await tableNumbers(fresh.page), here);
