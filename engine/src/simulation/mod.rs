@@ -201,21 +201,18 @@ impl Simulation {
     }
 
     /// `self.end().is_none()`, checked before every event: the same tests, with one look at
-    /// the kernel for its fault and next event and nothing built.
+    /// the kernel for its fault and next event and nothing built (debug builds check that
+    /// the two agree).
     fn may_step(&self) -> bool {
-        if !self.orchestrator.is_alive()
-            || self.ctx.recorder.borrow().capped
-            || self.events >= self.max_events
-        {
-            return false;
-        }
-        match self.ctx.env.peek_unfaulted() {
+        let may = self.orchestrator.is_alive()
+            && !self.ctx.recorder.borrow().capped
+            && self.events < self.max_events
             // (No NaN here: queue times are valid and both bounds are validated.)
-            Some(next) => {
+            && self.ctx.env.peek_unfaulted().is_some_and(|next| {
                 next <= self.simulation_time && next <= self.max_seconds && next != f64::INFINITY
-            }
-            None => false,
-        }
+            });
+        debug_assert_eq!(may, self.end().is_none(), "may_step and end disagree");
+        may
     }
 
     /// Runs to the end.
@@ -229,7 +226,7 @@ impl Simulation {
     /// True when the run can go no further: the workload is done, the next event lies past
     /// a time bound, a limit was reached, or the run hit an error.
     pub fn is_finished(&self) -> bool {
-        self.end().is_some()
+        !self.may_step()
     }
 
     /// Why the run can go no further, `None` while it can.

@@ -39,7 +39,7 @@ pub enum ToWorker {
     },
     /// Stop job `job` and report what it reached.
     Stop { job: u64 },
-    /// While idle, run the default scenario unreported (see `runner`).
+    /// While idle, run the warm-up scenarios unreported (see `runner`).
     WarmUp,
 }
 

@@ -75,15 +75,16 @@ impl Serialize for Basis {
 /// whose candidates were dropped (past the run's budget) costs nothing for them. Stored as
 /// columns in one block of words: 10 bytes a candidate when every routable worker is a
 /// candidate, the scores only mark the choice (round robin, random, session affinity) and
-/// no worker has 65,536 requests outstanding, up to 28 otherwise, plus 8 for a prefix match only when a policy looked at prefixes
-/// (the [`CandidateScore`] they read back as is 40). A 64-worker run keeps its 400,000
-/// scores in ~4 MB rather than ~10.
+/// no worker has 65,536 requests outstanding, up to 28 otherwise, plus 8 for a prefix
+/// match only when a policy looked at prefixes (the [`CandidateScore`] they read back as
+/// is 40). A 64-worker run keeps its 400,000 scores in ~4 MB rather than ~10.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Candidates(Option<Box<Packed>>);
 
 /// The columns, after a header word: `kv_usage` bits (one word each), `outstanding` (four
-/// a word if they fit 16 bits, else two), then only if the header says so: worker ids (two a word), score bits (one
-/// word each), and prefix matches (a presence bitmap, then one word each).
+/// a word if they fit 16 bits, else two), then only if the header says so: worker ids (two
+/// a word), score bits (one word each), and prefix matches (a presence bitmap, then one
+/// word each).
 #[derive(Debug, Clone, PartialEq)]
 struct Packed(Box<[u64]>);
 
