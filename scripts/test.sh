@@ -5,7 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# A step's heading, with the disk space left: a build that runs out of disk fails far from
+# the cause (a linker's bus error), so the log shows where the space went.
+step() { printf '\n\033[1m== %s\033[0m (%s free)\n' "$*" "$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')"; }
+
+# One full build, not an edit loop: incremental caches would add as much again to the disk.
+export CARGO_INCREMENTAL=0
 
 # inference-lab's side of the peer comparison (peers/lab) is a bench tool with a C allocator
 # to build; the tests never need it.
