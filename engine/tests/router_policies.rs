@@ -382,3 +382,26 @@ fn every_policy_is_built_from_its_name() {
         assert_eq!(cfg.build(1).name(), name);
     }
 }
+
+#[test]
+fn a_view_without_room_for_the_evidence_gets_decisions_without_candidates() {
+    let (kv, p) = (empty_index(), prompt(0, 0));
+    let w = loads([3, 1, 2], [0.0; 3]);
+    let req = RouteRequest {
+        id: 0,
+        session: None,
+        prompt_len: p.len(),
+        content: &p,
+    };
+    let view = ClusterView::new(&w, &kv).unwrap();
+    // Least loaded scores all three workers, power of two its two samples: room for two
+    // keeps the latter's and not the former's; the choice is the same either way.
+    let mut ll = policy(PolicyConfig::LeastLoaded(NoParams {}));
+    let mut p2 = policy(PolicyConfig::PowerOfTwo(NoParams {}));
+    for (room, ll_kept, p2_kept) in [(3, 3, 2), (2, 0, 2), (1, 0, 0)] {
+        let tight = view.with_evidence_room(room);
+        let d = ll.choose(&req, &tight);
+        assert_eq!((d.worker, d.candidates.len()), (1, ll_kept), "room {room}");
+        assert_eq!(p2.choose(&req, &tight).candidates.len(), p2_kept);
+    }
+}

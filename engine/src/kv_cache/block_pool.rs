@@ -384,7 +384,7 @@ impl BlockPool {
             let n = dead.len() as u32;
             self.num_free += n;
             self.num_cached_free += n;
-            dead.iter().for_each(|&id| self.spare.insert(id));
+            self.spare.insert_all(dead);
             match self.queue.back_mut() {
                 Some((DEAD, count)) => *count += n,
                 _ => self.queue.push_back((DEAD, n)),
@@ -865,15 +865,42 @@ struct SpareIds {
 }
 
 impl SpareIds {
-    fn insert(&mut self, id: BlockId) {
-        let w = id as usize / 64;
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
+    /// Adds `ids` (none of them spare yet). A finished request's table is mostly runs of
+    /// consecutive ids (they were taken lowest first), so each run is set a word at a time
+    /// rather than a bit at a time: this runs for every block of every request.
+    fn insert_all(&mut self, ids: &[BlockId]) {
+        let mut k = 0;
+        while k < ids.len() {
+            let start = ids[k];
+            let mut end = start + 1;
+            k += 1;
+            while ids.get(k) == Some(&end) {
+                end += 1;
+                k += 1;
+            }
+            self.insert_run(start, end);
         }
-        debug_assert!(self.words[w] & 1 << (id % 64) == 0, "id {id} spared twice");
-        self.words[w] |= 1 << (id % 64);
-        self.len += 1;
-        self.first_word = self.first_word.min(w);
+    }
+
+    /// Adds the ids `start..end` (`start < end`).
+    fn insert_run(&mut self, start: BlockId, end: BlockId) {
+        let (first, last) = (start as usize / 64, (end - 1) as usize / 64);
+        if last >= self.words.len() {
+            self.words.resize(last + 1, 0);
+        }
+        for w in first..=last {
+            let lo = if w == first { start % 64 } else { 0 };
+            let hi = if w == last { (end - 1) % 64 + 1 } else { 64 };
+            // Bits lo..hi (hi − lo ≥ 1), without a shift by 64.
+            let mask = (u64::MAX >> (64 - (hi - lo))) << lo;
+            debug_assert!(
+                self.words[w] & mask == 0,
+                "an id in {start}..{end} spared twice"
+            );
+            self.words[w] |= mask;
+        }
+        self.len += end - start;
+        self.first_word = self.first_word.min(first);
     }
 
     /// Moves the lowest `k` ids (or all, if fewer) onto `table`, ascending; how many.
@@ -883,6 +910,13 @@ impl SpareIds {
         let mut w = self.first_word;
         while left > 0 {
             let mut bits = self.words[w];
+            if bits == u64::MAX && left >= 64 {
+                // A full word (the usual case after a large table died): 64 ids at once.
+                let base = (w * 64) as BlockId;
+                table.extend(base..base + 64);
+                bits = 0;
+                left -= 64;
+            }
             while bits != 0 && left > 0 {
                 table.push((w * 64) as BlockId + bits.trailing_zeros());
                 bits &= bits - 1;
@@ -911,6 +945,40 @@ impl SpareIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spare_ids_are_set_by_runs_and_taken_lowest_first_a_word_at_a_time() {
+        let mut spare = SpareIds::default();
+        // Runs 3..70 (across a word boundary) and 130..260 (two full words, 192..256, and
+        // parts of two more), in a table's order, with loose ids between them.
+        let mut ids: Vec<BlockId> = (130..260).collect();
+        ids.push(1);
+        ids.extend(3..70);
+        ids.push(100);
+        spare.insert_all(&ids);
+        assert_eq!(spare.len, 130 + 1 + 67 + 1);
+        let all: Vec<BlockId> = spare.ids().collect();
+        let mut want = ids.clone();
+        want.sort_unstable();
+        assert_eq!(all, want);
+        // The lowest 70: 1, 3..70 and 100, 130; then 200 more: 131..260 and nothing past.
+        let mut table = Vec::new();
+        assert_eq!(spare.take_lowest(70, &mut table), 70);
+        let mut first = vec![1];
+        first.extend(3..70);
+        first.extend([100, 130]);
+        assert_eq!(table, first);
+        table.clear();
+        assert_eq!(spare.take_lowest(200, &mut table), 129);
+        assert_eq!(table, (131..260).collect::<Vec<_>>());
+        assert_eq!((spare.len, spare.ids().count()), (0, 0));
+        // A full word is taken whole only when all 64 are wanted.
+        spare.insert_all(&(64..128).collect::<Vec<_>>());
+        table.clear();
+        spare.take_lowest(63, &mut table);
+        assert_eq!(table, (64..127).collect::<Vec<_>>());
+        assert_eq!(spare.ids().collect::<Vec<_>>(), [127]);
+    }
 
     #[test]
     fn never_used_blocks_take_no_memory_and_keep_their_place_in_the_queue() {

@@ -93,6 +93,12 @@ impl Recorder {
         }
     }
 
+    /// Candidate scores the run may still keep: a decision with more is recorded without
+    /// them (the router tells its policies, which then skip building them).
+    pub fn evidence_room(&self) -> usize {
+        CANDIDATE_BUDGET.saturating_sub(self.candidates_kept)
+    }
+
     /// Whether one more request may be issued; past `max_requests` the run is capped.
     pub fn may_issue(&mut self) -> bool {
         if self.peek_id() < self.max_requests {

@@ -62,6 +62,8 @@ pub struct WorkerLoad {
 pub struct ClusterView<'a> {
     workers: &'a [WorkerLoad],
     kv: &'a KvIndex,
+    /// Candidate scores the run may still keep (see [`ClusterView::with_evidence_room`]).
+    evidence_room: usize,
 }
 
 impl<'a> ClusterView<'a> {
@@ -69,7 +71,26 @@ impl<'a> ClusterView<'a> {
     /// no worker to route to (the router then holds the request until one appears).
     pub fn new(workers: &'a [WorkerLoad], kv: &'a KvIndex) -> Option<Self> {
         debug_assert!(workers.windows(2).all(|w| w[0].id < w[1].id));
-        (!workers.is_empty()).then_some(Self { workers, kv })
+        (!workers.is_empty()).then_some(Self {
+            workers,
+            kv,
+            evidence_room: usize::MAX,
+        })
+    }
+
+    /// The same view for a run that keeps at most `room` more candidate scores: a decision
+    /// with more is recorded without them, so policies do not build them (past the budget,
+    /// that was most of a large run's routing work).
+    pub fn with_evidence_room(self, room: usize) -> Self {
+        Self {
+            evidence_room: room,
+            ..self
+        }
+    }
+
+    /// Whether a decision's `n` candidate scores would be kept.
+    pub fn keeps_evidence(&self, n: usize) -> bool {
+        n <= self.evidence_room
     }
 
     /// The routable workers, ascending by id (at least one).
@@ -132,18 +153,34 @@ impl RoutingDecision {
         score: impl Fn(usize) -> f64,
         prefix: Option<&[PrefixMatch]>,
     ) -> Self {
-        let candidates = cluster
-            .workers()
-            .iter()
-            .enumerate()
-            .map(|(k, w)| CandidateScore {
-                worker: w.id,
-                score: score(k),
-                outstanding: w.outstanding,
-                kv_usage: w.kv_usage,
-                prefix: prefix.map(|p| p[k]),
-            })
-            .collect();
+        let all = 0..cluster.workers().len();
+        Self::scored_among(cluster, chosen, basis, score, prefix, all)
+    }
+
+    /// A decision whose candidates are the routable workers at positions `among`
+    /// (ascending), scored by `score`; none when the run keeps no more evidence.
+    pub fn scored_among(
+        cluster: &ClusterView,
+        chosen: usize,
+        basis: Basis,
+        score: impl Fn(usize) -> f64,
+        prefix: Option<&[PrefixMatch]>,
+        among: impl ExactSizeIterator<Item = usize>,
+    ) -> Self {
+        let workers = cluster.workers();
+        let candidates = if cluster.keeps_evidence(among.len()) {
+            among
+                .map(|k| CandidateScore {
+                    worker: workers[k].id,
+                    score: score(k),
+                    outstanding: workers[k].outstanding,
+                    kv_usage: workers[k].kv_usage,
+                    prefix: prefix.map(|p| p[k]),
+                })
+                .collect()
+        } else {
+            Candidates::default()
+        };
         Self {
             worker: cluster.workers()[chosen].id,
             basis,

@@ -45,17 +45,14 @@ impl RoutingPolicy for PowerOfTwo {
             .iter()
             .min_by_key(|&&k| w[k].outstanding)
             .unwrap_or(&0);
-        let mut decision = RoutingDecision::scored(
+        // Only the sampled workers were candidates.
+        RoutingDecision::scored_among(
             cluster,
             chosen,
             Basis::OutstandingOfTwo,
             |k| w[k].outstanding as f64,
             None,
-        );
-        // Only the sampled workers were candidates.
-        decision
-            .candidates
-            .retain(|c| sampled.iter().any(|&k| w[k].id == c.worker));
-        decision
+            sampled.into_iter(),
+        )
     }
 }
