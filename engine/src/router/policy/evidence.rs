@@ -367,19 +367,18 @@ mod tests {
             kv_usage: k as f64 / 3.0,
             prefix: None,
         };
-        let mut cases: Vec<Vec<CandidateScore>> = Vec::new();
-        // Every worker, the choice marked 1 (round robin): workers and scores implicit.
-        cases.push(
+        let mut cases: Vec<Vec<CandidateScore>> = vec![
+            // Every worker, the choice marked 1 (round robin): workers and scores implicit.
             (0..5)
                 .map(|k| CandidateScore {
                     score: (k == 3) as u32 as f64,
                     ..base(k)
                 })
                 .collect(),
-        );
-        // No score 1 at all; one candidate.
-        cases.push((0..5).map(base).collect());
-        cases.push(vec![base(0)]);
+            // No score 1 at all; one candidate.
+            (0..5).map(base).collect(),
+            vec![base(0)],
+        ];
         // A subset of workers (power of two), real scores.
         cases.push(vec![
             CandidateScore {
