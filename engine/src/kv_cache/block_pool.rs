@@ -300,8 +300,16 @@ impl BlockPool {
         let reused = self.spare.take_lowest(k, table);
         let first = self.blocks.len() as BlockId;
         let new = k - reused;
-        self.blocks
-            .resize(self.blocks.len() + new as usize, Block::FRESH);
+        let need = self.blocks.len() + new as usize;
+        let room = self.blocks.capacity();
+        if need > room {
+            // A quarter more, not double: the records stay for the run, so the room a
+            // doubling leaves unused would be kept by every worker (an eighth, not a
+            // quarter, of them on average), and the copies are few either way.
+            self.blocks
+                .reserve_exact(need.max(room + room / 4) - self.blocks.len());
+        }
+        self.blocks.resize(need, Block::FRESH);
         table.extend(first..first + new);
     }
 

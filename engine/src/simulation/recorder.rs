@@ -20,6 +20,10 @@ use std::collections::BTreeMap;
 /// (a 100,000-request run on 16 workers would otherwise spend ~60 MB on evidence).
 const CANDIDATE_BUDGET: usize = 400_000;
 
+/// Records reserved at most at a stage's start: past this the vector grows as it fills
+/// (a stage's count is a bound, not a promise, and the browser commits what is reserved).
+const MAX_RESERVED_RECORDS: u64 = 1 << 20;
+
 /// One routing decision, as the app's "why did it go there" view shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RoutingRecord {
@@ -126,9 +130,18 @@ impl Recorder {
         self.next_session - 1
     }
 
-    /// Opens stage `index` at `now`.
-    pub fn start_stage(&mut self, index: u32, now: f64) {
+    /// Opens stage `index` at `now`; it will issue `expected` requests if known. Their
+    /// records and routing decisions are reserved exactly: grown by doubling, the vectors
+    /// would hold up to twice the room they need (most of a large run's memory).
+    pub fn start_stage(&mut self, index: u32, now: f64, expected: Option<u64>) {
         let first_id = self.peek_id();
+        if let Some(n) = expected {
+            let n = n
+                .min(self.max_requests.saturating_sub(first_id))
+                .min(MAX_RESERVED_RECORDS);
+            self.records.reserve_exact(n as usize);
+            self.decisions.reserve_exact(n as usize);
+        }
         self.stages.push(StageRun {
             stats: StageStats::new(index, now),
             end: None,

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
 /// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
-const MIN_PENDING: usize = 1 << 15;
+/// Small, as the buffer and the sort's scratch copy of it are held beside the list.
+const MIN_PENDING: usize = 1 << 12;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///
@@ -143,8 +144,14 @@ impl ItlHistogram {
         if gap.is_nan() || count == 0 {
             return;
         }
+        let limit = MIN_PENDING.max(self.sorted.len() / 8);
+        if self.pending.len() == self.pending.capacity() {
+            // Room for the whole buffer at once: doubling would leave up to half unused.
+            self.pending
+                .reserve_exact(limit.max(self.pending.len() + 1) - self.pending.len());
+        }
         self.pending.push((key(gap), count));
-        if self.pending.len() >= MIN_PENDING.max(self.sorted.len() / 8) {
+        if self.pending.len() >= limit {
             self.flush();
         }
         self.total += count;

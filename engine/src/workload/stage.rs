@@ -44,7 +44,13 @@ pub(crate) async fn orchestrate(
     let env = ctx.env.clone();
     for stage in stages {
         let index = stage.index;
-        ctx.recorder.borrow_mut().start_stage(index, env.now());
+        // A stage without a time limit issues all its requests (unless the run is capped).
+        let expected = stage
+            .total_requests
+            .filter(|_| stage.time_duration_sec.is_none());
+        ctx.recorder
+            .borrow_mut()
+            .start_stage(index, env.now(), expected);
         env.process(run_stage(Rc::clone(&ctx), Rc::clone(&router), stage))
             .await??;
         ctx.recorder.borrow_mut().end_stage(index, env.now());

@@ -2,7 +2,7 @@
 //! million-request run keeps its decisions in 32 MB (a string slice and a vector in each
 //! made it 64).
 
-use super::CandidateScore;
+use super::{fraction, CandidateScore};
 use crate::router::PrefixMatch;
 use serde::{Serialize, Serializer};
 
@@ -73,26 +73,27 @@ impl Serialize for Basis {
 
 /// A decision's candidate scores, ascending by worker id; one pointer wide, so a decision
 /// whose candidates were dropped (past the run's budget) costs nothing for them. Stored as
-/// columns in one block of words: 10 bytes a candidate when every routable worker is a
-/// candidate, the scores only mark the choice (round robin, random, session affinity) and
-/// no worker has 65,536 requests outstanding, up to 28 otherwise, plus 8 for a prefix
-/// match only when a policy looked at prefixes (the [`CandidateScore`] they read back as
-/// is 40). A 64-worker run keeps its 400,000 scores in ~4 MB rather than ~10.
+/// columns in one block of words: 3 bytes a candidate when every routable worker is a
+/// candidate, the scores only mark the choice (round robin, random, session affinity),
+/// the KV usages are 16-bit ratios over one denominator (the workers' block counts) and
+/// no worker has 256 requests outstanding; up to 28 otherwise, plus 8 for a prefix match
+/// only when a policy looked at prefixes (the [`CandidateScore`] they read back as is 40).
+/// A 64-worker run keeps its 400,000 scores in ~1.3 MB (4 with 64-bit usages, 16 unpacked).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Candidates(Option<Box<Packed>>);
 
-/// The columns, after a header word: `kv_usage` bits (one word each), `outstanding` (four
-/// a word if they fit 16 bits, else two), then only if the header says so: worker ids (two
-/// a word), score bits (one word each), and prefix matches (a presence bitmap, then one
-/// word each).
+/// The columns, after a header word: KV usage (the denominator, then 16-bit numerators,
+/// if the header says so, else the bits, one word each), `outstanding` (8, 16 or 32 bits
+/// each, as the largest needs), then only if the header says so: worker ids (two a word),
+/// score bits (one word each), and prefix matches (a presence bitmap, then one word each).
 #[derive(Debug, Clone, PartialEq)]
 struct Packed(Box<[u64]>);
 
 /// Header: the candidate count in the low 32 bits.
 const LEN_BITS: u64 = 0xffff_ffff;
-/// Header: where the score 1.0 is when the scores are implicit (bits 32..59).
+/// Header: where the score 1.0 is when the scores are implicit (bits 32..57).
 const ONE_SHIFT: u32 = 32;
-const ONE_MASK: u64 = (1 << 28) - 1;
+const ONE_MASK: u64 = (1 << 26) - 1;
 /// Header: `ONE_MASK` as the position: every implicit score is 0.0.
 const NO_ONE: u64 = ONE_MASK;
 /// Header: the workers are `0, 1, …, len − 1`, not stored.
@@ -101,8 +102,36 @@ const WORKERS_IMPLICIT: u64 = 1 << 62;
 const SCORES_IMPLICIT: u64 = 1 << 63;
 /// Header: prefix matches are stored (some candidate has one).
 const PREFIX_STORED: u64 = 1 << 61;
-/// Header: every outstanding count fits 16 bits, and they are stored four a word.
-const OUTSTANDING_NARROW: u64 = 1 << 60;
+/// Header: log2 of the outstanding counts' width in bytes (0, 1 or 2), in bits 59..60.
+const OUTSTANDING_SHIFT: u32 = 59;
+/// Header: the KV usages are stored as a denominator and 16-bit numerators.
+const KV_RATIO: u64 = 1 << 58;
+
+/// Words holding `n` lanes of `bits` bits each.
+fn lane_words(n: usize, bits: u32) -> usize {
+    (n * bits as usize).div_ceil(64)
+}
+
+/// Lane `i` of the `bits`-bit lanes from word `at` (the first in the low bits).
+fn lane(w: &[u64], at: usize, i: usize, bits: u32) -> u64 {
+    let per = (64 / bits) as usize;
+    let word = w[at + i / per] >> (bits as usize * (i % per));
+    if bits == 64 {
+        word
+    } else {
+        word & ((1 << bits) - 1)
+    }
+}
+
+/// Appends `f` of each of `c` in `bits`-bit lanes (each must fit).
+fn put_lanes<T>(w: &mut Vec<u64>, c: &[T], bits: u32, f: impl Fn(&T) -> u64) {
+    let per = (64 / bits) as usize;
+    w.extend(c.chunks(per).map(|q| {
+        q.iter()
+            .enumerate()
+            .fold(0, |word, (k, c)| word | f(c) << (bits as usize * k))
+    }));
+}
 
 impl Packed {
     fn header(&self) -> u64 {
@@ -116,17 +145,17 @@ impl Packed {
     /// Candidate `i` (`i < len`).
     fn get(&self, i: usize) -> CandidateScore {
         let (w, h, n) = (&self.0, self.header(), self.len());
-        let half = |at: usize| (w[at + i / 2] >> (32 * (i % 2))) as u32;
-        let pairs = n.div_ceil(2);
-        let (kv_at, out_at) = (1, 1 + n);
-        let narrow = h & OUTSTANDING_NARROW != 0;
-        let workers_at = out_at + if narrow { n.div_ceil(4) } else { pairs };
+        let ratio = h & KV_RATIO != 0;
+        let kv_words = if ratio { 1 + lane_words(n, 16) } else { n };
+        let out_at = 1 + kv_words;
+        let out_bits = 8 << ((h >> OUTSTANDING_SHIFT) & 3);
+        let workers_at = out_at + lane_words(n, out_bits);
         let stored_workers = h & WORKERS_IMPLICIT == 0;
-        let scores_at = workers_at + if stored_workers { pairs } else { 0 };
+        let scores_at = workers_at + if stored_workers { lane_words(n, 32) } else { 0 };
         let stored_scores = h & SCORES_IMPLICIT == 0;
         let prefix_at = scores_at + if stored_scores { n } else { 0 };
         let worker = if stored_workers {
-            half(workers_at)
+            lane(w, workers_at, i, 32) as u32
         } else {
             i as u32
         };
@@ -136,6 +165,11 @@ impl Packed {
             1.0
         } else {
             0.0
+        };
+        let kv_usage = if ratio {
+            lane(w, 2, i, 16) as f64 / w[1] as f64
+        } else {
+            f64::from_bits(w[1 + i])
         };
         let present = h & PREFIX_STORED != 0 && w[prefix_at + i / 64] >> (i % 64) & 1 != 0;
         let prefix = present.then(|| {
@@ -148,12 +182,8 @@ impl Packed {
         CandidateScore {
             worker,
             score,
-            outstanding: if narrow {
-                (w[out_at + i / 4] >> (16 * (i % 4))) as u16 as u32
-            } else {
-                half(out_at)
-            },
-            kv_usage: f64::from_bits(w[kv_at + i]),
+            outstanding: lane(w, out_at, i, out_bits) as u32,
+            kv_usage,
             prefix,
         }
     }
@@ -172,10 +202,19 @@ impl Packed {
             .position(|c| c.score.to_bits() == one)
             .map_or(NO_ONE, |k| k as u64);
         let prefix = c.iter().any(|c| c.prefix.is_some());
-        let narrow = c.iter().all(|c| c.outstanding <= u16::MAX as u32);
-        let mut header = n as u64;
-        if narrow {
-            header |= OUTSTANDING_NARROW;
+        let most = c.iter().map(|c| c.outstanding).max().unwrap_or(0);
+        let out_log = if most <= u8::MAX as u32 {
+            0
+        } else if most <= u16::MAX as u32 {
+            1
+        } else {
+            2
+        };
+        let out_bits = 8 << out_log;
+        let kv_den = fraction::common_denominator(c.iter().map(|c| c.kv_usage));
+        let mut header = n as u64 | out_log << OUTSTANDING_SHIFT;
+        if kv_den.is_some() {
+            header |= KV_RATIO;
         }
         if workers_implicit {
             header |= WORKERS_IMPLICIT;
@@ -187,26 +226,29 @@ impl Packed {
             header |= PREFIX_STORED;
         }
         let mut w = Vec::with_capacity(
-            1 + n
-                + if narrow { n.div_ceil(4) } else { n.div_ceil(2) }
-                + if workers_implicit { 0 } else { n.div_ceil(2) }
+            1 + kv_den.map_or(n, |_| 1 + lane_words(n, 16))
+                + lane_words(n, out_bits)
+                + if workers_implicit {
+                    0
+                } else {
+                    lane_words(n, 32)
+                }
                 + if scores_implicit { 0 } else { n }
                 + if prefix { n.div_ceil(64) + n } else { 0 },
         );
         w.push(header);
-        w.extend(c.iter().map(|c| c.kv_usage.to_bits()));
-        if narrow {
-            w.extend(c.chunks(4).map(|q| {
-                q.iter()
-                    .enumerate()
-                    .map(|(k, c)| (c.outstanding as u64) << (16 * k))
-                    .sum::<u64>()
-            }));
-        } else {
-            put_pairs(&mut w, c, |c| c.outstanding);
+        match kv_den {
+            Some(den) => {
+                w.push(den);
+                put_lanes(&mut w, c, 16, |c| {
+                    fraction::numerator(c.kv_usage, den).expect("checked") as u64
+                });
+            }
+            None => w.extend(c.iter().map(|c| c.kv_usage.to_bits())),
         }
+        put_lanes(&mut w, c, out_bits, |c| c.outstanding as u64);
         if !workers_implicit {
-            put_pairs(&mut w, c, |c| c.worker);
+            put_lanes(&mut w, c, 32, |c| c.worker as u64);
         }
         if !scores_implicit {
             w.extend(c.iter().map(|c| c.score.to_bits()));
@@ -224,16 +266,9 @@ impl Packed {
                 m.gpu_tokens as u64 | (m.tier_tokens as u64) << 32
             }));
         }
+        debug_assert_eq!(w.len(), w.capacity());
         Packed(w.into_boxed_slice())
     }
-}
-
-/// Appends `f` of each candidate, two to a word (the first in the low half).
-fn put_pairs(w: &mut Vec<u64>, c: &[CandidateScore], f: impl Fn(&CandidateScore) -> u32) {
-    w.extend(
-        c.chunks(2)
-            .map(|p| f(&p[0]) as u64 | p.get(1).map_or(0, |b| (f(b) as u64) << 32)),
-    );
 }
 
 impl Candidates {
@@ -304,6 +339,24 @@ mod tests {
         assert_eq!(std::mem::size_of::<RoutingRecord>(), 32);
     }
 
+    /// A round-robin decision on 64 workers of 30,000 blocks: the header, the denominator,
+    /// 16 words of KV numerators and 8 of outstanding counts (3 bytes a candidate).
+    #[test]
+    fn a_round_robin_decision_takes_three_bytes_a_candidate() {
+        let c: Candidates = (0..64)
+            .map(|k| CandidateScore {
+                worker: k,
+                score: (k == 5) as u32 as f64,
+                outstanding: k * 4 % 256,
+                kv_usage: (k * 468) as f64 / 30_000.0,
+                prefix: None,
+            })
+            .collect();
+        assert_eq!(c.0.as_ref().unwrap().0.len(), 1 + 1 + 16 + 8);
+        assert_eq!(c.get(5).unwrap().score, 1.0);
+        assert_eq!(c.get(63).unwrap().kv_usage, 63.0 * 468.0 / 30_000.0);
+    }
+
     /// Every column layout reads back bit for bit what was stored.
     #[test]
     fn candidates_read_back_exactly() {
@@ -314,19 +367,18 @@ mod tests {
             kv_usage: k as f64 / 3.0,
             prefix: None,
         };
-        let mut cases: Vec<Vec<CandidateScore>> = Vec::new();
-        // Every worker, the choice marked 1 (round robin): workers and scores implicit.
-        cases.push(
+        let mut cases: Vec<Vec<CandidateScore>> = vec![
+            // Every worker, the choice marked 1 (round robin): workers and scores implicit.
             (0..5)
                 .map(|k| CandidateScore {
                     score: (k == 3) as u32 as f64,
                     ..base(k)
                 })
                 .collect(),
-        );
-        // No score 1 at all; one candidate.
-        cases.push((0..5).map(base).collect());
-        cases.push(vec![base(0)]);
+            // No score 1 at all; one candidate.
+            (0..5).map(base).collect(),
+            vec![base(0)],
+        ];
         // A subset of workers (power of two), real scores.
         cases.push(vec![
             CandidateScore {
@@ -355,6 +407,36 @@ mod tests {
                 })
                 .collect(),
         );
+        // Outstanding counts at the edge of 8 bits, and past it.
+        for top in [255, 256] {
+            cases.push(
+                (0..9)
+                    .map(|k| CandidateScore {
+                        outstanding: top - k,
+                        ..base(k)
+                    })
+                    .collect(),
+            );
+        }
+        // KV usages of 30,000- and 65,535-block pools (16-bit numerators up to the edge),
+        // a mixed cluster (denominators 3 and 7), a numerator past 16 bits, and usages
+        // that are no small ratio (the bits kept as they are).
+        let kv = |v: Vec<f64>| -> Vec<CandidateScore> {
+            v.into_iter()
+                .zip(0..)
+                .map(|(kv_usage, k)| CandidateScore {
+                    kv_usage,
+                    ..base(k)
+                })
+                .collect()
+        };
+        cases.push(kv(vec![0.0, 1.0 / 30_000.0, 12_345.0 / 30_000.0, 1.0]));
+        cases.push(kv(vec![65_534.0 / 65_535.0, 1.0, 0.0, 65_535.0 / 65_535.0]));
+        cases.push(kv(vec![1.0 / 3.0, 2.0 / 7.0, 0.0]));
+        cases.push(kv(vec![0.5, 65_536.0 / 65_537.0]));
+        cases.push(kv(vec![0.5, -0.0, 0.25]));
+        cases.push(kv(vec![0.5, f64::NAN]));
+        cases.push(kv(vec![0.1 + 0.2, 0.75]));
         // Scores that only look like a mark: −0.0, two 1s, NaN.
         cases.push(
             (0..3)

@@ -6,6 +6,7 @@
 //! variant and a line in [`PolicyConfig::build`].
 
 mod evidence;
+mod fraction;
 mod least_kv;
 mod least_loaded;
 mod max_prefix;
