@@ -382,3 +382,30 @@ fn every_policy_is_built_from_its_name() {
         assert_eq!(cfg.build(1).name(), name);
     }
 }
+
+/// Past the run's room for candidate scores a decision carries none, as the recorder would
+/// drop them; the choice is unchanged. Power of two keeps its two if they fit.
+#[test]
+fn decisions_past_the_evidence_room_carry_no_candidates() {
+    let kv = empty_index();
+    let w = loads([2, 0, 1], [0.5, 0.25, 0.0]);
+    let p = prompt(0, 1);
+    let req = RouteRequest {
+        id: 0,
+        session: None,
+        prompt_len: p.len(),
+        content: &p,
+    };
+    let view = ClusterView::new(&w, &kv).expect("workers present");
+    for (room, kept) in [(usize::MAX, 3), (3, 3), (2, 0), (0, 0)] {
+        let d = policy(PolicyConfig::LeastLoaded(NoParams {}))
+            .choose(&req, &view.with_evidence_room(room));
+        assert_eq!(d.worker, 1);
+        assert_eq!(d.candidates.len(), kept, "room {room}");
+    }
+    let two = |room| {
+        policy(PolicyConfig::PowerOfTwo(NoParams {})).choose(&req, &view.with_evidence_room(room))
+    };
+    assert_eq!(two(2).candidates.len(), 2);
+    assert_eq!(two(2), two(usize::MAX));
+}

@@ -198,8 +198,11 @@ impl Router {
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
             self.collect_loads(st, |role| role.takes_new_requests());
-            let decision = ClusterView::new(&st.loads, &st.kv_index)
-                .map(|view| st.policy.choose(&route_of(&request), &view));
+            let room = self.ctx.recorder.borrow().candidate_room();
+            let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
+                let view = view.with_evidence_room(room);
+                st.policy.choose(&route_of(&request), &view)
+            });
             match decision {
                 Some(decision) => {
                     let slot = st
@@ -264,8 +267,11 @@ impl Router {
         let st = &mut *st;
         let source = st.workers.get(&from).map(|s| Rc::clone(&s.worker));
         self.collect_loads(st, |role| role == PoolRole::Decode);
-        let decision = ClusterView::new(&st.loads, &st.kv_index)
-            .map(|view| st.decode_policy.choose(&route_of(&request), &view));
+        let room = self.ctx.recorder.borrow().candidate_room();
+        let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
+            let view = view.with_evidence_room(room);
+            st.decode_policy.choose(&route_of(&request), &view)
+        });
         let (Some(decision), Some(source)) = (decision, source) else {
             // No decode worker to take it: it fails, and its prefill worker lets go.
             if let Some(slot) = st.workers.get(&from) {

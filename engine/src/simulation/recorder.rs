@@ -225,6 +225,11 @@ impl Recorder {
         }
     }
 
+    /// Candidate scores still kept: a decision with more has them dropped.
+    pub fn candidate_room(&self) -> usize {
+        CANDIDATE_BUDGET - self.candidates_kept
+    }
+
     /// The router decided where `request` goes.
     pub fn on_routed(&mut self, request: u64, time: f64, mut decision: RoutingDecision) {
         if let Some(r) = self.records.get_mut(request as usize) {

@@ -63,6 +63,8 @@ pub struct WorkerLoad {
 pub struct ClusterView<'a> {
     workers: &'a [WorkerLoad],
     kv: &'a KvIndex,
+    /// Candidate scores the run will still keep: a decision with more keeps none.
+    evidence_room: usize,
 }
 
 impl<'a> ClusterView<'a> {
@@ -70,7 +72,20 @@ impl<'a> ClusterView<'a> {
     /// no worker to route to (the router then holds the request until one appears).
     pub fn new(workers: &'a [WorkerLoad], kv: &'a KvIndex) -> Option<Self> {
         debug_assert!(workers.windows(2).all(|w| w[0].id < w[1].id));
-        (!workers.is_empty()).then_some(Self { workers, kv })
+        (!workers.is_empty()).then_some(Self {
+            workers,
+            kv,
+            evidence_room: usize::MAX,
+        })
+    }
+
+    /// The same view for a run that keeps at most `room` more candidate scores: a decision
+    /// over more candidates is made without them, rather than scored and then dropped.
+    pub fn with_evidence_room(self, room: usize) -> Self {
+        Self {
+            evidence_room: room,
+            ..self
+        }
     }
 
     /// The routable workers, ascending by id (at least one).
@@ -133,18 +148,22 @@ impl RoutingDecision {
         score: impl Fn(usize) -> f64,
         prefix: Option<&[PrefixMatch]>,
     ) -> Self {
-        let candidates = cluster
-            .workers()
-            .iter()
-            .enumerate()
-            .map(|(k, w)| CandidateScore {
-                worker: w.id,
-                score: score(k),
-                outstanding: w.outstanding,
-                kv_usage: w.kv_usage,
-                prefix: prefix.map(|p| p[k]),
-            })
-            .collect();
+        let workers = cluster.workers();
+        let candidates = if workers.len() > cluster.evidence_room {
+            Candidates::default()
+        } else {
+            workers
+                .iter()
+                .enumerate()
+                .map(|(k, w)| CandidateScore {
+                    worker: w.id,
+                    score: score(k),
+                    outstanding: w.outstanding,
+                    kv_usage: w.kv_usage,
+                    prefix: prefix.map(|p| p[k]),
+                })
+                .collect()
+        };
         Self {
             worker: cluster.workers()[chosen].id,
             basis,

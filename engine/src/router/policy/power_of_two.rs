@@ -45,8 +45,10 @@ impl RoutingPolicy for PowerOfTwo {
             .iter()
             .min_by_key(|&&k| w[k].outstanding)
             .unwrap_or(&0);
+        // Scored over every worker, then cut to the two: the room is for the two.
+        let every = cluster.with_evidence_room(usize::MAX);
         let mut decision = RoutingDecision::scored(
-            cluster,
+            &every,
             chosen,
             Basis::OutstandingOfTwo,
             |k| w[k].outstanding as f64,
