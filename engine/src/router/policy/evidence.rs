@@ -167,7 +167,7 @@ impl Packed {
             0.0
         };
         let kv_usage = if ratio {
-            lane(w, 2, i, 16) as f64 / w[1] as f64
+            lane(w, 2, i, 16) as f64 / w[1] as i64 as f64
         } else {
             f64::from_bits(w[1 + i])
         };
@@ -240,8 +240,10 @@ impl Packed {
         match kv_den {
             Some(den) => {
                 w.push(den);
+                let d = den as i64 as f64;
                 put_lanes(&mut w, c, 16, |c| {
-                    fraction::numerator(c.kv_usage, den).expect("checked") as u64
+                    debug_assert!(fraction::numerator(c.kv_usage, den).is_some());
+                    fraction::scaled(c.kv_usage, d) as u64
                 });
             }
             None => w.extend(c.iter().map(|c| c.kv_usage.to_bits())),

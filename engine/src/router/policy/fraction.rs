@@ -2,8 +2,10 @@
 //! so a decision's usages share a denominator and pack as 16-bit numerators, a quarter of
 //! their 64-bit floats. Every ratio is checked to give back the float bit for bit.
 
+use std::cell::Cell;
+
 /// Numerators that fit the packed column.
-const MAX_NUMERATOR: u64 = u16::MAX as u64;
+const MAX_NUMERATOR: i64 = u16::MAX as i64;
 /// Largest denominator tried (a GPU's KV blocks number in the thousands to millions).
 const MAX_DENOMINATOR: u64 = u32::MAX as u64;
 /// Continued-fraction terms tried per value: ratios of 32-bit integers need fewer.
@@ -11,24 +13,63 @@ const MAX_TERMS: usize = 48;
 
 /// `v`'s numerator over `den` if `numerator / den` is `v` bit for bit and fits 16 bits.
 pub(crate) fn numerator(v: f64, den: u64) -> Option<u16> {
-    // Truncating v·den + ½ rounds it for the non-negative values this can succeed on
-    // (`round` is a library call on baseline x86-64); the check rejects everything else.
-    let u = (v * den as f64 + 0.5) as u64;
-    (u <= MAX_NUMERATOR && (u as f64 / den as f64).to_bits() == v.to_bits()).then_some(u as u16)
+    let d = den as i64 as f64;
+    let u = scaled(v, d);
+    ((0..=MAX_NUMERATOR).contains(&u) && (u as f64 / d).to_bits() == v.to_bits())
+        .then_some(u as u16)
 }
 
-/// A denominator over which every value of `values` is an exact 16-bit ratio, if there
-/// is one of at most 32 bits: the least common multiple of each value's own smallest
-/// denominator (found only for values the running one does not already give).
-pub(crate) fn common_denominator(values: impl Iterator<Item = f64>) -> Option<u64> {
-    let mut den = 1;
+/// `v · d` rounded, for a `v` [`numerator`] accepted over `d`: truncating v·d + ½ rounds
+/// the non-negative values it accepts (`round` is a library call on baseline x86-64, and
+/// signed conversions are one instruction where unsigned ones are several).
+pub(crate) fn scaled(v: f64, d: f64) -> i64 {
+    (v * d + 0.5) as i64
+}
+
+thread_local! {
+    /// The denominator the last search ended on, where the next one starts: a decision's
+    /// usages are usually over the pool sizes of the one before. A cache only: the result
+    /// is the same from any start (see [`search`]).
+    static START: Cell<u64> = const { Cell::new(1) };
+}
+
+/// The least denominator over which every value of `values` is an exact 16-bit ratio, if
+/// there is one of at most 32 bits.
+pub(crate) fn common_denominator(values: impl Iterator<Item = f64> + Clone) -> Option<u64> {
+    let start = START.get();
+    let (den, least) = search(values.clone(), start)
+        .or_else(|| (start != 1).then(|| search(values, 1)).flatten())?;
+    START.set(den);
+    Some(least)
+}
+
+/// From `den`, a common denominator of `values` (each value's own least denominator taken
+/// into it, by least common multiple, only where the running one does not give the value)
+/// and the least one, `den` over the greatest common divisor of it and every numerator:
+/// the same from any start, as the least is. None if a numerator outgrows 16 bits.
+fn search(values: impl Iterator<Item = f64>, mut den: u64) -> Option<(u64, u64)> {
+    // The numerators' greatest common divisor (0 for none yet) and largest.
+    let (mut common, mut most) = (0u64, 0u64);
     for v in values {
-        if numerator(v, den).is_none() {
-            den = lcm(den, own_denominator(v)?).filter(|&d| d <= MAX_DENOMINATOR)?;
-            numerator(v, den)?;
+        let n = match numerator(v, den) {
+            Some(n) => n as u64,
+            None => {
+                let next = lcm(den, own_denominator(v)?).filter(|&d| d <= MAX_DENOMINATOR)?;
+                // The numerators so far scale with the denominator.
+                let scale = next / den;
+                (common, most, den) = (common * scale, most * scale, next);
+                if most > MAX_NUMERATOR as u64 {
+                    return None;
+                }
+                numerator(v, den)? as u64
+            }
+        };
+        most = most.max(n);
+        if common != 1 {
+            common = gcd(common, n);
         }
     }
-    Some(den)
+    Some((den, den / gcd(den, common)))
 }
 
 /// The smallest denominator of a continued-fraction convergent of `v` that gives `v`
@@ -61,13 +102,17 @@ fn own_denominator(v: f64) -> Option<u64> {
     None
 }
 
-/// Least common multiple, if it fits 64 bits.
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    let (mut x, mut y) = (a, b);
+/// Greatest common divisor (`gcd(x, 0) = x`).
+fn gcd(mut x: u64, mut y: u64) -> u64 {
     while y != 0 {
         (x, y) = (y, x % y);
     }
-    (a / x).checked_mul(b)
+    x
+}
+
+/// Least common multiple, if it fits 64 bits.
+fn lcm(a: u64, b: u64) -> Option<u64> {
+    (a / gcd(a, b)).checked_mul(b)
 }
 
 #[cfg(test)]
@@ -93,6 +138,27 @@ mod tests {
         assert_eq!(own_denominator(1.0), Some(1));
     }
 
+    /// The least denominator, whatever the search starts from: after a decision over
+    /// 30,000 blocks, usages that are all halves and quarters are over 4.
+    #[test]
+    fn the_denominator_is_the_least_from_any_start() {
+        let quarters = [0.25, 0.5, 0.75, 0.0];
+        for start in [1, 2, 4, 8, 30_000, 65_536] {
+            assert_eq!(search(quarters.into_iter(), start).map(|s| s.1), Some(4));
+        }
+        assert_eq!(
+            common_denominator([0.5, 12_345.0 / 30_000.0].into_iter()),
+            Some(2_000)
+        );
+        assert_eq!(common_denominator(quarters.into_iter()), Some(4));
+        // From a start whose numerators outgrow 16 bits, the search starts over.
+        assert_eq!(search([0.5, 1.0 / 3.0].into_iter(), 1 << 20), None);
+        START.set(1 << 20);
+        assert_eq!(common_denominator([0.5, 1.0 / 3.0].into_iter()), Some(6));
+        assert_eq!(gcd(12, 18), 6);
+        assert_eq!(gcd(7, 0), 7);
+    }
+
     /// Two pool sizes (a mixed cluster): their least common multiple serves both.
     #[test]
     fn mixed_pools_take_the_least_common_multiple() {
@@ -108,11 +174,14 @@ mod tests {
         for v in [-0.0, -0.5, f64::NAN, f64::INFINITY, 0.1 + 0.2] {
             assert_eq!(common_denominator([0.5, v].into_iter()), None, "{v}");
         }
-        // A small ratio over a large pool is kept: 1/30,000,000.
+        // A small ratio over a large pool is kept: 1/30,000,000; but not beside one half
+        // (15,000,000/30,000,000), nor 3/1,000,000 beside it.
         assert_eq!(
-            common_denominator([0.5, 1.0 / 3.0e7].into_iter()),
+            common_denominator([1.0 / 3.0e7, 0.0].into_iter()),
             Some(30_000_000)
         );
+        assert_eq!(common_denominator([0.5, 1.0 / 3.0e7].into_iter()), None);
+        assert_eq!(common_denominator([0.5, 3.0 / 1.0e6].into_iter()), None);
         assert_eq!(common_denominator([-0.0].into_iter()), None);
         assert_eq!(common_denominator([f64::NAN].into_iter()), None);
         assert_eq!(common_denominator([0.5, 1.5].into_iter()), Some(2));
