@@ -197,8 +197,8 @@ impl Router {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
-            self.collect_loads(st, |role| role.takes_new_requests());
             let room = self.ctx.recorder.borrow().evidence_room();
+            self.collect_loads(st, |role| role.takes_new_requests(), room);
             let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
                 st.policy
                     .choose(&route_of(&request), &view.with_evidence_room(room))
@@ -226,12 +226,16 @@ impl Router {
         }
     }
 
-    /// Fills `st.loads` with the routable workers whose pool's role passes `role`.
-    fn collect_loads(&self, st: &mut State, role: impl Fn(PoolRole) -> bool) {
+    /// Fills `st.loads` with the routable workers whose pool's role passes `role`, for a
+    /// decision that may keep `evidence_room` candidate scores.
+    fn collect_loads(&self, st: &mut State, role: impl Fn(PoolRole) -> bool, evidence_room: usize) {
         st.loads.clear();
         // KV usage as the workers last reported it when they report (the policy reads
-        // the KV view); otherwise the live figure, shown for information only.
+        // the KV view); otherwise the live figure, shown for information only: once the
+        // run keeps no more candidate scores nobody sees it, and reading it from every
+        // worker for every request cost two cache misses a worker.
         let reported = self.ctx.kv_event_interval.is_some();
+        let shown = evidence_room > 0;
         for (&id, slot) in &st.workers {
             if !slot.draining && role(self.ctx.pools[slot.pool].role) {
                 st.loads.push(WorkerLoad {
@@ -239,8 +243,10 @@ impl Router {
                     outstanding: slot.outstanding,
                     kv_usage: if reported {
                         slot.reported_kv_usage
-                    } else {
+                    } else if shown {
                         slot.worker.kv_usage()
+                    } else {
+                        0.0
                     },
                 });
             }
@@ -266,8 +272,8 @@ impl Router {
         let mut st = self.state.borrow_mut();
         let st = &mut *st;
         let source = st.workers.get(&from).map(|s| Rc::clone(&s.worker));
-        self.collect_loads(st, |role| role == PoolRole::Decode);
         let room = self.ctx.recorder.borrow().evidence_room();
+        self.collect_loads(st, |role| role == PoolRole::Decode, room);
         let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
             let view = view.with_evidence_room(room);
             st.decode_policy.choose(&route_of(&request), &view)
