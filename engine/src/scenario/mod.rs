@@ -170,6 +170,8 @@ impl Scenario {
     }
 
     /// The document as pretty JSON (what the app's JSON view and exports show).
+    // Inline: built in the caller, at the page's size-tuned opt-level (see SimulationResults).
+    #[inline]
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).expect("a scenario always serialises")
     }

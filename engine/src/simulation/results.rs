@@ -88,6 +88,9 @@ impl Stop {
 
 impl SimulationResults {
     /// The results JSON (compact).
+    // Inline: the serialiser is then built in the caller, so the page's wasm holds it at the
+    // web crate's size-tuned opt-level rather than the engine's speed-tuned one (not hot).
+    #[inline]
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("results always serialise")
     }

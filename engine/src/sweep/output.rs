@@ -65,6 +65,8 @@ const POINTS_OPEN: &str = "\"points\":[";
 
 impl SweepResults {
     /// The results JSON: the header on the first line, each point on a line of its own.
+    // Inline: built in the caller, at the page's size-tuned opt-level (see SimulationResults).
+    #[inline]
     pub fn to_json(&self) -> String {
         let mut o = String::new();
         let header = serde_json::to_string(&self.header).expect("serialises");
