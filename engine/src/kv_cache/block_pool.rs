@@ -36,9 +36,9 @@
 //! the blocks in use, and the queue to one entry per finished request.
 //!
 //! With caching off there is no content to track: the pool keeps no block records, only
-//! the free queue as runs of ids ([`FreeRuns`]), in the same order.
+//! the free queue as ids ([`FreeIds`]), in the same order.
 
-use super::free_runs::FreeRuns;
+use super::free_ids::FreeIds;
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
@@ -132,7 +132,7 @@ pub struct BlockPool {
     copies: BlockHashMap<Vec<BlockId>>,
     enable_caching: bool,
     /// The free queue when caching is off (then `blocks` and `queue` stay empty).
-    runs: FreeRuns,
+    free: FreeIds,
     events: Vec<KvEvent>,
     /// Off when nobody reads the events (no prefix-aware routing): saves a push per block.
     record_events: bool,
@@ -145,7 +145,7 @@ impl BlockPool {
         if num_blocks > 0 && enable_caching {
             queue.push_back((UNUSED, 0));
         }
-        let runs = FreeRuns::new(if enable_caching { 0 } else { num_blocks });
+        let free = FreeIds::new(if enable_caching { 0 } else { num_blocks });
         Self {
             blocks: Vec::new(),
             contents: Vec::new(),
@@ -161,7 +161,7 @@ impl BlockPool {
             cached: BlockHashMap::default(),
             copies: BlockHashMap::default(),
             enable_caching,
-            runs,
+            free,
             events: Vec::new(),
             record_events: true,
         }
@@ -247,7 +247,7 @@ impl BlockPool {
             return false;
         }
         if !self.enable_caching {
-            self.runs.pop_front(n, table);
+            self.free.pop_front(n, table);
             self.num_free -= n;
             return true;
         }
@@ -406,7 +406,7 @@ impl BlockPool {
     fn release_all(&mut self, table: &[BlockId], range: std::ops::Range<usize>) {
         if !self.enable_caching {
             self.num_free += range.len() as u32;
-            self.runs.push_back_rev(&table[range]);
+            self.free.push_back_rev(&table[range]);
             return;
         }
         let start = range.start;
@@ -427,7 +427,7 @@ impl BlockPool {
     fn release(&mut self, id: BlockId) {
         if !self.enable_caching {
             self.num_free += 1;
-            self.runs.push_back(id);
+            self.free.push_back(id);
             return;
         }
         let block = &mut self.blocks[id as usize];
@@ -623,7 +623,7 @@ impl BlockPool {
     /// the used ones); dead blocks, which have no id, are left out.
     pub fn free_queue(&self) -> Vec<BlockId> {
         if !self.enable_caching {
-            return self.runs.ids();
+            return self.free.ids();
         }
         let mut out = Vec::with_capacity(self.num_free as usize);
         for &(id, stamp) in &self.queue {
@@ -661,7 +661,7 @@ impl BlockPool {
     pub fn ref_count(&self, id: BlockId) -> u32 {
         if !self.enable_caching {
             // Unshared: one reference while not free.
-            return (id < self.total && !self.runs.contains(id)) as u32;
+            return (id < self.total && !self.free.contains(id)) as u32;
         }
         self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt())
     }
@@ -688,7 +688,7 @@ impl BlockPool {
     /// Full consistency check (O(blocks)); for tests and debugging.
     pub fn check_invariants(&self) -> Result<(), String> {
         if !self.enable_caching {
-            return self.check_runs();
+            return self.check_free_ids();
         }
         let mut walked = 0u32;
         let mut cached_free = 0u32;
@@ -805,8 +805,8 @@ impl BlockPool {
 
     /// [`BlockPool::check_invariants`] with caching off: the free queue holds `num_free`
     /// distinct ids of the pool, and nothing is cached.
-    fn check_runs(&self) -> Result<(), String> {
-        let ids = self.runs.ids();
+    fn check_free_ids(&self) -> Result<(), String> {
+        let ids = self.free.ids();
         let mut seen = vec![false; self.total as usize];
         for &id in &ids {
             match seen.get_mut(id as usize) {
@@ -814,7 +814,7 @@ impl BlockPool {
                 _ => return Err(format!("block {id} queued twice or out of the pool")),
             }
         }
-        if ids.len() as u32 != self.num_free || self.runs.len() != self.num_free {
+        if ids.len() as u32 != self.num_free || self.free.len() != self.num_free {
             return Err(format!(
                 "free count {} but {} queued",
                 self.num_free,

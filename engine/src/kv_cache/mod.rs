@@ -1,6 +1,6 @@
 //! The worker's KV cache: a pool of fixed-size GPU blocks with vLLM-style automatic prefix caching.
 
 mod block_pool;
-mod free_runs;
+mod free_ids;
 
 pub use block_pool::{BlockId, BlockPool};
