@@ -33,7 +33,10 @@ export async function serveDist(prefix = '/') {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) };
+  // close() waits for every open connection to end, and Chromium can hold one it never
+  // sends a request on (a test's page stays open): that hung a CI run for good. End them.
+  const close = () => new Promise((r) => { server.close(r); server.closeAllConnections(); });
+  return { url: `http://127.0.0.1:${port}${prefix}`, close };
 }
 
 /** Launches Debian's Chromium headless with the flags this closed network needs. */
