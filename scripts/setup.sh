@@ -79,7 +79,10 @@ debian_packages() {
 # Node packages pinned in tests/package.json: binaryen (wasm-opt for release builds) and
 # playwright-core (the browser tests' driver library; it never downloads a browser).
 node_modules() {
-  command -v npm >/dev/null || die "install Node.js 18+ and npm"
+  command -v npm >/dev/null || die "install Node.js 20.11+ and npm"
+  # The browser tests' per-test time limit (node --test-timeout) came in Node.js 20.11.
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' \
+    || die "Node.js $(node --version) is too old: the tests need 20.11+"
   if [ -d tests/node_modules/playwright-core ] && [ -x tests/node_modules/.bin/wasm-opt ]; then return; fi
   say "installing binaryen and playwright-core under tests/"
   (cd tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 300 npm install --no-audit --no-fund --fetch-timeout=30000 --fetch-retries=1 >/dev/null) \
