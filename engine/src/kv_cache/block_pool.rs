@@ -863,6 +863,32 @@ fn is_live(blocks: &[Block], contents: &[Content], id: u32, stamp: u32) -> bool 
         }
 }
 
+/// The end of the run of consecutive ids starting at `ids[k]`: the first index past it.
+/// Compares eight ids at a time (a dead table is mostly long runs: this runs for every
+/// block of every finished request).
+fn run_end(ids: &[BlockId], k: usize) -> usize {
+    const LANES: usize = 8;
+    let start = ids[k];
+    let expected = |j: usize| start.wrapping_add((j - k) as BlockId);
+    let mut j = k + 1;
+    while let Some(chunk) = ids.get(j..j + LANES) {
+        let first = expected(j);
+        // No early exit inside a chunk, so the comparison vectorises.
+        let differs = chunk
+            .iter()
+            .zip(0..)
+            .fold(0, |acc, (&id, o)| acc | (id ^ first.wrapping_add(o)));
+        if differs != 0 {
+            break;
+        }
+        j += LANES;
+    }
+    while j < ids.len() && ids[j] == expected(j) {
+        j += 1;
+    }
+    j
+}
+
 /// A set of block ids, one bit each, taken lowest first.
 #[derive(Debug, Clone, Default)]
 struct SpareIds {
@@ -879,14 +905,9 @@ impl SpareIds {
     fn insert_all(&mut self, ids: &[BlockId]) {
         let mut k = 0;
         while k < ids.len() {
-            let start = ids[k];
-            let mut end = start + 1;
-            k += 1;
-            while ids.get(k) == Some(&end) {
-                end += 1;
-                k += 1;
-            }
-            self.insert_run(start, end);
+            let next = run_end(ids, k);
+            self.insert_run(ids[k], ids[k] + (next - k) as BlockId);
+            k = next;
         }
     }
 
@@ -918,17 +939,15 @@ impl SpareIds {
         let mut w = self.first_word;
         while left > 0 {
             let mut bits = self.words[w];
-            if bits == u64::MAX && left >= 64 {
-                // A full word (the usual case after a large table died): 64 ids at once.
-                let base = (w * 64) as BlockId;
-                table.extend(base..base + 64);
-                bits = 0;
-                left -= 64;
-            }
+            // A run of set bits at a time (a dead table's ids are mostly runs).
             while bits != 0 && left > 0 {
-                table.push((w * 64) as BlockId + bits.trailing_zeros());
-                bits &= bits - 1;
-                left -= 1;
+                let low = bits.trailing_zeros();
+                let len = (bits >> low).trailing_ones().min(left);
+                let base = (w * 64) as BlockId + low;
+                table.extend(base..base + len);
+                // Bits low..low + len (len = 64 only for a whole word, from bit 0).
+                bits &= !(u64::MAX >> (64 - len) << low);
+                left -= len;
             }
             self.words[w] = bits;
             if bits == 0 {
@@ -986,6 +1005,40 @@ mod tests {
         spare.take_lowest(63, &mut table);
         assert_eq!(table, (64..127).collect::<Vec<_>>());
         assert_eq!(spare.ids().collect::<Vec<_>>(), [127]);
+    }
+
+    #[test]
+    fn runs_are_found_across_chunks_of_eight_and_broken_anywhere_in_one() {
+        // 0..20 (two whole chunks and a tail), a break in the middle of a chunk (5 ≠ 24),
+        // a run of one, and a run ending at the table's end.
+        let mut ids: Vec<BlockId> = (0..20).collect();
+        ids.extend([20, 21, 22, 23, 5, 6, 7, 8, 9, 40]);
+        ids.extend(100..111);
+        assert_eq!(run_end(&ids, 0), 24);
+        assert_eq!(run_end(&ids, 24), 29);
+        assert_eq!(run_end(&ids, 29), 30);
+        assert_eq!(run_end(&ids, 30), ids.len());
+        // A run broken in a chunk's last lane.
+        let ids = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23];
+        assert_eq!(run_end(&ids, 0), 15);
+    }
+
+    #[test]
+    fn ids_are_taken_a_run_at_a_time_from_scattered_bits() {
+        // Runs within a word, across a word boundary, and single ids, taken in pieces
+        // that end inside runs: the ids come out ascending, each exactly once.
+        let mut spare = SpareIds::default();
+        let ids: Vec<BlockId> = [2..5, 9..10, 60..70, 128..192, 200..201]
+            .into_iter()
+            .flatten()
+            .collect();
+        spare.insert_all(&ids);
+        let mut table = Vec::new();
+        for k in [2, 3, 7, 60, 100] {
+            spare.take_lowest(k, &mut table);
+        }
+        assert_eq!(table, ids);
+        assert_eq!(spare.len, 0);
     }
 
     #[test]
