@@ -182,7 +182,7 @@ fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> Perce
         .map(|r| value(r, metric))
         .filter(|v| !v.is_nan())
         .collect();
-    values.sort_by(f64::total_cmp);
+    crate::stats::radix::sort_total(&mut values);
     let value_ms = percentile_sorted(&values, p) * 1000.0;
     PercentileCheck {
         metric,

@@ -49,7 +49,7 @@ fn value(k: u64) -> f64 {
 
 /// Sorts `v` by key and adds up the counts of equal keys.
 fn coalesce(v: &mut Vec<(u64, u64)>) {
-    radix_sort(v);
+    super::radix::sort_by_key(v, |e| e.0);
     v.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
@@ -57,58 +57,6 @@ fn coalesce(v: &mut Vec<(u64, u64)>) {
         }
         same
     });
-}
-
-/// Bits per radix digit: six passes cover a key, and a digit's counts (2048 of them) stay
-/// in the L1 cache.
-const DIGIT_BITS: u32 = 11;
-const DIGITS: usize = 64_usize.div_ceil(DIGIT_BITS as usize);
-
-/// Sorts `v` by key: least significant digit first, skipping the digits every key shares
-/// (gaps span few binary exponents, so the top digit rarely differs). About three times
-/// as fast as a comparison sort on a flush's thousands of keys.
-fn radix_sort(v: &mut Vec<(u64, u64)>) {
-    if v.len() < 256 {
-        v.sort_unstable_by_key(|e| e.0);
-        return;
-    }
-    let radix = 1 << DIGIT_BITS;
-    let digit = |k: u64, d: usize| (k >> (DIGIT_BITS as usize * d)) as usize & (radix - 1);
-    let mut counts = vec![0u32; DIGITS * radix];
-    for &(k, _) in v.iter() {
-        for d in 0..DIGITS {
-            counts[d * radix + digit(k, d)] += 1;
-        }
-    }
-    let n = v.len();
-    let mut other = vec![(0u64, 0u64); n];
-    let mut in_other = false;
-    for (d, c) in counts.chunks_exact_mut(radix).enumerate() {
-        if c.iter().any(|&x| x as usize == n) {
-            continue;
-        }
-        // The counts become each digit's first position.
-        let mut sum = 0;
-        for x in c.iter_mut() {
-            let here = *x;
-            *x = sum;
-            sum += here;
-        }
-        let (src, dst) = if in_other {
-            (&other, &mut *v)
-        } else {
-            (&*v, &mut other)
-        };
-        for &e in src.iter() {
-            let at = &mut c[digit(e.0, d)];
-            dst[*at as usize] = e;
-            *at += 1;
-        }
-        in_other = !in_other;
-    }
-    if in_other {
-        v.copy_from_slice(&other);
-    }
 }
 
 /// Merges the coalesced `add` into the coalesced `into`, in place (from the back, so no
@@ -280,33 +228,6 @@ impl ItlHistogram {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
-
-    #[test]
-    fn the_radix_sort_orders_keys_as_a_comparison_sort() {
-        let mut x: u64 = 99;
-        for n in [0, 5, 255, 256, 5000] {
-            let mut v: Vec<(u64, u64)> = (0..n)
-                .map(|i| {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    // Gaps of a few exponents: the top bytes are shared, as in a run.
-                    (key(((x >> 11) % 100_000) as f64 * 1e-6), i)
-                })
-                .collect();
-            let mut want = v.clone();
-            want.sort_by_key(|e| e.0); // stable, as the radix sort is
-            radix_sort(&mut v);
-            if n >= 256 {
-                assert_eq!(v, want, "n = {n}");
-            } else {
-                assert_eq!(
-                    v.iter().map(|e| e.0).collect::<Vec<_>>(),
-                    want.iter().map(|e| e.0).collect::<Vec<_>>()
-                );
-            }
-        }
-    }
 
     #[test]
     fn a_merge_moves_blocks_up_and_adds_the_counts_of_equal_keys() {

@@ -2,6 +2,7 @@
 //!
 //! - [`record`]: [`RequestRecord`], small and plain, one per request.
 //! - [`percentile`]: exact numpy-linear percentiles and [`LatencySummary`].
+//! - `radix`: the radix sort behind the large sorts.
 //! - [`itl`]: pooled inter-token gaps as (gap, count) with exact percentiles.
 //! - [`summary`]: [`StageStats`] (what the loops accumulate) → [`StageSummary`].
 //! - [`series`]: [`SecondSeries`] → columnar per-second data for charts.
@@ -11,6 +12,7 @@
 pub mod csv;
 pub mod itl;
 pub mod percentile;
+pub(crate) mod radix;
 pub mod record;
 pub mod series;
 pub mod summary;

@@ -141,21 +141,21 @@ impl StageStats {
 /// that never finished counts until the end. At equal times departures go first, so a
 /// request leaving as another arrives is not counted twice.
 fn peak_concurrency<'a>(records: impl Iterator<Item = &'a RequestRecord> + Clone) -> u64 {
-    // Departures sorted as plain f64s (8 bytes per request, no sort scratch); arrivals are
-    // usually in id order already and only copied when they are not. Then both are swept
-    // together, departures first at equal times.
+    // Departures sorted as plain f64s (8 bytes per request, as much again while sorting);
+    // arrivals are usually in id order already and only copied when they are not. Then both
+    // are swept together, departures first at equal times.
     let mut departures: Vec<f64> = records
         .clone()
         .map(|r| r.completion)
         .filter(|t| !t.is_nan())
         .collect();
-    departures.sort_unstable_by(f64::total_cmp);
+    super::radix::sort_total(&mut departures);
     let created = records.map(|r| r.created);
     if created.clone().is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
         sweep(created, &departures)
     } else {
         let mut arrivals: Vec<f64> = created.collect();
-        arrivals.sort_unstable_by(f64::total_cmp);
+        super::radix::sort_total(&mut arrivals);
         sweep(arrivals.into_iter(), &departures)
     }
 }

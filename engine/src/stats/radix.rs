@@ -1,0 +1,143 @@
+//! Least-significant-digit radix sort by a `u64` key, for the large sorts of a run's
+//! statistics (latencies at the end of a run, inter-token gaps as they are pooled): a few
+//! passes over the values rather than a comparison sort's log₂ n, several times as fast on
+//! a million values.
+
+/// Bits per digit: six passes cover a key, and a digit's counts (2048 of them) stay in the
+/// L1 cache.
+const DIGIT_BITS: u32 = 11;
+const DIGITS: usize = 64_usize.div_ceil(DIGIT_BITS as usize);
+
+/// Below this many values a comparison sort is cheaper than the counting passes.
+const MIN_RADIX: usize = 256;
+
+/// The order key of an f64 under [`f64::total_cmp`]: unsigned order of keys is the total
+/// order of values, and equal keys are the same bits.
+pub(crate) fn total_order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// Sorts `v` ascending by [`f64::total_cmp`]. Values equal under it are the same bits, so
+/// the result is what any sort by that order gives.
+pub(crate) fn sort_total(v: &mut [f64]) {
+    if v.len() < MIN_RADIX {
+        v.sort_unstable_by(f64::total_cmp);
+        return;
+    }
+    sort_by_key(v, |&x| total_order_key(x));
+}
+
+/// Sorts `v` by `key`, stably: least significant digit first, skipping the digits every key
+/// shares (latencies and gaps span few binary exponents, so the top digit rarely differs).
+/// Needs one scratch copy of `v`.
+pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u64) {
+    if v.len() < MIN_RADIX {
+        v.sort_by_key(key);
+        return;
+    }
+    let radix = 1 << DIGIT_BITS;
+    let digit = |k: u64, d: usize| (k >> (DIGIT_BITS as usize * d)) as usize & (radix - 1);
+    let mut counts = vec![0u32; DIGITS * radix];
+    for e in v.iter() {
+        let k = key(e);
+        for d in 0..DIGITS {
+            counts[d * radix + digit(k, d)] += 1;
+        }
+    }
+    let n = v.len();
+    let mut other = vec![T::default(); n];
+    let mut in_other = false;
+    for (d, c) in counts.chunks_exact_mut(radix).enumerate() {
+        if c.iter().any(|&x| x as usize == n) {
+            continue;
+        }
+        // The counts become each digit's first position.
+        let mut sum = 0;
+        for x in c.iter_mut() {
+            let here = *x;
+            *x = sum;
+            sum += here;
+        }
+        let (src, dst) = if in_other {
+            (&other[..], &mut *v)
+        } else {
+            (&*v, &mut other[..])
+        };
+        for e in src.iter() {
+            let at = &mut c[digit(key(e), d)];
+            dst[*at as usize] = *e;
+            *at += 1;
+        }
+        in_other = !in_other;
+    }
+    if in_other {
+        v.copy_from_slice(&other);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of pseudo-random u64s.
+    fn lcg(x: &mut u64) -> u64 {
+        *x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *x
+    }
+
+    #[test]
+    fn sorts_pairs_by_key_stably_as_a_stable_comparison_sort() {
+        let mut x: u64 = 99;
+        for n in [0, 5, 255, 256, 5000] {
+            let mut v: Vec<(u64, u64)> = (0..n)
+                // Few distinct keys, so stability shows in the second field.
+                .map(|i| (((lcg(&mut x) >> 11) % 1000) * 1_000_003, i))
+                .collect();
+            let mut want = v.clone();
+            want.sort_by_key(|e| e.0);
+            sort_by_key(&mut v, |e| e.0);
+            assert_eq!(v, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn sorts_floats_as_total_cmp_does() {
+        // Signed zeros, infinities, subnormals, negatives and many repeats, in both the
+        // comparison-sort and the radix range.
+        let special = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            5e-324,
+            -5e-324,
+            1.0,
+            -1.0,
+        ];
+        let mut x: u64 = 7;
+        for n in [10, 300, 20_000] {
+            let mut v: Vec<f64> = (0..n)
+                .map(|i| {
+                    let r = lcg(&mut x);
+                    if i % 7 == 0 {
+                        special[(r >> 60) as usize % special.len()]
+                    } else {
+                        ((r >> 11) % 5000) as f64 * 1e-4 - 0.1
+                    }
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_by(f64::total_cmp);
+            sort_total(&mut v);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&v), bits(&want), "n = {n}");
+        }
+    }
+}
