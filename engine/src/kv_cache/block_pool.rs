@@ -57,6 +57,10 @@ const DEAD: u32 = u32::MAX - 2;
 /// unless it was requested early.
 const PREFETCH_AHEAD: usize = 8;
 
+/// Record room (blocks) below which a pool does not trim its spare records: a few KB,
+/// not worth the reallocations.
+const MIN_TRIMMED_ROOM: usize = 1024;
+
 /// [`Block::refs`]: the block holds reusable content, and [`Block::word`] is its slot in
 /// [`BlockPool::contents`].
 const CACHED: u32 = 1 << 31;
@@ -313,6 +317,24 @@ impl BlockPool {
         table.extend(first..first + new);
     }
 
+    /// Drops the records of the highest ids once they are all spare and the rest would
+    /// fill under half the room: a worker then keeps records for about the blocks it has in
+    /// use now rather than at its busiest (over many workers the busiest moments add up,
+    /// though they come at different times). Only while no stale queue entry exists, as
+    /// one could name a dropped id; a dropped id comes back as new, as it was taken first.
+    fn trim_spare_tail(&mut self) {
+        let len = self.blocks.len();
+        let room = self.blocks.capacity();
+        if self.stale > 0 || room < MIN_TRIMMED_ROOM || !self.spare.contains(len as u32 - 1) {
+            return;
+        }
+        let keep = self.spare.trim_tail(len as u32) as usize;
+        self.blocks.truncate(keep);
+        if keep < room / 2 {
+            self.blocks.shrink_to(keep + keep / 4);
+        }
+    }
+
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
     fn evict(&mut self, id: BlockId) {
         let Some(content) = self.take_content(id) else {
@@ -397,6 +419,7 @@ impl BlockPool {
                 Some((DEAD, count)) => *count += n,
                 _ => self.queue.push_back((DEAD, n)),
             }
+            self.trim_spare_tail();
         }
         self.release_all(table, 0..private.start);
         self.queue_fresh(fresh_from);
@@ -932,6 +955,38 @@ impl SpareIds {
         self.first_word = self.first_word.min(first);
     }
 
+    /// True when `id` is spare.
+    fn contains(&self, id: BlockId) -> bool {
+        let w = id as usize / 64;
+        w < self.words.len() && self.words[w] >> (id % 64) & 1 != 0
+    }
+
+    /// Removes the run of spare ids that ends at `end − 1` (no id at or above `end` is
+    /// spare); where it starts.
+    fn trim_tail(&mut self, end: BlockId) -> BlockId {
+        let mut start = end;
+        while start > 0 {
+            let w = (start - 1) as usize / 64;
+            // The word's bits below `start`, moved to its top: the run is its leading ones.
+            let valid = (start - 1) % 64 + 1;
+            let ones = (self.words[w] << (64 - valid)).leading_ones();
+            start -= ones;
+            if ones < valid {
+                break;
+            }
+        }
+        let w = start as usize / 64;
+        self.words.truncate((start as usize).div_ceil(64));
+        if start % 64 != 0 {
+            self.words[w] &= (1 << (start % 64)) - 1;
+        }
+        self.len -= end - start;
+        if self.len == 0 {
+            self.first_word = 0;
+        }
+        start
+    }
+
     /// Moves the lowest `k` ids (or all, if fewer) onto `table`, ascending; how many.
     fn take_lowest(&mut self, k: u32, table: &mut Vec<BlockId>) -> u32 {
         let n = k.min(self.len);
@@ -1141,6 +1196,48 @@ mod tests {
         );
         assert_eq!(pool.blocks.len(), 4);
         pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn records_of_a_busy_moment_are_handed_back_once_the_highest_ids_die() {
+        let mut pool = BlockPool::new(10_000, true);
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        pool.allocate(3000, &mut a); // 0..3000
+        pool.allocate(100, &mut b); // 3000..3100
+        pool.free_finished(&a, 0..3000);
+        // Block 3099 is in use: every record stays.
+        assert_eq!(pool.blocks.len(), 3100);
+        pool.check_invariants().unwrap();
+        pool.allocate(10, &mut c); // the lowest spare ids
+        assert_eq!(c, (0..10).collect::<Vec<_>>());
+        pool.free_finished(&b, 0..100);
+        // 10..3100 are spare: the records above block 9 go, and most of their room.
+        assert_eq!(pool.blocks.len(), 10);
+        assert!(pool.blocks.capacity() < 100);
+        pool.check_invariants().unwrap();
+        // Ids are handed out as before: the lowest free first.
+        let mut d = Vec::new();
+        pool.allocate(5, &mut d);
+        assert_eq!(d, (10..15).collect::<Vec<_>>());
+        assert_eq!(pool.num_free(), 10_000 - 15);
+        pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn spare_runs_are_trimmed_from_the_top_across_words() {
+        let mut spare = SpareIds::default();
+        spare.insert_all(&[3, 5, 6, 7]);
+        spare.insert_run(60, 200);
+        assert_eq!(spare.trim_tail(200), 60);
+        assert_eq!(spare.ids().collect::<Vec<_>>(), [3, 5, 6, 7]);
+        assert_eq!((spare.len, spare.words.len()), (4, 1));
+        assert_eq!(spare.trim_tail(8), 5);
+        assert_eq!(spare.ids().collect::<Vec<_>>(), [3]);
+        assert_eq!(spare.trim_tail(4), 3);
+        assert_eq!((spare.len, spare.first_word), (0, 0));
+        spare.insert_run(0, 128);
+        assert_eq!(spare.trim_tail(128), 0);
+        assert_eq!((spare.len, spare.words.len()), (0, 0));
     }
 
     #[test]
