@@ -271,17 +271,19 @@ impl Recorder {
         self.worker_prefill[w] += outcome.prefill_tokens;
         let mut stage_tokens = std::mem::take(&mut self.step_tokens);
         stage_tokens.clear();
-        let mut count = |stage: u32| match stage_tokens.iter_mut().find(|(s, _)| *s == stage) {
-            Some((_, n)) => *n += 1,
-            None => stage_tokens.push((stage, 1)),
-        };
+        let mut count =
+            |stage: u32, k: u64| match stage_tokens.iter_mut().find(|(s, _)| *s == stage) {
+                Some((_, n)) => *n += k,
+                None => stage_tokens.push((stage, k)),
+            };
         for &id in &outcome.first_tokens {
             if let Some(r) = self.records.get_mut(id as usize) {
                 r.output_tokens += 1;
                 r.first_token = now;
-                count(r.stage);
+                count(r.stage, 1);
             }
         }
+        // A run's tokens are counted for its stage once, when it ends.
         let mut run: Option<(u32, f64, u64)> = None;
         for &(id, gap) in &outcome.token_gaps {
             let Some(r) = self.records.get_mut(id as usize) else {
@@ -289,11 +291,11 @@ impl Recorder {
             };
             r.output_tokens += 1;
             let stage = r.stage;
-            count(stage);
             match &mut run {
                 Some((s, g, n)) if *s == stage && *g == gap => *n += 1,
                 _ => {
                     if let Some((s, g, n)) = run.take() {
+                        count(s, n);
                         self.on_itl(s, g, n);
                     }
                     run = Some((stage, gap, 1));
@@ -301,6 +303,7 @@ impl Recorder {
             }
         }
         if let Some((s, g, n)) = run {
+            count(s, n);
             self.on_itl(s, g, n);
         }
         let mut total = 0;

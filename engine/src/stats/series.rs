@@ -98,7 +98,7 @@ pub struct SecondSeries {
 fn second(t: f64) -> u64 {
     // Truncation is the floor of a non-negative time, without a call to `floor` (which
     // baseline x86-64 has no instruction for): this runs twice per worker step.
-    t.max(0.0) as u64
+    super::whole_seconds(t)
 }
 
 /// Records `value` at `second` in a change list, unless it is what already holds there.
