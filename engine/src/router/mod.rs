@@ -13,6 +13,6 @@ pub use autoscaler::{Autoscaler, AutoscalerConfig, ScaleAction};
 pub use config::RouterConfig;
 pub use kv_index::{KvIndex, KvIndexLayout, KvViewDiff, PrefixMatch, WorkerKvCounts};
 pub use policy::{
-    Basis, CandidateScore, Candidates, ClusterView, PolicyConfig, RouteRequest, RoutingDecision,
-    RoutingPolicy, WorkerLoad,
+    Basis, CandidateScore, Candidates, ClusterView, DenominatorHint, EvidenceRoom, PolicyConfig,
+    RouteRequest, RoutingDecision, RoutingPolicy, WorkerLoad,
 };

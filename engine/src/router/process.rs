@@ -12,7 +12,8 @@
 //!   the chosen decode worker's `receive`; a released KV cache → its prefill worker's count.
 
 use super::{
-    Autoscaler, ClusterView, KvIndex, RouteRequest, RoutingPolicy, ScaleAction, WorkerLoad,
+    Autoscaler, ClusterView, DenominatorHint, EvidenceRoom, KvIndex, RouteRequest, RoutingPolicy,
+    ScaleAction, WorkerLoad,
 };
 use crate::deployment::PoolRole;
 use crate::kernel::{Event, SimError, Store};
@@ -72,6 +73,8 @@ struct State {
     pending: BTreeMap<u64, (Event<bool>, Store<StageMsg>)>,
     /// Reused per decision.
     loads: Vec<WorkerLoad>,
+    /// Where packing the next decision's KV usages starts (see [`DenominatorHint`]).
+    denominators: DenominatorHint,
 }
 
 /// The cluster's front door.
@@ -110,6 +113,7 @@ impl Router {
                 next_worker_id: 0,
                 pending: BTreeMap::new(),
                 loads: Vec::new(),
+                denominators: DenominatorHint::default(),
             }),
         });
         for (pool, p) in ctx.pools.iter().enumerate() {
@@ -200,8 +204,10 @@ impl Router {
             let room = self.ctx.recorder.borrow().evidence_room();
             self.collect_loads(st, |role| role.takes_new_requests(), room);
             let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
-                st.policy
-                    .choose(&route_of(&request), &view.with_evidence_room(room))
+                let view = view
+                    .with_evidence(room)
+                    .with_denominator_hint(&st.denominators);
+                st.policy.choose(&route_of(&request), &view)
             });
             match decision {
                 Some(decision) => {
@@ -228,14 +234,19 @@ impl Router {
 
     /// Fills `st.loads` with the routable workers whose pool's role passes `role`, for a
     /// decision that may keep `evidence_room` candidate scores.
-    fn collect_loads(&self, st: &mut State, role: impl Fn(PoolRole) -> bool, evidence_room: usize) {
+    fn collect_loads(
+        &self,
+        st: &mut State,
+        role: impl Fn(PoolRole) -> bool,
+        evidence_room: EvidenceRoom,
+    ) {
         st.loads.clear();
         // KV usage as the workers last reported it when they report (the policy reads
         // the KV view); otherwise the live figure, shown for information only: once the
         // run keeps no more candidate scores nobody sees it, and reading it from every
         // worker for every request cost two cache misses a worker.
         let reported = self.ctx.kv_event_interval.is_some();
-        let shown = evidence_room > 0;
+        let shown = evidence_room.keeps_any();
         for (&id, slot) in &st.workers {
             if !slot.draining && role(self.ctx.pools[slot.pool].role) {
                 st.loads.push(WorkerLoad {
@@ -275,7 +286,9 @@ impl Router {
         let room = self.ctx.recorder.borrow().evidence_room();
         self.collect_loads(st, |role| role == PoolRole::Decode, room);
         let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
-            let view = view.with_evidence_room(room);
+            let view = view
+                .with_evidence(room)
+                .with_denominator_hint(&st.denominators);
             st.decode_policy.choose(&route_of(&request), &view)
         });
         let (Some(decision), Some(source)) = (decision, source) else {

@@ -9,7 +9,7 @@
 
 use crate::deployment::TransferRecord;
 use crate::request::{Request, RequestState};
-use crate::router::RoutingDecision;
+use crate::router::{EvidenceRoom, RoutingDecision};
 use crate::stats::{RequestRecord, SecondSeries, StageStats};
 use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
@@ -20,9 +20,28 @@ use std::collections::BTreeMap;
 /// (a 100,000-request run on 16 workers would otherwise spend ~60 MB on evidence).
 const CANDIDATE_BUDGET: usize = 400_000;
 
-/// Records reserved at most at a stage's start: past this the vector grows as it fills
-/// (a stage's count is a bound, not a promise, and the browser commits what is reserved).
-const MAX_RESERVED_RECORDS: u64 = 1 << 20;
+/// Records (and decisions) reserved at most at a stage's start: past this the vectors grow
+/// by half as they fill (a stage's count is a bound, not a promise: a run stopped early
+/// keeps what was reserved, and the browser's memory never shrinks back).
+const MAX_RESERVED_RECORDS: u64 = 1 << 16;
+
+/// Makes room in `v` for one more, growing it by half (not the doubling `push` does) and
+/// not past `expected` while short of it: a stage that runs to its announced count holds
+/// no spare room, one stopped early at most half again what it used. Growing a large
+/// vector costs no copy natively (the allocator remaps its pages).
+fn grow_for_one<T>(v: &mut Vec<T>, expected: usize) {
+    let len = v.len();
+    if len < v.capacity() {
+        return;
+    }
+    let half = (len / 2).max(64);
+    let step = if len < expected {
+        half.min(expected - len)
+    } else {
+        half
+    };
+    v.reserve_exact(step);
+}
 
 /// One routing decision, as the app's "why did it go there" view shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -54,6 +73,8 @@ pub(crate) struct Recorder {
     pub series: SecondSeries,
     pub decisions: Vec<RoutingRecord>,
     candidates_kept: usize,
+    /// Records and decisions the stages announced so far add up to: growth stops there.
+    expected: usize,
     next_session: u32,
     /// Requests that completed or failed.
     pub finished: u64,
@@ -84,6 +105,7 @@ impl Recorder {
             series: SecondSeries::new(),
             decisions: Vec::new(),
             candidates_kept: 0,
+            expected: 0,
             next_session: 0,
             finished: 0,
             worker_prefill: Vec::new(),
@@ -99,8 +121,19 @@ impl Recorder {
 
     /// Candidate scores the run may still keep: a decision with more is recorded without
     /// them (the router tells its policies, which then skip building them).
-    pub fn evidence_room(&self) -> usize {
-        CANDIDATE_BUDGET.saturating_sub(self.candidates_kept)
+    pub fn evidence_room(&self) -> EvidenceRoom {
+        EvidenceRoom::new(CANDIDATE_BUDGET.saturating_sub(self.candidates_kept))
+    }
+
+    /// Counts a decision's kept scores against the budget: its policy kept them only if
+    /// [`Recorder::evidence_room`] allowed, so the verdict is the decision's.
+    fn keep_evidence(&mut self, decision: &RoutingDecision) {
+        let n = decision.candidates.len();
+        debug_assert!(
+            n == 0 || self.evidence_room().keeps(n),
+            "a decision kept {n} scores past the budget"
+        );
+        self.candidates_kept += n;
     }
 
     /// Whether one more request may be issued; past `max_requests` the run is capped.
@@ -131,16 +164,17 @@ impl Recorder {
     }
 
     /// Opens stage `index` at `now`; it will issue `expected` requests if known. Their
-    /// records and routing decisions are reserved exactly: grown by doubling, the vectors
-    /// would hold up to twice the room they need (most of a large run's memory).
+    /// records and routing decisions are reserved up to [`MAX_RESERVED_RECORDS`] and then
+    /// grown by half, never past the count (see [`grow_for_one`]): grown by doubling, the
+    /// vectors would hold up to twice the room they need (most of a large run's memory).
     pub fn start_stage(&mut self, index: u32, now: f64, expected: Option<u64>) {
         let first_id = self.peek_id();
         if let Some(n) = expected {
-            let n = n
-                .min(self.max_requests.saturating_sub(first_id))
-                .min(MAX_RESERVED_RECORDS);
-            self.records.reserve_exact(n as usize);
-            self.decisions.reserve_exact(n as usize);
+            let n = n.min(self.max_requests.saturating_sub(first_id)) as usize;
+            self.expected = self.records.len() + n;
+            let first = n.min(MAX_RESERVED_RECORDS as usize);
+            self.records.reserve_exact(first);
+            self.decisions.reserve_exact(first);
         }
         self.stages.push(StageRun {
             stats: StageStats::new(index, now),
@@ -178,14 +212,11 @@ impl Recorder {
     }
 
     /// The decode policy chose a decode worker for `request` at `time`.
-    pub fn on_transfer_placed(&mut self, request: u64, time: f64, mut decision: RoutingDecision) {
+    pub fn on_transfer_placed(&mut self, request: u64, time: f64, decision: RoutingDecision) {
         if let Some(t) = self.transfer(request) {
             t.decode_worker = Some(decision.worker);
         }
-        if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Default::default();
-        }
-        self.candidates_kept += decision.candidates.len();
+        self.keep_evidence(&decision);
         self.decode_decisions.push(RoutingRecord {
             request,
             time,
@@ -224,6 +255,7 @@ impl Recorder {
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
         r.set_session(session);
         r.priority = req.priority;
+        grow_for_one(&mut self.records, self.expected);
         self.records.push(r);
         self.series.on_arrival(req.times.created);
         if let Some(s) = self.stages.get_mut(req.stage as usize) {
@@ -232,15 +264,13 @@ impl Recorder {
     }
 
     /// The router decided where `request` goes.
-    pub fn on_routed(&mut self, request: u64, time: f64, mut decision: RoutingDecision) {
+    pub fn on_routed(&mut self, request: u64, time: f64, decision: RoutingDecision) {
         if let Some(r) = self.records.get_mut(request as usize) {
             r.worker = Some(decision.worker);
             r.router_in = time;
         }
-        if self.candidates_kept + decision.candidates.len() > CANDIDATE_BUDGET {
-            decision.candidates = Default::default();
-        }
-        self.candidates_kept += decision.candidates.len();
+        self.keep_evidence(&decision);
+        grow_for_one(&mut self.decisions, self.expected);
         self.decisions.push(RoutingRecord {
             request,
             time,

@@ -2,7 +2,8 @@
 //! million-request run keeps its decisions in 32 MB (a string slice and a vector in each
 //! made it 64).
 
-use super::{fraction, CandidateScore};
+use super::fraction::{self, DenominatorHint};
+use super::CandidateScore;
 use crate::router::PrefixMatch;
 use serde::{Serialize, Serializer};
 
@@ -188,7 +189,7 @@ impl Packed {
         }
     }
 
-    fn pack(c: &[CandidateScore]) -> Self {
+    fn pack(c: &[CandidateScore], hint: Option<&DenominatorHint>) -> Self {
         let n = c.len();
         let workers_implicit = c.iter().zip(0..).all(|(c, k)| c.worker == k);
         let (zero, one) = (0.0f64.to_bits(), 1.0f64.to_bits());
@@ -211,7 +212,7 @@ impl Packed {
             2
         };
         let out_bits = 8 << out_log;
-        let kv_den = fraction::common_denominator(c.iter().map(|c| c.kv_usage));
+        let kv_den = fraction::common_denominator(c.iter().map(|c| c.kv_usage), hint);
         let mut header = n as u64 | out_log << OUTSTANDING_SHIFT;
         if kv_den.is_some() {
             header |= KV_RATIO;
@@ -301,12 +302,19 @@ impl Candidates {
     }
 }
 
-impl From<Vec<CandidateScore>> for Candidates {
-    fn from(v: Vec<CandidateScore>) -> Self {
-        if v.is_empty() {
+impl Candidates {
+    /// `c` packed, the KV usages' denominator searched from `hint` (see [`DenominatorHint`]).
+    pub(crate) fn pack(c: &[CandidateScore], hint: Option<&DenominatorHint>) -> Self {
+        if c.is_empty() {
             return Self(None);
         }
-        Self(Some(Box::new(Packed::pack(&v))))
+        Self(Some(Box::new(Packed::pack(c, hint))))
+    }
+}
+
+impl From<Vec<CandidateScore>> for Candidates {
+    fn from(v: Vec<CandidateScore>) -> Self {
+        Self::pack(&v, None)
     }
 }
 

@@ -26,20 +26,32 @@ pub(crate) fn scaled(v: f64, d: f64) -> i64 {
     (v * d + 0.5) as i64
 }
 
-thread_local! {
-    /// The denominator the last search ended on, where the next one starts: a decision's
-    /// usages are usually over the pool sizes of the one before. A cache only: the result
-    /// is the same from any start (see [`search`]).
-    static START: Cell<u64> = const { Cell::new(1) };
+/// Where the next common-denominator search starts: the denominator the last one ended
+/// on, as a decision's usages are usually over the pool sizes of the one before. The
+/// router keeps one and lends it to its policies' views; a hint only, as the result is the
+/// same from any start (see [`search`]).
+#[derive(Debug)]
+pub struct DenominatorHint(Cell<u64>);
+
+impl Default for DenominatorHint {
+    fn default() -> Self {
+        Self(Cell::new(1))
+    }
 }
 
 /// The least denominator over which every value of `values` is an exact 16-bit ratio, if
-/// there is one of at most 32 bits.
-pub(crate) fn common_denominator(values: impl Iterator<Item = f64> + Clone) -> Option<u64> {
-    let start = START.get();
+/// there is one of at most 32 bits; the search starts from `hint` (else 1) and leaves
+/// where it ended there.
+pub(crate) fn common_denominator(
+    values: impl Iterator<Item = f64> + Clone,
+    hint: Option<&DenominatorHint>,
+) -> Option<u64> {
+    let start = hint.map_or(1, |h| h.0.get());
     let (den, least) = search(values.clone(), start)
         .or_else(|| (start != 1).then(|| search(values, 1)).flatten())?;
-    START.set(den);
+    if let Some(h) = hint {
+        h.0.set(den);
+    }
     Some(least)
 }
 
@@ -125,7 +137,7 @@ mod tests {
         let total = 30_000u64;
         let used = [0u64, 1, 2, 7_500, 15_000, 29_999, 30_000, 12_345];
         let v = used.iter().map(|&u| u as f64 / total as f64);
-        let den = common_denominator(v.clone()).unwrap();
+        let den = common_denominator(v.clone(), None).unwrap();
         // 30,000 or a multiple: 12,345/30,000 alone reduces to 823/2,000.
         assert_eq!(den % 2_000, 0);
         for (x, &u) in v.zip(&used) {
@@ -146,15 +158,26 @@ mod tests {
         for start in [1, 2, 4, 8, 30_000, 65_536] {
             assert_eq!(search(quarters.into_iter(), start).map(|s| s.1), Some(4));
         }
+        // The hint left by a decision over 30,000 blocks (a multiple of 2,000) is where
+        // the next search starts, and the answer is still the least.
+        let hint = DenominatorHint::default();
         assert_eq!(
-            common_denominator([0.5, 12_345.0 / 30_000.0].into_iter()),
+            common_denominator([0.5, 12_345.0 / 30_000.0].into_iter(), Some(&hint)),
             Some(2_000)
         );
-        assert_eq!(common_denominator(quarters.into_iter()), Some(4));
+        assert_eq!(hint.0.get() % 2_000, 0);
+        assert_eq!(
+            common_denominator(quarters.into_iter(), Some(&hint)),
+            Some(4)
+        );
         // From a start whose numerators outgrow 16 bits, the search starts over.
         assert_eq!(search([0.5, 1.0 / 3.0].into_iter(), 1 << 20), None);
-        START.set(1 << 20);
-        assert_eq!(common_denominator([0.5, 1.0 / 3.0].into_iter()), Some(6));
+        hint.0.set(1 << 20);
+        assert_eq!(
+            common_denominator([0.5, 1.0 / 3.0].into_iter(), Some(&hint)),
+            Some(6)
+        );
+        assert_eq!(hint.0.get(), 6);
         assert_eq!(gcd(12, 18), 6);
         assert_eq!(gcd(7, 0), 7);
     }
@@ -163,7 +186,7 @@ mod tests {
     #[test]
     fn mixed_pools_take_the_least_common_multiple() {
         let v = [1.0 / 3.0, 2.0 / 7.0, 5.0 / 6.0];
-        assert_eq!(common_denominator(v.into_iter()), Some(42));
+        assert_eq!(common_denominator(v.into_iter(), None), Some(42));
         assert_eq!(lcm(4, 6), Some(12));
         assert_eq!(lcm(u64::MAX, 2), None);
     }
@@ -172,21 +195,30 @@ mod tests {
     #[test]
     fn other_values_have_no_denominator() {
         for v in [-0.0, -0.5, f64::NAN, f64::INFINITY, 0.1 + 0.2] {
-            assert_eq!(common_denominator([0.5, v].into_iter()), None, "{v}");
+            assert_eq!(common_denominator([0.5, v].into_iter(), None), None, "{v}");
         }
         // A small ratio over a large pool is kept: 1/30,000,000; but not beside one half
         // (15,000,000/30,000,000), nor 3/1,000,000 beside it.
         assert_eq!(
-            common_denominator([1.0 / 3.0e7, 0.0].into_iter()),
+            common_denominator([1.0 / 3.0e7, 0.0].into_iter(), None),
             Some(30_000_000)
         );
-        assert_eq!(common_denominator([0.5, 1.0 / 3.0e7].into_iter()), None);
-        assert_eq!(common_denominator([0.5, 3.0 / 1.0e6].into_iter()), None);
-        assert_eq!(common_denominator([-0.0].into_iter()), None);
-        assert_eq!(common_denominator([f64::NAN].into_iter()), None);
-        assert_eq!(common_denominator([0.5, 1.5].into_iter()), Some(2));
+        assert_eq!(
+            common_denominator([0.5, 1.0 / 3.0e7].into_iter(), None),
+            None
+        );
+        assert_eq!(
+            common_denominator([0.5, 3.0 / 1.0e6].into_iter(), None),
+            None
+        );
+        assert_eq!(common_denominator([-0.0].into_iter(), None), None);
+        assert_eq!(common_denominator([f64::NAN].into_iter(), None), None);
+        assert_eq!(common_denominator([0.5, 1.5].into_iter(), None), Some(2));
         // A numerator past 16 bits: 70,000/70,001.
-        assert_eq!(common_denominator([70_000.0 / 70_001.0].into_iter()), None);
-        assert_eq!(common_denominator(std::iter::empty()), Some(1));
+        assert_eq!(
+            common_denominator([70_000.0 / 70_001.0].into_iter(), None),
+            None
+        );
+        assert_eq!(common_denominator(std::iter::empty(), None), Some(1));
     }
 }

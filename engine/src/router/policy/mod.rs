@@ -17,6 +17,7 @@ mod round_robin;
 mod session_affinity;
 
 pub use evidence::{Basis, Candidates};
+pub use fraction::DenominatorHint;
 pub use least_kv::LeastKv;
 pub use least_loaded::LeastLoaded;
 pub use max_prefix::MaxPrefix;
@@ -64,7 +65,36 @@ pub struct ClusterView<'a> {
     workers: &'a [WorkerLoad],
     kv: &'a KvIndex,
     /// Candidate scores the run may still keep (see [`ClusterView::with_evidence_room`]).
-    evidence_room: usize,
+    evidence_room: EvidenceRoom,
+    /// Where packing a decision's KV usages starts its search (the router's).
+    denominators: Option<&'a DenominatorHint>,
+}
+
+/// How many more candidate scores a run keeps: the one rule for whether a decision's
+/// scores are built and recorded (past the budget, building them was most of a large
+/// run's routing work, and keeping them most of its memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvidenceRoom(usize);
+
+impl EvidenceRoom {
+    /// No limit.
+    pub const UNLIMITED: EvidenceRoom = EvidenceRoom(usize::MAX);
+
+    /// Room for `n` more scores.
+    pub fn new(n: usize) -> Self {
+        Self(n)
+    }
+
+    /// Whether a decision's `n` candidate scores are kept.
+    pub fn keeps(self, n: usize) -> bool {
+        n <= self.0
+    }
+
+    /// Whether any decision could keep its scores (each has a candidate at least): if
+    /// not, what only the scores show need not be gathered.
+    pub fn keeps_any(self) -> bool {
+        self.keeps(1)
+    }
 }
 
 impl<'a> ClusterView<'a> {
@@ -75,7 +105,8 @@ impl<'a> ClusterView<'a> {
         (!workers.is_empty()).then_some(Self {
             workers,
             kv,
-            evidence_room: usize::MAX,
+            evidence_room: EvidenceRoom::UNLIMITED,
+            denominators: None,
         })
     }
 
@@ -83,15 +114,29 @@ impl<'a> ClusterView<'a> {
     /// with more is recorded without them, so policies do not build them (past the budget,
     /// that was most of a large run's routing work).
     pub fn with_evidence_room(self, room: usize) -> Self {
+        self.with_evidence(EvidenceRoom::new(room))
+    }
+
+    /// The same view for a run with `room` for candidate scores.
+    pub fn with_evidence(self, room: EvidenceRoom) -> Self {
         Self {
             evidence_room: room,
             ..self
         }
     }
 
+    /// The same view packing decisions' KV usages from `hint` (the router keeps one across
+    /// decisions: consecutive decisions' usages mostly share a denominator).
+    pub fn with_denominator_hint(self, hint: &'a DenominatorHint) -> Self {
+        Self {
+            denominators: Some(hint),
+            ..self
+        }
+    }
+
     /// Whether a decision's `n` candidate scores would be kept.
     pub fn keeps_evidence(&self, n: usize) -> bool {
-        n <= self.evidence_room
+        self.evidence_room.keeps(n)
     }
 
     /// The routable workers, ascending by id (at least one).
@@ -170,7 +215,7 @@ impl RoutingDecision {
     ) -> Self {
         let workers = cluster.workers();
         let candidates = if cluster.keeps_evidence(among.len()) {
-            among
+            let scores: Vec<CandidateScore> = among
                 .map(|k| CandidateScore {
                     worker: workers[k].id,
                     score: score(k),
@@ -178,7 +223,8 @@ impl RoutingDecision {
                     kv_usage: workers[k].kv_usage,
                     prefix: prefix.map(|p| p[k]),
                 })
-                .collect()
+                .collect();
+            Candidates::pack(&scores, cluster.denominators)
         } else {
             Candidates::default()
         };
