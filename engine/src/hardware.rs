@@ -204,6 +204,11 @@ impl Default for HardwareConfig {
 }
 
 impl HardwareConfig {
+    /// Reads a `hardware` section from a JSON tree (types only; see [`Self::validate`]).
+    pub fn from_tree(tree: &serde_json::Value) -> Result<Self, String> {
+        crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
+    }
+
     /// Reports every problem in this section under `path`.
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if self.tp == 0 {

@@ -47,7 +47,7 @@ pub fn worker_pools(
     transfers: &[TransferRecord],
 ) -> Option<WorkerPools> {
     let doc: serde_json::Value = serde_json::from_str(scenario).ok()?;
-    let config: DeploymentConfig = serde_json::from_value(doc.get("deployment")?.clone()).ok()?;
+    let config: DeploymentConfig = DeploymentConfig::from_tree(doc.get("deployment")?).ok()?;
     let pools = &config.pools;
     let mut of_worker: Vec<Option<usize>> = pools
         .iter()
@@ -107,13 +107,13 @@ pub fn pool_hardware(scenario: &str) -> Vec<String> {
     };
     let Some(config) = doc
         .get("deployment")
-        .and_then(|d| serde_json::from_value::<DeploymentConfig>(d.clone()).ok())
+        .and_then(|d| DeploymentConfig::from_tree(d).ok())
     else {
         return Vec::new();
     };
     let top: HardwareConfig = doc
         .get("hardware")
-        .and_then(|h| serde_json::from_value(h.clone()).ok())
+        .and_then(|h| HardwareConfig::from_tree(h).ok())
         .unwrap_or_default();
     config
         .pools

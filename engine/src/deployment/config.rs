@@ -112,7 +112,7 @@ where
             m.insert(k.clone(), v.clone());
         }
     }
-    serde_json::from_value(tree).map_err(|e| e.to_string())
+    crate::scenario::tracked::read(&tree).map_err(|e| e.to_string())
 }
 
 /// The link KV caches cross from a prefill worker to a decode worker (RDMA/NVLink).
@@ -184,6 +184,11 @@ impl Default for DeploymentConfig {
 }
 
 impl DeploymentConfig {
+    /// Reads a `deployment` section from a JSON tree (types only; see [`Self::validate`]).
+    pub fn from_tree(tree: &Value) -> Result<Self, String> {
+        crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
+    }
+
     /// True when some pool hands requests from prefill to decode workers.
     pub fn is_disaggregated(&self) -> bool {
         self.pools.iter().any(|p| p.role != PoolRole::Mixed)

@@ -16,7 +16,7 @@ mod opal_import;
 mod parse;
 mod presets;
 mod simulation;
-mod tracked;
+pub(crate) mod tracked;
 mod work;
 
 pub(crate) use data::missing_data_file;

@@ -32,6 +32,13 @@ pub(super) fn deserialize<'de, T: de::Deserialize<'de>>(
     .map_err(|e| (track.failed_at.into_inner().unwrap_or_default(), e))
 }
 
+/// Deserializes `value` as a `T`, without the path: for the engine's other readers of JSON
+/// trees, which so share this deserializer's code in the wasm instead of compiling every
+/// type's visitors once more for serde_json's own tree deserializer.
+pub(crate) fn read<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Result<T, Error> {
+    deserialize(value).map_err(|(_, e)| e)
+}
+
 #[derive(Default)]
 struct Track {
     /// Where reading is now.

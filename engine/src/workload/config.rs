@@ -348,7 +348,7 @@ impl<'de> Deserialize<'de> for StageConfig {
             .transpose()?;
         let priority = take("priority")
             .map(|v| {
-                StagePriority::deserialize(&v).map_err(|_| {
+                crate::scenario::tracked::read::<StagePriority>(&v).map_err(|_| {
                     D::Error::custom(format!(
                         "priority: expected a whole number or {{\"values\": [...], \"weights\": [...]}}, got {v}"
                     ))
@@ -356,7 +356,7 @@ impl<'de> Deserialize<'de> for StageConfig {
             })
             .transpose()?
             .unwrap_or_default();
-        let generator = GeneratorConfig::deserialize(serde_json::Value::Object(map))
+        let generator = crate::scenario::tracked::read(&serde_json::Value::Object(map))
             .map_err(D::Error::custom)?;
         Ok(Self {
             total_requests,
