@@ -182,7 +182,7 @@ fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> Perce
         .map(|r| value(r, metric))
         .filter(|v| !v.is_nan())
         .collect();
-    values.sort_by(f64::total_cmp);
+    values.sort_unstable_by(f64::total_cmp); // values equal under total_cmp are the same bits
     let value_ms = percentile_sorted(&values, p) * 1000.0;
     PercentileCheck {
         metric,
