@@ -26,8 +26,8 @@ impl Intervals {
     }
 
     fn sort(&mut self) {
-        self.starts.sort_by(f64::total_cmp);
-        self.ends.sort_by(f64::total_cmp);
+        self.starts.sort_unstable_by(f64::total_cmp);
+        self.ends.sort_unstable_by(f64::total_cmp);
     }
 
     fn open_at(&self, t: f64) -> u32 {
@@ -106,8 +106,8 @@ impl Playback {
                 .and_then(|t| Some((t.decode_worker?, t.end)));
             p.add(r, decode);
         }
-        p.arrivals.sort_by(f64::total_cmp);
-        p.completions.sort_by(f64::total_cmp);
+        p.arrivals.sort_unstable_by(f64::total_cmp);
+        p.completions.sort_unstable_by(f64::total_cmp);
         p.routing.sort();
         p.workers.iter_mut().flatten().for_each(Intervals::sort);
         p
@@ -219,8 +219,8 @@ mod tests {
         for r in &records {
             p.add(r, None);
         }
-        p.arrivals.sort_by(f64::total_cmp);
-        p.completions.sort_by(f64::total_cmp);
+        p.arrivals.sort_unstable_by(f64::total_cmp);
+        p.completions.sort_unstable_by(f64::total_cmp);
         p.workers.iter_mut().flatten().for_each(Intervals::sort);
         p
     }

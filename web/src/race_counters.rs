@@ -134,7 +134,7 @@ const MAX_SAMPLES: usize = 400;
 /// the moment the tail race is decided. `None` when it is tied at the end.
 pub fn p99_lead_for_good(lanes: &[&Counters]) -> Option<(f64, usize)> {
     let mut times: Vec<f64> = lanes.iter().flat_map(|c| c.completions()).collect();
-    times.sort_by(f64::total_cmp);
+    times.sort_unstable_by(f64::total_cmp);
     times.dedup();
     // Evenly spaced samples of the completion times (always including the last).
     let step = times.len().div_ceil(MAX_SAMPLES).max(1);

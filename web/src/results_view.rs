@@ -33,7 +33,7 @@ fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> 
         .map(f)
         .filter(|x| x.is_finite())
         .collect();
-    v.sort_by(f64::total_cmp);
+    v.sort_unstable_by(f64::total_cmp);
     Rc::from(v)
 }
 

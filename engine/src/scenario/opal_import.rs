@@ -787,20 +787,21 @@ impl Importer {
             "save_unfull_chunk",
             "not modelled: our tiers store whole chunks of chunk_size tokens",
         );
-        let mut tiers = Vec::new();
+        // By position in `kvc_tiers` (distinct tiers, distinct positions): slots, not a sort,
+        // which would compile one more sort into the wasm.
+        let mut tiers: Vec<Option<TierConfig>> = listed.iter().map(|_| None).collect();
         for opal in OPAL_TIERS {
             let position = listed.iter().position(|t| *t == opal);
             let section = self.object(&mut o, opal);
             match (position, section) {
-                (Some(i), section) => tiers.push((i, self.tier(opal, i, section))),
+                (Some(i), section) => tiers[i] = Some(self.tier(opal, i, section)),
                 (None, Some(s)) => {
                     self.ignored(s.path.clone(), "this tier is not listed in kvc_tiers");
                 }
                 (None, None) => {}
             }
         }
-        tiers.sort_by_key(|(i, _)| *i);
-        self.scenario.kv_cache.tiers = tiers.into_iter().map(|(_, t)| t).collect();
+        self.scenario.kv_cache.tiers = tiers.into_iter().flatten().collect();
         self.finish(o);
     }
 

@@ -158,7 +158,7 @@ pub fn deployment_panel(props: &DeploymentPanelProps) -> Html {
                 .map(|t| t.delay())
                 .filter(|d| d.is_finite())
                 .collect();
-            v.sort_by(f64::total_cmp);
+            v.sort_unstable_by(f64::total_cmp);
             Rc::<[CdfRun]>::from(vec![CdfRun {
                 label,
                 input: CdfInput::Sorted(Rc::from(v)),

@@ -274,7 +274,7 @@ fn chart(
 ) -> LineRun {
     let curves = curves.max(1);
     let mut xs: Vec<f64> = points.iter().map(x_of).filter(|x| x.is_finite()).collect();
-    xs.sort_by(f64::total_cmp);
+    xs.sort_unstable_by(f64::total_cmp);
     xs.dedup();
     let mut columns = vec![vec![f64::NAN; xs.len()]; curves];
     for p in points {
