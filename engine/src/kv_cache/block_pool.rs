@@ -33,12 +33,16 @@
 //! taking a dead or never-used block from the head hands out the lowest spare id or a new
 //! one. Which id a block gets is not observable in a run's results; the queue's order of
 //! content is unchanged. On a workload of unique prompts this keeps a worker's memory to
-//! the blocks in use, and the queue to one entry per finished request.
+//! the blocks in use, and the queue to one entry per finished request. Once the highest
+//! ids are all spare their records go (in pages, see [`Paged`]), so a worker holds records
+//! for about the blocks it uses now, not at its busiest: summed over many workers, their
+//! busiest moments were most of a run's block memory.
 //!
 //! With caching off there is no content to track: the pool keeps no block records, only
 //! the free queue as ids ([`FreeIds`]), in the same order.
 
 use super::free_ids::FreeIds;
+use super::paged::Paged;
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
@@ -56,10 +60,6 @@ const DEAD: u32 = u32::MAX - 2;
 /// than the caches and the queue visits blocks in no useful order, so each one is a miss
 /// unless it was requested early.
 const PREFETCH_AHEAD: usize = 8;
-
-/// Record room (blocks) below which a pool does not trim its spare records: a few KB,
-/// not worth the reallocations.
-const MIN_TRIMMED_ROOM: usize = 1024;
 
 /// [`Block::refs`]: the block holds reusable content, and [`Block::word`] is its slot in
 /// [`BlockPool::contents`].
@@ -110,7 +110,7 @@ struct Content {
 #[derive(Debug, Clone)]
 pub struct BlockPool {
     /// Block records by id: the blocks in use or holding live content, and the spare ids.
-    blocks: Vec<Block>,
+    blocks: Paged<Block>,
     /// The cached blocks' content, by slot ([`Block::word`]).
     contents: Vec<Content>,
     /// Slots of `contents` no block uses.
@@ -151,7 +151,7 @@ impl BlockPool {
         }
         let free = FreeIds::new(if enable_caching { 0 } else { num_blocks });
         Self {
-            blocks: Vec::new(),
+            blocks: Paged::default(),
             contents: Vec::new(),
             free_contents: Vec::new(),
             total: num_blocks,
@@ -305,34 +305,22 @@ impl BlockPool {
         let first = self.blocks.len() as BlockId;
         let new = k - reused;
         let need = self.blocks.len() + new as usize;
-        let room = self.blocks.capacity();
-        if need > room {
-            // A quarter more, not double: the records stay for the run, so the room a
-            // doubling leaves unused would be kept by every worker (an eighth, not a
-            // quarter, of them on average), and the copies are few either way.
-            self.blocks
-                .reserve_exact(need.max(room + room / 4) - self.blocks.len());
-        }
-        self.blocks.resize(need, Block::FRESH);
+        self.blocks.extend_to(need, Block::FRESH);
         table.extend(first..first + new);
     }
 
-    /// Drops the records of the highest ids once they are all spare and the rest would
-    /// fill under half the room: a worker then keeps records for about the blocks it has in
-    /// use now rather than at its busiest (over many workers the busiest moments add up,
-    /// though they come at different times). Only while no stale queue entry exists, as
-    /// one could name a dropped id; a dropped id comes back as new, as it was taken first.
+    /// Drops the records of the highest ids once they are all spare: a worker then keeps
+    /// records for about the blocks it has in use now rather than at its busiest (over many
+    /// workers the busiest moments add up, though they come at different times). Only
+    /// while no stale queue entry exists, as one could name a dropped id; a dropped id
+    /// comes back as new, as it would have been taken after every lower spare id anyway.
     fn trim_spare_tail(&mut self) {
         let len = self.blocks.len();
-        let room = self.blocks.capacity();
-        if self.stale > 0 || room < MIN_TRIMMED_ROOM || !self.spare.contains(len as u32 - 1) {
+        if self.stale > 0 || len == 0 || !self.spare.contains(len as u32 - 1) {
             return;
         }
-        let keep = self.spare.trim_tail(len as u32) as usize;
-        self.blocks.truncate(keep);
-        if keep < room / 2 {
-            self.blocks.shrink_to(keep + keep / 4);
-        }
+        let keep = self.spare.trim_tail(len as u32);
+        self.blocks.truncate(keep as usize);
     }
 
     /// Forgets block `id`'s content: out of the index (the next copy, if any, takes its place).
@@ -876,7 +864,7 @@ impl BlockPool {
 }
 
 /// True when the queue entry (`id`, `stamp`) still stands for a free block.
-fn is_live(blocks: &[Block], contents: &[Content], id: u32, stamp: u32) -> bool {
+fn is_live(blocks: &Paged<Block>, contents: &[Content], id: u32, stamp: u32) -> bool {
     let b = &blocks[id as usize];
     b.ref_cnt() == 0
         && if b.cached() {
@@ -1177,12 +1165,15 @@ mod tests {
         // Last block first: the dead block 1 (private: never cached), then block 0.
         pool.free_finished(&a, 1..2);
         assert_eq!((pool.num_free(), pool.num_cached_free()), (4, 2));
-        assert_eq!(pool.free_queue(), [2, 3, 0]); // the dead block has no id
+        // The dead block has no id, and its record went with it (the highest id): the
+        // never-used blocks will get ids 1 and 2.
+        assert_eq!(pool.free_queue(), [1, 2, 0]);
+        assert_eq!(pool.blocks.len(), 1);
         pool.check_invariants().unwrap();
         // Two never-used blocks, then the dead one; hash 100 (behind it) stays cached.
         let mut b = Vec::new();
         assert!(pool.allocate(3, &mut b));
-        assert_eq!(b, [1, 2, 3]); // the spare id 1 is reused first
+        assert_eq!(b, [1, 2, 3]); // the lowest ids first
         assert_eq!(
             (pool.cached_block(100), pool.num_cached_free()),
             (Some(0), 1)
@@ -1211,9 +1202,8 @@ mod tests {
         pool.allocate(10, &mut c); // the lowest spare ids
         assert_eq!(c, (0..10).collect::<Vec<_>>());
         pool.free_finished(&b, 0..100);
-        // 10..3100 are spare: the records above block 9 go, and most of their room.
+        // 10..3100 are spare: the records above block 9 go.
         assert_eq!(pool.blocks.len(), 10);
-        assert!(pool.blocks.capacity() < 100);
         pool.check_invariants().unwrap();
         // Ids are handed out as before: the lowest free first.
         let mut d = Vec::new();

@@ -2,5 +2,6 @@
 
 mod block_pool;
 mod free_ids;
+mod paged;
 
 pub use block_pool::{BlockId, BlockPool};

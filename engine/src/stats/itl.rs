@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
 /// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
-const MIN_PENDING: usize = 1 << 15;
+const MIN_PENDING: usize = 1 << 14;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///

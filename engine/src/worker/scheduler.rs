@@ -118,7 +118,9 @@ pub struct Scheduler {
     kv_bytes_per_token: u64,
     pool: BlockPool,
     timing: TimingModel,
-    seqs: Vec<Option<Seq>>,
+    /// By slot. Boxed: the slots stay for the run, as many as the worker ever had requests
+    /// at once, and a free one then costs a pointer rather than a whole `Seq`.
+    seqs: Vec<Option<Box<Seq>>>,
     free_slots: Vec<Slot>,
     by_id: FixedHashMap<u64, Slot>,
     /// WAITING requests in admission order (FIFO, or by priority).
@@ -276,11 +278,11 @@ impl Scheduler {
         debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
         let slot = match self.free_slots.pop() {
             Some(s) => {
-                self.seqs[s as usize] = Some(seq);
+                self.seqs[s as usize] = Some(Box::new(seq));
                 s
             }
             None => {
-                self.seqs.push(Some(seq));
+                self.seqs.push(Some(Box::new(seq)));
                 (self.seqs.len() - 1) as Slot
             }
         };
@@ -654,7 +656,7 @@ impl Scheduler {
     ) -> Option<&mut Seq> {
         let bs = self.cfg.block_size;
         let gpu_blocks = (shared_hits + ghost_hits) as u32;
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let need = seq.num_tokens().div_ceil(bs) - gpu_blocks;
         if self.pool.num_free() < need + evictable_hits {
             return None;

@@ -29,7 +29,7 @@ pub(crate) fn scaled(v: f64, d: f64) -> i64 {
 /// Where the next common-denominator search starts: the denominator the last one ended
 /// on, as a decision's usages are usually over the pool sizes of the one before. The
 /// router keeps one and lends it to its policies' views; a hint only, as the result is the
-/// same from any start (see [`search`]).
+/// same from any start.
 #[derive(Debug)]
 pub struct DenominatorHint(Cell<u64>);
 
