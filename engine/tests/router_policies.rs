@@ -4,7 +4,8 @@ use engine::kv_events::{KvChange, KvEvent, KvEventBatch, KvMedium};
 use engine::request::{PromptContent, Source};
 use engine::router::policy::{NoParams, PrefixLoadConfig};
 use engine::router::{
-    ClusterView, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision, WorkerLoad,
+    ClusterView, EvidenceRoom, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision,
+    WorkerLoad,
 };
 
 const BLOCK: u32 = 16;
@@ -399,7 +400,7 @@ fn a_view_without_room_for_the_evidence_gets_decisions_without_candidates() {
     let mut ll = policy(PolicyConfig::LeastLoaded(NoParams {}));
     let mut p2 = policy(PolicyConfig::PowerOfTwo(NoParams {}));
     for (room, ll_kept, p2_kept) in [(3, 3, 2), (2, 0, 2), (1, 0, 0)] {
-        let tight = view.with_evidence_room(room);
+        let tight = view.with_evidence(EvidenceRoom::new(room));
         let d = ll.choose(&req, &tight);
         assert_eq!((d.worker, d.candidates.len()), (1, ll_kept), "room {room}");
         assert_eq!(p2.choose(&req, &tight).candidates.len(), p2_kept);

@@ -96,8 +96,6 @@ pub struct SecondSeries {
 
 /// The second holding time `t` (negative and NaN times count in second 0).
 fn second(t: f64) -> u64 {
-    // Truncation is the floor of a non-negative time, without a call to `floor` (which
-    // baseline x86-64 has no instruction for): this runs twice per worker step.
     super::whole_seconds(t)
 }
 

@@ -50,7 +50,6 @@ impl StageStats {
 
     /// `n` output tokens of this stage's requests were emitted at time `t` (in time order).
     pub fn on_tokens(&mut self, t: f64, n: u64) {
-        // (Truncation is the floor of a non-negative time, and needs no `floor` call.)
         let k = super::whole_seconds(t - self.origin());
         if k != self.window.0 {
             self.peak_window = self.peak_window.max(self.window.1);

@@ -300,9 +300,7 @@ impl Candidates {
     pub fn retain(&mut self, mut keep: impl FnMut(&CandidateScore) -> bool) {
         *self = self.iter().filter(|c| keep(c)).collect();
     }
-}
 
-impl Candidates {
     /// `c` packed, the KV usages' denominator searched from `hint` (see [`DenominatorHint`]).
     pub(crate) fn pack(c: &[CandidateScore], hint: Option<&DenominatorHint>) -> Self {
         if c.is_empty() {

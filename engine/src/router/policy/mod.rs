@@ -64,7 +64,7 @@ pub struct WorkerLoad {
 pub struct ClusterView<'a> {
     workers: &'a [WorkerLoad],
     kv: &'a KvIndex,
-    /// Candidate scores the run may still keep (see [`ClusterView::with_evidence_room`]).
+    /// Candidate scores the run may still keep (see [`ClusterView::with_evidence`]).
     evidence_room: EvidenceRoom,
     /// Where packing a decision's KV usages starts its search (the router's).
     denominators: Option<&'a DenominatorHint>,
@@ -113,11 +113,6 @@ impl<'a> ClusterView<'a> {
     /// The same view for a run that keeps at most `room` more candidate scores: a decision
     /// with more is recorded without them, so policies do not build them (past the budget,
     /// that was most of a large run's routing work).
-    pub fn with_evidence_room(self, room: usize) -> Self {
-        self.with_evidence(EvidenceRoom::new(room))
-    }
-
-    /// The same view for a run with `room` for candidate scores.
     pub fn with_evidence(self, room: EvidenceRoom) -> Self {
         Self {
             evidence_room: room,
