@@ -6,6 +6,8 @@ use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 
+mod json;
+
 /// Everything a run produced: the per-stage tables, per-second series, every request's
 /// record, and every routing decision. Serialises to the results JSON the app and the CLI
 /// export; the same scenario gives byte-identical JSON natively and in WebAssembly.
@@ -88,17 +90,20 @@ impl Stop {
 
 impl SimulationResults {
     /// The results JSON (compact).
-    // Inline: the serialiser is then built in the caller, so the page's wasm holds it at the
+    // Inline: the writer is then built in the caller, so the page's wasm holds it at the
     // web crate's size-tuned opt-level rather than the engine's speed-tuned one (not hot).
     #[inline]
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("results always serialise")
+        let mut out = Vec::new();
+        self.write_json(&mut out)
+            .expect("writing to memory cannot fail");
+        String::from_utf8(out).expect("JSON is UTF-8")
     }
 
-    /// Streams the results JSON (compact, the same bytes as [`Self::to_json`]) to `out`;
-    /// wrap a file in a `BufWriter`.
+    /// Streams the results JSON (compact, the same bytes as [`Self::to_json`]) to `out`, in
+    /// 64 KiB writes.
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(out, self).map_err(std::io::Error::from)
+        json::write(self, out)
     }
 
     /// The per-request CSV (with each request's KV transfer when the run had any).

@@ -98,7 +98,7 @@ impl SessionSlot {
         }))
     }
 
-    fn get(self) -> Option<SessionTurn> {
+    pub(crate) fn get(self) -> Option<SessionTurn> {
         (self.0.session != Self::NONE).then_some(self.0)
     }
 }
