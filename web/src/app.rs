@@ -17,7 +17,8 @@ use crate::components::sweep_panel::SweepPanel;
 use crate::components::talk_bar::TalkBar;
 use crate::components::talk_view::TalkView;
 use crate::hooks::{
-    use_link_listener, use_playback_ticker, use_race_driver, use_run_driver, use_shortcuts,
+    use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
+    use_shortcuts,
 };
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, share};
@@ -140,6 +141,8 @@ pub fn app() -> Html {
     };
     let playing = state.view.plays_back() && state.talk.playing;
     use_playback_ticker(playing.then_some(end_s).flatten(), on_action.clone());
+    // The editor's panels wait for the first frame, and for a share link's results.
+    let editor_panels = use_after_first_paint(state.run.is_running());
 
     let file_input = use_node_ref();
     let dragging = use_state(|| false);
@@ -283,9 +286,11 @@ pub fn app() -> Html {
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
-                    <Presets on_action={on_action.clone()} />
-                    <RacePanel scenario={state.scenario.clone()} on_action={on_action.clone()} />
-                    <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
+                    if editor_panels {
+                        <Presets on_action={on_action.clone()} />
+                        <RacePanel scenario={state.scenario.clone()} on_action={on_action.clone()} />
+                        <ScenarioForm scenario={state.scenario.clone()} data_files={state.data_files.clone()} on_action={on_action.clone()} />
+                    }
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
                 </section>
