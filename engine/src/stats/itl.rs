@@ -9,7 +9,9 @@ use super::percentile::{lerp, virtual_index, LatencySummary};
 use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
-/// an eighth of the list (so a merge, linear in the list, is paid for by as many adds).
+/// a quarter of the list (so a merge, linear in the list, is paid for by a quarter as many
+/// adds; an eighth cost 1 % more instructions on a 30k-request run, half 27 MB more memory
+/// on a 1M one).
 const MIN_PENDING: usize = 1 << 14;
 
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
@@ -98,7 +100,7 @@ impl ItlHistogram {
         if gap.is_nan() || count == 0 {
             return;
         }
-        let limit = MIN_PENDING.max(self.sorted.len() / 8);
+        let limit = MIN_PENDING.max(self.sorted.len() / 4);
         if self.pending.len() == self.pending.capacity() {
             // Room for the whole buffer at once: doubling would leave up to half unused.
             self.pending
