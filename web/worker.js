@@ -15,6 +15,10 @@ self.onmessage = async ({ data }) => {
     else queued.push(data);
     return;
   }
+  // The page's messages reach a worker only once its script has run and the page's thread
+  // has had a moment to forward them; the page waits for this word before its first render
+  // when a share link's run is among them (see `pool::when_listening`).
+  self.postMessage({ kind: 'listening' });
   try {
     const bindings = await (glue ?? import(data.glue));
     bindings.initSync({ module: data.module });

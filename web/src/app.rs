@@ -68,13 +68,17 @@ thread_local! {
 
 /// Reads the page's link before the first render and, when it opens a run (a share
 /// link), submits that run at once, so the worker computes while the page draws; the app's
-/// run driver adopts it (see [`crate::worker::pool::submit_early`]).
-pub fn open_page() {
+/// run driver adopts it (see [`crate::worker::pool::submit_early`]). Says whether it did.
+pub fn open_page() -> bool {
     let state = initial_state();
-    if let RunStatus::Running { scenario, .. } = &state.run {
+    let submitted = if let RunStatus::Running { scenario, .. } = &state.run {
         crate::worker::pool::submit_early(scenario.to_string());
-    }
+        true
+    } else {
+        false
+    };
     OPENING.set(Some(state));
+    submitted
 }
 
 fn initial_state() -> AppState {

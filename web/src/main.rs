@@ -12,15 +12,22 @@ fn main() {
     // Before the first render: the worker instantiates the module, and runs a share link's
     // scenario, while the page draws.
     opal_web::worker::warm_up();
-    opal_web::app::open_page();
-    // The first render is one long task, and messages posted to a worker whose script has
-    // not yet run wait on the page's thread until it is free: yield once, so the worker
-    // gets its module (and a share link's run) and works while the page draws.
-    gloo_timers::callback::Timeout::new(0, || {
+    let render = || {
         yew::Renderer::<opal_web::app::App>::new().render();
-    })
-    .forget();
+    };
+    // The first render is one long task, and messages posted to a worker whose script has
+    // not yet run wait on the page's thread until it is free: a share link's run waits
+    // for the worker to have it (at most a moment), other pages yield once so the worker
+    // gets its module while the page draws.
+    if opal_web::app::open_page() {
+        opal_web::worker::pool::when_listening(LISTEN_AT_MOST_MS, render);
+    } else {
+        gloo_timers::callback::Timeout::new(0, render).forget();
+    }
 }
+
+/// How long a share link's first render waits for the worker to have its run, ms.
+const LISTEN_AT_MOST_MS: u32 = 300;
 
 /// A message from the page to this simulation worker (`web/worker.js` forwards them).
 #[wasm_bindgen]

@@ -290,7 +290,37 @@ fn spawn(id: u64) -> Result<Slot, String> {
     })
 }
 
+/// Runs `f` once a worker first answers the page (any message: it has the page's first
+/// messages) or after `at_most_ms`, whichever is first. Messages to a worker whose script
+/// has not run yet wait on the page's thread, so a long task there (the first render)
+/// would hold back a share link's run; the page renders once the run is in the worker.
+pub fn when_listening(at_most_ms: u32, f: impl FnOnce() + 'static) {
+    let f: PendingOnce = Rc::new(RefCell::new(Some(Box::new(f))));
+    let timed_out = f.clone();
+    let timeout = gloo_timers::callback::Timeout::new(at_most_ms, move || {
+        if let Some(f) = timed_out.take() {
+            f();
+        }
+    });
+    LISTENING.set(Some((f, timeout)));
+}
+
+thread_local! {
+    /// [`when_listening`]'s callback, and its time limit (cancelled when a worker answers).
+    static LISTENING: RefCell<Option<Listening>> = const { RefCell::new(None) };
+}
+
+/// A callback to run at most once, from whichever of two places comes first.
+type PendingOnce = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+type Listening = (PendingOnce, gloo_timers::callback::Timeout);
+
 fn on_worker_message(slot_id: u64, message: FromWorker) {
+    if let Some((f, timeout)) = LISTENING.take() {
+        timeout.cancel();
+        if let Some(f) = f.take() {
+            f();
+        }
+    }
     let (job, event) = match message {
         FromWorker::Progress { job, progress } => (job, RunEvent::Progress(progress)),
         FromWorker::Done {
@@ -308,6 +338,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
             },
         ),
         FromWorker::Failed { job, message } => (job, RunEvent::Failed(message)),
+        FromWorker::Listening => return,
         // Decoded once while idle, so the first run's results decode on warm code.
         FromWorker::WarmedUp { results } => {
             let _ = SimulationResults::from_bytes(&results).map(EngineResults::new);

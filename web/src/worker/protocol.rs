@@ -5,7 +5,8 @@
 //! Worker → page: `progress` {job, fraction, sim_time_s, requests_issued, requests_done},
 //! `done` {job, stopped, results: Uint8Array of `SimulationResults::to_bytes`, transferred},
 //! `failed` {job, message}, `broken` {message} (the worker itself could not start),
-//! `warmed` {results} (an idle warm-up run's bytes, for the page to decode once too).
+//! `warmed` {results} (an idle warm-up run's bytes, for the page to decode once too),
+//! `listening` (sent by `web/worker.js` on `init`: the page's first messages have arrived).
 
 use crate::state::Progress;
 use js_sys::{Array, Object, Reflect, Uint8Array};
@@ -27,6 +28,8 @@ pub enum FromWorker {
     Broken { message: String },
     /// A warm-up run's results' bytes (see `runner`), decoded and dropped by the page.
     WarmedUp { results: Vec<u8> },
+    /// The worker has the page's first messages (`web/worker.js` says so on `init`).
+    Listening,
 }
 
 /// A message from the page to a worker, decoded.
@@ -178,6 +181,7 @@ impl FromWorker {
                 transfer.push(&bytes.buffer());
                 object(&[("kind", "warmed".into()), ("results", bytes.into())])
             }
+            FromWorker::Listening => object(&[("kind", "listening".into())]),
         };
         (message, transfer)
     }
@@ -209,6 +213,7 @@ impl FromWorker {
             "warmed" => FromWorker::WarmedUp {
                 results: bytes(data),
             },
+            "listening" => FromWorker::Listening,
             _ => return None,
         })
     }
