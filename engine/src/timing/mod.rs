@@ -194,18 +194,25 @@ impl TimingModel {
         }
     }
 
-    /// Duration of one step over `batch` whose `work` at peak, as `peak` (a roofline at
-    /// 100 % of a GPU's figures) prices it, is already known: a roofline that counts work
-    /// as `peak` does (same model and GPU) only divides it by its rates, without going over
-    /// the batch again; the other models price the batch.
+    /// True when this model counts a batch's work as `peak` (a roofline at 100 % of a GPU's
+    /// figures) does: a roofline of the same model and GPU, which can then price a step from
+    /// that work alone (see [`TimingModel::step_time_of_work`]). Fixed for a run: asked once.
+    pub fn counts_work_as(&self, peak: &Roofline) -> bool {
+        matches!(self, TimingModel::Roofline(r) if r.same_work(peak))
+    }
+
+    /// Duration of one step over `batch` whose `work` at peak is already known: a model that
+    /// [counts work as the peak roofline does](TimingModel::counts_work_as) (`same_work`)
+    /// only divides it by its rates, without going over the batch again; the other models
+    /// price the batch.
     pub fn step_time_of_work<I: IntoIterator<Item = SeqWork>>(
         &self,
         batch: I,
-        peak: &Roofline,
+        same_work: bool,
         work: StepWork,
     ) -> f64 {
         match self {
-            TimingModel::Roofline(r) if r.same_work(peak) => r.time_of(work),
+            TimingModel::Roofline(r) if same_work => r.time_of(work),
             _ => self.step_time(batch),
         }
     }

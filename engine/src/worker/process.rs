@@ -72,6 +72,8 @@ struct State {
     tier_events: Vec<KvEvent>,
     /// Prices a step's FLOPs and bytes at 100 % of peak, for the utilisation series.
     peak: crate::timing::Roofline,
+    /// The timing model counts work as `peak` does, so a step's time follows from it.
+    same_work: bool,
     /// The batch of the step in progress (reused from step to step).
     out: SchedulerOutput,
     /// What the last step produced (reused from step to step).
@@ -134,6 +136,7 @@ impl Worker {
             &p.hardware,
             0.0,
         );
+        let same_work = scheduler.timing().counts_work_as(&peak);
         let worker = Rc::new(Self {
             id,
             pool,
@@ -151,6 +154,7 @@ impl Worker {
                 flush_idle: false,
                 stopped: false,
                 tier_events: Vec::new(),
+                same_work,
                 peak,
                 out: SchedulerOutput::default(),
                 outcome: StepOutcome::default(),
@@ -367,7 +371,7 @@ impl Worker {
             let t = st
                 .scheduler
                 .timing()
-                .step_time_of_work(out.work(), &st.peak, work);
+                .step_time_of_work(out.work(), st.same_work, work);
             // Fetches and KV receives are rare: copied out, as starting them borrows the state.
             let transfers = (!out.fetches.is_empty() || !out.receives.is_empty())
                 .then(|| (out.fetches.clone(), out.receives.clone()));
