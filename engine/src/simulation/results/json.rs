@@ -35,6 +35,10 @@ impl<W: Write> Out<W> {
     }
 
     fn u64(&mut self, x: u64) {
+        // Most of a record's counts are single digits (zero preemptions, tier hits, …).
+        if x < 10 {
+            return self.buf.push(b'0' + x as u8);
+        }
         CompactFormatter
             .write_u64(&mut self.buf, x)
             .expect("a Vec takes any bytes");
@@ -166,9 +170,12 @@ impl<W: Write> Out<W> {
         self.raw(b",\"preemptions\":");
         self.u32(*preemptions);
         self.raw(b",\"priority\":");
-        CompactFormatter
-            .write_i32(&mut self.buf, *priority)
-            .expect("a Vec takes any bytes");
+        match u32::try_from(*priority) {
+            Ok(p) => self.u32(p),
+            Err(_) => CompactFormatter
+                .write_i32(&mut self.buf, *priority)
+                .expect("a Vec takes any bytes"),
+        }
         let [t0, t1, t2, t3] = sources.tiers();
         self.raw(b",\"sources\":{\"gpu_cache\":");
         self.u32(sources.gpu_cache);
