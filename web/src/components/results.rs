@@ -132,17 +132,23 @@ fn finished_run(props: &FinishedRunProps) -> Html {
         })
     };
 
-    // Each worker's pool, for lane labels and per-worker tables (None without a deployment).
+    // Each worker's pool, for lane labels and per-worker tables (None without a deployment);
+    // only the Timeline and Routing tabs show them, so a run's first paint does not wait.
     let pools: Rc<Option<WorkerPools>> = {
         let results = props.results.clone();
+        let shown = matches!(*tab, Tab::Timeline | Tab::Routing);
         use_memo(
-            (results.clone(), props.scenario.clone()),
-            move |(_, scenario)| {
-                worker_pools(
-                    scenario,
-                    results.workers.workers.len() as u32,
-                    &results.transfers,
-                )
+            (results.clone(), props.scenario.clone(), shown),
+            move |(_, scenario, shown)| {
+                shown
+                    .then(|| {
+                        worker_pools(
+                            scenario,
+                            results.workers.workers.len() as u32,
+                            &results.transfers,
+                        )
+                    })
+                    .flatten()
             },
         )
     };
