@@ -108,9 +108,50 @@ const OUTSTANDING_SHIFT: u32 = 59;
 /// Header: the KV usages are stored as a denominator and 16-bit numerators.
 const KV_RATIO: u64 = 1 << 58;
 
-/// Words holding `n` lanes of `bits` bits each.
-fn lane_words(n: usize, bits: u32) -> usize {
-    (n * bits as usize).div_ceil(64)
+/// Where a packed list's columns start, as its header says: the one reading of the layout
+/// [`Packed::pack`] writes, [`Packed::get`] reads and [`Candidates::from_words`] checks.
+struct Layout {
+    len: usize,
+    /// KV usages as a denominator (word 1) and 16-bit numerators from word 2.
+    ratio: bool,
+    outstanding: usize,
+    outstanding_bits: u32,
+    workers: Option<usize>,
+    scores: Option<usize>,
+    /// The presence bitmap, then the matches.
+    prefixes: Option<usize>,
+    /// Words in all, header included (in u64: a damaged header's sizes cannot overflow).
+    words: u64,
+}
+
+impl Layout {
+    fn of(h: u64) -> Self {
+        let n = h & LEN_BITS;
+        // Words holding n lanes of `bits` bits each.
+        let lanes = |bits: u64| (n * bits).div_ceil(64);
+        let ratio = h & KV_RATIO != 0;
+        let outstanding = 1 + if ratio { 1 + lanes(16) } else { n };
+        let outstanding_bits = 8 << ((h >> OUTSTANDING_SHIFT) & 3);
+        let mut at = outstanding + lanes(outstanding_bits);
+        let mut column = |stored: bool, words: u64| {
+            let from = stored.then_some(at as usize);
+            at += if stored { words } else { 0 };
+            from
+        };
+        let workers = column(h & WORKERS_IMPLICIT == 0, lanes(32));
+        let scores = column(h & SCORES_IMPLICIT == 0, n);
+        let prefixes = column(h & PREFIX_STORED != 0, n.div_ceil(64) + n);
+        Layout {
+            len: n as usize,
+            ratio,
+            outstanding: outstanding as usize,
+            outstanding_bits: outstanding_bits as u32,
+            workers,
+            scores,
+            prefixes,
+            words: at,
+        }
+    }
 }
 
 /// Lane `i` of the `bits`-bit lanes from word `at` (the first in the low bits).
@@ -145,45 +186,36 @@ impl Packed {
 
     /// Candidate `i` (`i < len`).
     fn get(&self, i: usize) -> CandidateScore {
-        let (w, h, n) = (&self.0, self.header(), self.len());
-        let ratio = h & KV_RATIO != 0;
-        let kv_words = if ratio { 1 + lane_words(n, 16) } else { n };
-        let out_at = 1 + kv_words;
-        let out_bits = 8 << ((h >> OUTSTANDING_SHIFT) & 3);
-        let workers_at = out_at + lane_words(n, out_bits);
-        let stored_workers = h & WORKERS_IMPLICIT == 0;
-        let scores_at = workers_at + if stored_workers { lane_words(n, 32) } else { 0 };
-        let stored_scores = h & SCORES_IMPLICIT == 0;
-        let prefix_at = scores_at + if stored_scores { n } else { 0 };
-        let worker = if stored_workers {
-            lane(w, workers_at, i, 32) as u32
-        } else {
-            i as u32
+        let (w, h) = (&self.0, self.header());
+        let at = Layout::of(h);
+        let worker = match at.workers {
+            Some(from) => lane(w, from, i, 32) as u32,
+            None => i as u32,
         };
-        let score = if stored_scores {
-            f64::from_bits(w[scores_at + i])
-        } else if (h >> ONE_SHIFT) & ONE_MASK == i as u64 {
-            1.0
-        } else {
-            0.0
+        let score = match at.scores {
+            Some(from) => f64::from_bits(w[from + i]),
+            None if (h >> ONE_SHIFT) & ONE_MASK == i as u64 => 1.0,
+            None => 0.0,
         };
-        let kv_usage = if ratio {
+        let kv_usage = if at.ratio {
             lane(w, 2, i, 16) as f64 / w[1] as i64 as f64
         } else {
             f64::from_bits(w[1 + i])
         };
-        let present = h & PREFIX_STORED != 0 && w[prefix_at + i / 64] >> (i % 64) & 1 != 0;
-        let prefix = present.then(|| {
-            let m = w[prefix_at + n.div_ceil(64) + i];
-            PrefixMatch {
-                gpu_tokens: m as u32,
-                tier_tokens: (m >> 32) as u32,
-            }
-        });
+        let prefix = at
+            .prefixes
+            .filter(|&from| w[from + i / 64] >> (i % 64) & 1 != 0)
+            .map(|from| {
+                let m = w[from + at.len.div_ceil(64) + i];
+                PrefixMatch {
+                    gpu_tokens: m as u32,
+                    tier_tokens: (m >> 32) as u32,
+                }
+            });
         CandidateScore {
             worker,
             score,
-            outstanding: lane(w, out_at, i, out_bits) as u32,
+            outstanding: lane(w, at.outstanding, i, at.outstanding_bits) as u32,
             kv_usage,
             prefix,
         }
@@ -226,17 +258,7 @@ impl Packed {
         if prefix {
             header |= PREFIX_STORED;
         }
-        let mut w = Vec::with_capacity(
-            1 + kv_den.map_or(n, |_| 1 + lane_words(n, 16))
-                + lane_words(n, out_bits)
-                + if workers_implicit {
-                    0
-                } else {
-                    lane_words(n, 32)
-                }
-                + if scores_implicit { 0 } else { n }
-                + if prefix { n.div_ceil(64) + n } else { 0 },
-        );
+        let mut w = Vec::with_capacity(Layout::of(header).words as usize);
         w.push(header);
         match kv_den {
             Some(den) => {
@@ -269,7 +291,7 @@ impl Packed {
                 m.gpu_tokens as u64 | (m.tier_tokens as u64) << 32
             }));
         }
-        debug_assert_eq!(w.len(), w.capacity());
+        debug_assert_eq!(w.len() as u64, Layout::of(header).words);
         Packed(w.into_boxed_slice())
     }
 }
@@ -283,6 +305,29 @@ impl Candidates {
     /// True when none were kept.
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
+    }
+
+    /// The packed words (none if none were kept), for a compact copy elsewhere.
+    pub(crate) fn words(&self) -> &[u64] {
+        self.0.as_deref().map_or(&[], |p| &p.0)
+    }
+
+    /// Candidates from [`Candidates::words`]; an error if the words do not have the layout
+    /// their header gives, so reading them cannot go out of bounds.
+    pub(crate) fn from_words(w: Vec<u64>) -> Result<Self, String> {
+        let Some(&header) = w.first() else {
+            return Ok(Self(None));
+        };
+        let layout = Layout::of(header);
+        if layout.len == 0 || layout.words != w.len() as u64 {
+            return Err(format!(
+                "{} words of candidate scores, for a header that gives {} candidates in {}",
+                w.len(),
+                layout.len,
+                layout.words
+            ));
+        }
+        Ok(Self(Some(Box::new(Packed(w.into_boxed_slice())))))
     }
 
     /// Candidate `i`, if kept.
@@ -363,6 +408,37 @@ mod tests {
         assert_eq!(c.0.as_ref().unwrap().0.len(), 1 + 1 + 16 + 8);
         assert_eq!(c.get(5).unwrap().score, 1.0);
         assert_eq!(c.get(63).unwrap().kv_usage, 63.0 * 468.0 / 30_000.0);
+    }
+
+    /// The words a list is handed on in give the same list back; words that do not have
+    /// their header's layout are refused rather than read out of bounds.
+    #[test]
+    fn packed_words_come_back_and_damaged_ones_are_refused() {
+        let c: Candidates = (0..4)
+            .map(|k| CandidateScore {
+                worker: k,
+                score: (k == 2) as u32 as f64,
+                outstanding: k,
+                kv_usage: k as f64 / 8.0,
+                prefix: None,
+            })
+            .collect();
+        let w = c.words().to_vec();
+        // The header, the denominator 8, four 16-bit numerators, four 8-bit counts.
+        assert_eq!(
+            w[1..],
+            [8, 1 << 16 | 2 << 32 | 3 << 48, 1 << 8 | 2 << 16 | 3 << 24]
+        );
+        assert_eq!(Candidates::from_words(w.clone()), Ok(c));
+        assert!(Candidates::from_words(w[..3].to_vec()).is_err());
+        let mut many = w.clone();
+        many[0] |= LEN_BITS; // claims four billion candidates
+        assert!(Candidates::from_words(many).is_err());
+        assert!(Candidates::from_words(vec![0]).is_err());
+        assert_eq!(
+            Candidates::from_words(Vec::new()),
+            Ok(Candidates::default())
+        );
     }
 
     /// Every column layout reads back bit for bit what was stored.
