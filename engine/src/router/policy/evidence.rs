@@ -186,8 +186,12 @@ impl Packed {
 
     /// Candidate `i` (`i < len`).
     fn get(&self, i: usize) -> CandidateScore {
+        self.read(&Layout::of(self.header()), i)
+    }
+
+    /// Candidate `i` (`i < len`) of this layout (its header's).
+    fn read(&self, at: &Layout, i: usize) -> CandidateScore {
         let (w, h) = (&self.0, self.header());
-        let at = Layout::of(h);
         let worker = match at.workers {
             Some(from) => lane(w, from, i, 32) as u32,
             None => i as u32,
@@ -338,7 +342,12 @@ impl Candidates {
 
     /// The candidates in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = CandidateScore> + '_ {
-        (0..self.len()).map(|i| self.get(i).expect("i < len"))
+        // The layout read once, not per candidate.
+        let packed = self.0.as_deref().map(|p| (p, Layout::of(p.header())));
+        (0..self.len()).map(move |i| {
+            let (p, at) = packed.as_ref().expect("candidates to read");
+            p.read(at, i)
+        })
     }
 
     /// Keeps only the candidates `keep` accepts.
