@@ -875,9 +875,9 @@ fn is_live(blocks: &Paged<Block>, contents: &[Content], id: u32, stamp: u32) -> 
 }
 
 /// The end of the run of consecutive ids starting at `ids[k]`: the first index past it.
-/// Compares sixteen ids at a time, two to a 64-bit word (this build does not vectorise,
-/// and a dead table is mostly runs of tens of ids: this runs for every block of every
-/// finished request).
+/// Compares sixteen ids at a time, two to a 64-bit word (the wasm build has no SIMD to
+/// vectorise a lane-wise compare, and a dead table is mostly runs of tens of ids: this
+/// runs for every block of every finished request).
 fn run_end(ids: &[BlockId], k: usize) -> usize {
     let start = ids[k];
     let expected = |j: usize| start.wrapping_add((j - k) as BlockId);
