@@ -10,7 +10,6 @@ mod config;
 mod memory;
 mod offload;
 mod output;
-mod prefetch;
 pub(crate) mod process;
 mod request_queue;
 mod scheduler;

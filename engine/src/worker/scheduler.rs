@@ -391,7 +391,6 @@ impl Scheduler {
     }
 
     fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
-        self.prefetch_seqs(self.running.iter().copied());
         let mut i = 0;
         while i < self.running.len() && *budget > 0 {
             let slot = self.running[i];
@@ -892,7 +891,6 @@ impl Scheduler {
         }
         let mut finished = std::mem::take(&mut self.finished);
         finished.clear();
-        self.prefetch_seqs(in_flight.iter().map(|&(slot, _)| slot));
         for &(slot, n) in &in_flight {
             let seq = self.seqs[slot as usize].as_mut().expect("live slot");
             // Every token but a first-time decode is prefill (recomputed ones included).
@@ -1230,15 +1228,6 @@ impl Scheduler {
             return Err("id index out of step with the queues".into());
         }
         Ok(())
-    }
-
-    /// Asks the CPU to load the sequences in `slots`, which a loop is about to visit.
-    fn prefetch_seqs(&self, slots: impl Iterator<Item = Slot>) {
-        for slot in slots {
-            if let Some(entry) = self.seqs.get(slot as usize) {
-                super::prefetch::prefetch(entry);
-            }
-        }
     }
 
     fn seq(&self, slot: Slot) -> &Seq {
