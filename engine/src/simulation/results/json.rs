@@ -64,16 +64,24 @@ impl<W: Write> Out<W> {
         let slot = (bits.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FLOAT_BITS)) as usize;
         let (seen, len, text) = &mut self.floats[slot];
         if *seen == bits && *len > 0 {
-            self.buf.extend_from_slice(&text[..*len as usize]);
+            // The whole slot and a truncate: a fixed-size copy, not a call to memcpy.
+            let at = self.buf.len();
+            self.buf.extend_from_slice(text);
+            self.buf.truncate(at + *len as usize);
             return;
         }
+        let (n, formatted) = format_f64(x);
+        (*seen, *len, *text) = (bits, n, formatted);
         let at = self.buf.len();
+        self.buf.extend_from_slice(&formatted);
+        self.buf.truncate(at + n as usize);
+    }
+
+    /// A finite f64 not worth caching (the inter-token gaps are distinct and ascending).
+    fn f64_once(&mut self, x: f64) {
         CompactFormatter
             .write_f64(&mut self.buf, x)
             .expect("a Vec takes any bytes");
-        let s = &self.buf[at..];
-        (*seen, *len) = (bits, s.len() as u8);
-        text[..s.len()].copy_from_slice(s);
     }
 
     /// `"key":` then `v` through serde.
@@ -262,6 +270,17 @@ impl<W: Write> Out<W> {
     }
 }
 
+/// `x` (finite) as serde_json formats it: its length and the text, padded.
+fn format_f64(x: f64) -> (u8, [u8; 24]) {
+    let mut text = [0; 24];
+    let mut rest = &mut text[..];
+    CompactFormatter
+        .write_f64(&mut rest, x)
+        .expect("an f64 takes at most 24 bytes");
+    let n = 24 - rest.len();
+    (n as u8, text)
+}
+
 /// Writes `results` as compact JSON to `out`, byte for byte what
 /// `serde_json::to_writer(out, results)` writes.
 pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Result<()> {
@@ -302,7 +321,11 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
     o.list(b",\"itl\":", itl, |o, gaps| {
         o.list(b"", gaps, |o, &(gap, count)| {
             o.raw(b"[");
-            o.f64(gap);
+            if gap.is_finite() {
+                o.f64_once(gap);
+            } else {
+                o.raw(b"null");
+            }
             o.raw(b",");
             o.u64(count);
             o.raw(b"]");
