@@ -61,26 +61,49 @@ impl Busy {
     }
 }
 
+impl Span {
+    /// No span (a real one ends after it starts).
+    const NONE: Span = Span {
+        from: 0,
+        to: 0,
+        per_second: Busy {
+            busy: 0.0,
+            compute: 0.0,
+            memory: 0.0,
+        },
+    };
+
+    fn is_some(&self) -> bool {
+        self.to > self.from
+    }
+}
+
 /// Per-worker accumulators.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct WorkerAcc {
-    /// In time order; steps within one second add up in one span.
+    /// Closed spans in time order (the open one is in [`SecondSeries::open`]).
     busy: Vec<Span>,
     /// (second, load) where the sampled load changed; it holds until the next entry.
     load: Vec<(u64, Load)>,
 }
 
-impl WorkerAcc {
-    /// Adds `per_second` to each second of `[from, to)`.
-    fn add(&mut self, from: u64, to: u64, per_second: Busy) {
-        match self.busy.last_mut() {
-            Some(s) if s.from == from && s.to == to => s.per_second.add(per_second),
-            _ => self.busy.push(Span {
-                from,
-                to,
-                per_second,
-            }),
-        }
+/// Adds `per_second` to each second of `[from, to)`: to the open span when it covers the
+/// same seconds (steps within one second add up in one span), else closing it.
+fn add_busy(open: &mut Span, closed: &mut Vec<Span>, from: u64, to: u64, per_second: Busy) {
+    if open.from == from && open.to == to {
+        open.per_second.add(per_second);
+        return;
+    }
+    let done = std::mem::replace(
+        open,
+        Span {
+            from,
+            to,
+            per_second,
+        },
+    );
+    if done.is_some() {
+        closed.push(done);
     }
 }
 
@@ -92,6 +115,9 @@ pub struct SecondSeries {
     /// (second, workers) where the number of active workers changed.
     active_workers: Vec<(u64, u32)>,
     workers: Vec<WorkerAcc>,
+    /// Each worker's open busy span, by worker index: side by side, so a step's update
+    /// stays in cache (at the end of each worker's list it missed once per step).
+    open: Vec<Span>,
 }
 
 /// The second holding time `t` (negative and NaN times count in second 0).
@@ -172,19 +198,24 @@ impl SecondSeries {
             compute,
             memory,
         };
-        let acc = self.worker(worker);
+        if self.open.len() <= worker {
+            self.worker(worker);
+            self.open.resize(worker + 1, Span::NONE);
+        }
+        let (open, closed) = (&mut self.open[worker], &mut self.workers[worker].busy);
+        let mut add = |from, to, per_second| add_busy(open, closed, from, to, per_second);
         let (first, last) = (second(start), second(end));
         if first == last {
-            acc.add(first, first + 1, rate.scaled(end - start));
+            add(first, first + 1, rate.scaled(end - start));
             return;
         }
-        acc.add(first, first + 1, rate.scaled((first + 1) as f64 - start));
+        add(first, first + 1, rate.scaled((first + 1) as f64 - start));
         if last > first + 1 {
-            acc.add(first + 1, last, rate);
+            add(first + 1, last, rate);
         }
         let tail = end - last as f64;
         if tail > 0.0 {
-            acc.add(last, last + 1, rate.scaled(tail));
+            add(last, last + 1, rate.scaled(tail));
         }
     }
 
@@ -247,12 +278,14 @@ impl SecondSeries {
         let workers = self
             .workers
             .iter()
-            .map(|w| {
+            .enumerate()
+            .map(|(i, w)| {
                 let column = |i: usize| {
                     let changes: Vec<(u64, u32)> = w.load.iter().map(|&(k, l)| (k, l[i])).collect();
                     held(&changes)
                 };
-                let busy = busy_per_bucket(&w.busy, points, width);
+                let open = self.open.get(i).filter(|s| s.is_some());
+                let busy = busy_per_bucket(w.busy.iter().chain(open), points, width);
                 let share = |f: fn(&Busy) -> f64| shares(&busy, f, width, end);
                 WorkerColumns {
                     busy_fraction: share(|b| b.busy),
@@ -308,7 +341,11 @@ fn held_values(changes: &[(u64, u32)], points: usize, width: u64) -> Vec<u32> {
 }
 
 /// The busy seconds (and weighted ones) of each bucket.
-fn busy_per_bucket(spans: &[Span], points: usize, width: u64) -> Vec<Busy> {
+fn busy_per_bucket<'a>(
+    spans: impl Iterator<Item = &'a Span>,
+    points: usize,
+    width: u64,
+) -> Vec<Busy> {
     let mut out = vec![Busy::default(); points];
     for s in spans {
         let mut k = s.from;
@@ -412,8 +449,9 @@ mod tests {
             [1, 1, 1],
             "a sample holds until it changes"
         );
-        // One entry per second touched, the whole second 1 included.
-        assert_eq!(s.workers[0].busy.len(), 3);
+        // One entry per second touched, the whole second 1 included (the last still open).
+        assert_eq!(s.workers[0].busy.len(), 2);
+        assert!(s.open[0].is_some());
         assert_eq!(s.workers[0].load.len(), 2);
     }
 
