@@ -44,6 +44,11 @@ impl PromptSources {
         t
     }
 
+    /// The offload tier the prompt was fetched from and its tokens (0 when none was).
+    pub(crate) fn tier_hit(&self) -> (usize, u32) {
+        (self.tiers.tier(), self.tiers.tokens())
+    }
+
     /// All prompt tokens accounted for.
     pub fn prompt_total(&self) -> u32 {
         self.gpu_cache + self.gpu_rehit + self.tiers.tokens() + self.computed
