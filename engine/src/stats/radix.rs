@@ -6,11 +6,12 @@
 /// Bits per digit: a digit's counts (2048 of them) stay in the L1 cache.
 const DIGIT_BITS: u32 = 11;
 
-/// The passes sort on a key's top half only (three passes, not six); values whose keys
-/// share it (few: for an f64, values within a millionth of each other) are then put in
-/// order by a comparison sort of their group.
-const LOW_BITS: u32 = 32;
-const DIGITS: usize = (64 - LOW_BITS as usize).div_ceil(DIGIT_BITS as usize);
+/// The passes sort on the top `WINDOW_BITS` significant bits of a key's offset from the
+/// smallest key (two passes); values whose keys share them (few: latencies and gaps span
+/// a few binary exponents, so for an f64 values within about a millionth of each other)
+/// are then put in order by a comparison sort of their group.
+const DIGITS: usize = 2;
+const WINDOW_BITS: u32 = DIGIT_BITS * DIGITS as u32;
 
 /// Below this many values a comparison sort is cheaper than the counting passes.
 const MIN_RADIX: usize = 256;
@@ -36,24 +37,28 @@ pub(crate) fn sort_total(v: &mut [f64]) {
     sort_by_key(v, |&x| total_order_key(x));
 }
 
-/// Sorts `v` by `key`, stably: by the key's top half least significant digit first,
-/// skipping the digits every key shares (latencies and gaps span few binary exponents, so
-/// the top digit rarely differs), then each group of equal top halves by the whole key.
-/// Needs one scratch copy of `v`.
+/// Sorts `v` by `key`, stably: by the top bits of the key's offset from the smallest key,
+/// least significant digit first, skipping the digits every key shares, then each group of
+/// equal top bits by the whole key. Needs one scratch copy of `v`.
 pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u64) {
     if v.len() < MIN_RADIX {
         v.sort_by_key(key);
         return;
     }
+    let (min, max) = v.iter().fold((u64::MAX, 0), |(lo, hi), e| {
+        let k = key(e);
+        (lo.min(k), hi.max(k))
+    });
+    // The window: the range's top WINDOW_BITS bits (all of it when it is narrower).
+    let shift = (u64::BITS - (max - min).leading_zeros()).saturating_sub(WINDOW_BITS);
+    let top = |e: &T| (key(e) - min) >> shift;
     let radix = 1 << DIGIT_BITS;
-    let digit = |k: u64, d: usize| {
-        (k >> (LOW_BITS as usize + DIGIT_BITS as usize * d)) as usize & (radix - 1)
-    };
+    let digit = |t: u64, d: usize| (t >> (DIGIT_BITS as usize * d)) as usize & (radix - 1);
     let mut counts = vec![0u32; DIGITS * radix];
     for e in v.iter() {
-        let k = key(e);
+        let t = top(e);
         for d in 0..DIGITS {
-            counts[d * radix + digit(k, d)] += 1;
+            counts[d * radix + digit(t, d)] += 1;
         }
     }
     let n = v.len();
@@ -76,7 +81,7 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
             (&*v, &mut other[..])
         };
         for e in src.iter() {
-            let at = &mut c[digit(key(e), d)];
+            let at = &mut c[digit(top(e), d)];
             dst[*at as usize] = *e;
             *at += 1;
         }
@@ -85,15 +90,14 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
     if in_other {
         v.copy_from_slice(&other);
     }
+    if shift == 0 {
+        // The window held whole keys: equal tops are equal keys, already in order.
+        return;
+    }
     let mut start = 0;
     while start < n {
-        let top = key(&v[start]) >> LOW_BITS;
-        let end = start
-            + 1
-            + v[start + 1..]
-                .iter()
-                .take_while(|e| key(e) >> LOW_BITS == top)
-                .count();
+        let t = top(&v[start]);
+        let end = start + 1 + v[start + 1..].iter().take_while(|e| top(e) == t).count();
         if end - start > 1 {
             v[start..end].sort_by_key(&key);
         }
@@ -118,9 +122,11 @@ mod tests {
         let mut x: u64 = 99;
         // Few distinct keys, so stability shows in the second field: all in the bottom
         // half, and spread over both halves with few distinct top halves (groups).
-        let shapes: [fn(u64) -> u64; 2] = [
+        // And the whole u64 range, where the window is the keys' top bits.
+        let shapes: [fn(u64) -> u64; 3] = [
             |r| ((r >> 11) % 1000) * 1_000_003,
             |r| (r >> 61) << 40 | ((r >> 11) % 1000) << 20 | ((r >> 30) % 3),
+            |r| r ^ (r >> 33) << 20,
         ];
         for shape in shapes {
             for n in [0, 5, 255, 256, 5000] {
