@@ -574,7 +574,7 @@ impl Worker {
     /// part over that tier's link, READY when the last part has landed.
     fn start_fetch(self: &Rc<Self>, fetch: FetchStart) {
         let plan = {
-            let st = self.state.borrow();
+            let mut st = self.state.borrow_mut();
             let mut tiers = self.ctx.tiers.borrow_mut();
             let Some(req) = st.scheduler.request(fetch.request) else {
                 return;

@@ -36,8 +36,6 @@ struct Seq {
     req: Request,
     /// Its place in a priority queue (and its rank as a preemption victim).
     key: QueueKey,
-    /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
-    num_computed: u32,
     /// The block table.
     blocks: Vec<BlockId>,
     /// Chained hashes of the sequence's leading *shareable* full blocks, prompt and generated
@@ -51,8 +49,6 @@ struct Seq {
     /// preempted, in order from block `shareable_blocks`: only it can hit them, so they are
     /// found by id rather than through the shared index.
     ghost: Vec<BlockId>,
-    /// Leading blocks already offered to the prefix cache.
-    num_cached_blocks: u32,
     /// The offload tiers were asked (once per admission attempt).
     looked_up: bool,
     tier_hit: Option<super::TierHit>,
@@ -60,11 +56,6 @@ struct Seq {
     fetch_to: u32,
     /// Async scheduling: the first step count at which this request may be admitted.
     admissible_after: u64,
-    /// Most tokens it had in KV before its last preemption: positions below it were
-    /// computed (or found) before.
-    high_water: u32,
-    /// Prefill tokens computed over all its admissions (on its prefill worker too).
-    prefill: u64,
     /// Prompt tokens whose KV waits on its prefill worker (a disaggregated hand-off not yet
     /// placed here).
     remote: Option<u32>,
@@ -73,21 +64,17 @@ struct Seq {
 }
 
 impl Seq {
-    /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
-    fn num_tokens(&self) -> u32 {
-        self.req.prompt_len() + self.req.tokens_emitted
-    }
-
-    /// The tokens generated so far, as content following the prompt.
-    fn output(&self) -> Segment {
+    /// The `emitted` tokens generated so far, as content following the prompt.
+    fn output(&self, emitted: u32) -> Segment {
         Segment {
             source: self.req.output_source(),
-            len: self.req.tokens_emitted,
+            len: emitted,
         }
     }
 
-    /// Extends `hashes` to cover the first `blocks` full blocks (as far as they are shareable).
-    fn ensure_hashes(&mut self, blocks: u32, block_size: u32) {
+    /// Extends `hashes` to cover the first `blocks` full blocks (as far as they are
+    /// shareable), `emitted` tokens generated so far.
+    fn ensure_hashes(&mut self, blocks: u32, block_size: u32, emitted: u32) {
         let want = blocks.min(self.shareable_blocks) as usize;
         let have = self.hashes.len();
         if have >= want {
@@ -97,11 +84,73 @@ impl Seq {
         let more = self
             .req
             .prompt
-            .sequence_hashes(block_size, self.output(), have as u32, prev)
+            .sequence_hashes(block_size, self.output(emitted), have as u32, prev)
             .take(want - have);
         self.hashes.extend(more);
     }
 }
+
+/// What every step reads and writes of a sequence, by slot in one dense array: a step
+/// visits only these (a cache line each), not the boxed `Seq` and its ~470-byte `Request`,
+/// which it touches only when a sequence arrives, fills a block, finishes or is preempted.
+/// `tokens_emitted`, `last_token_at` and `state` are the request's own, copied back to it
+/// ([`Hot::sync`]) before anyone outside the scheduler sees it.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    id: u64,
+    /// When it emitted its last token; NaN before its first (an `Option` would make this
+    /// 72 bytes, more than a cache line).
+    last_token_at: f64,
+    /// Prefill tokens computed over all its admissions (on its prefill worker too).
+    prefill: u64,
+    /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
+    num_computed: u32,
+    prompt_len: u32,
+    tokens_emitted: u32,
+    output_len: u32,
+    /// Most tokens it had in KV before its last preemption: positions below it were
+    /// computed (or found) before.
+    high_water: u32,
+    /// Length of the block table (`Seq::blocks`).
+    num_blocks: u32,
+    /// Leading blocks already offered to the prefix cache.
+    num_cached_blocks: u32,
+    state: RequestState,
+}
+
+impl Hot {
+    fn new(req: &Request, prefill: u64) -> Self {
+        Self {
+            id: req.id,
+            last_token_at: req.last_token_at.unwrap_or(f64::NAN),
+            prefill,
+            num_computed: 0,
+            prompt_len: req.prompt_len(),
+            tokens_emitted: req.tokens_emitted,
+            output_len: req.output_len,
+            high_water: 0,
+            num_blocks: 0,
+            num_cached_blocks: 0,
+            state: req.state,
+        }
+    }
+
+    /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
+    #[inline]
+    fn num_tokens(&self) -> u32 {
+        self.prompt_len + self.tokens_emitted
+    }
+
+    /// Copies the request's fields kept here back to it.
+    fn sync(&self, req: &mut Request) {
+        req.tokens_emitted = self.tokens_emitted;
+        req.last_token_at = (!self.last_token_at.is_nan()).then_some(self.last_token_at);
+        req.state = self.state;
+    }
+}
+
+// A step reads one cache line per sequence.
+const _: () = assert!(std::mem::size_of::<Hot>() <= 64);
 
 enum Consider {
     Admitted,
@@ -121,6 +170,8 @@ pub struct Scheduler {
     /// By slot. Boxed: the slots stay for the run, as many as the worker ever had requests
     /// at once, and a free one then costs a pointer rather than a whole `Seq`.
     seqs: Vec<Option<Box<Seq>>>,
+    /// By slot, what the steps read of each sequence (stale for a free slot).
+    hot: Vec<Hot>,
     free_slots: Vec<Slot>,
     by_id: FixedHashMap<u64, Slot>,
     /// WAITING requests in admission order (FIFO, or by priority).
@@ -187,6 +238,7 @@ impl Scheduler {
             token_output_delay: timing.frontend().token_output,
             timing,
             seqs: Vec::new(),
+            hot: Vec::new(),
             free_slots: Vec::new(),
             by_id: FixedHashMap::default(),
             waiting: RequestQueue::new(cfg.scheduling_policy),
@@ -250,15 +302,14 @@ impl Scheduler {
                 req.prompt_len()
             }
         };
+        let hot = Hot::new(&req, prefill);
         let seq = Seq {
             req,
             key,
-            num_computed: 0,
             blocks: Vec::new(),
             hashes: Vec::new(),
             shareable_blocks: shareable_tokens / self.cfg.block_size,
             ghost: Vec::new(),
-            num_cached_blocks: 0,
             looked_up: false,
             tier_hit: None,
             fetch_to: 0,
@@ -269,8 +320,6 @@ impl Scheduler {
             } else {
                 0
             },
-            high_water: 0,
-            prefill,
             remote,
             prefill_elsewhere: prefill,
         };
@@ -279,10 +328,12 @@ impl Scheduler {
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.seqs[s as usize] = Some(Box::new(seq));
+                self.hot[s as usize] = hot;
                 s
             }
             None => {
                 self.seqs.push(Some(Box::new(seq)));
+                self.hot.push(hot);
                 (self.seqs.len() - 1) as Slot
             }
         };
@@ -395,8 +446,8 @@ impl Scheduler {
         while i < self.running.len() && *budget > 0 {
             let slot = self.running[i];
             let remaining = {
-                let s = self.seq(slot);
-                s.num_tokens() - s.num_computed
+                let h = &self.hot[slot as usize];
+                h.num_tokens() - h.num_computed
             };
             let n = self.chunk(remaining, *budget);
             let mut preempted_self = false;
@@ -471,7 +522,7 @@ impl Scheduler {
                 return;
             }
             let slot = self.kvc[k];
-            if self.seq(slot).req.state != RequestState::Ready {
+            if self.hot[slot as usize].state != RequestState::Ready {
                 k += 1;
                 continue;
             }
@@ -514,12 +565,13 @@ impl Scheduler {
         let bs = self.cfg.block_size;
         let caching = self.pool.caching_enabled();
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let hot = &self.hot[slot as usize];
         seq.req.times.kv_lookup_start.get_or_insert(now);
-        let num_tokens = seq.num_tokens();
+        let num_tokens = hot.num_tokens();
         // At least the last token is computed, so its logits can be sampled.
         let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
         if caching {
-            seq.ensure_hashes(max_hit_blocks as u32, bs);
+            seq.ensure_hashes(max_hit_blocks as u32, bs, hot.tokens_emitted);
         }
         let shared_hits = self
             .pool
@@ -587,10 +639,12 @@ impl Scheduler {
             return Consider::Blocked;
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let hot = &mut self.hot[slot as usize];
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.allocate(need, &mut seq.blocks);
-        seq.num_computed = gpu_tokens;
-        seq.num_cached_blocks = gpu_blocks as u32;
+        hot.num_blocks = seq.blocks.len() as u32;
+        hot.num_computed = gpu_tokens;
+        hot.num_cached_blocks = gpu_blocks as u32;
         seq.req.times.ready.get_or_insert(now);
         let gpu_prompt = gpu_tokens.min(prompt);
         seq.req.sources = TokenSources {
@@ -602,7 +656,7 @@ impl Scheduler {
             recomputed: 0,
         };
         let upto = (gpu_tokens + n).min(num_tokens);
-        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
+        Self::cache_full_blocks(&mut self.pool, seq, hot, upto, bs);
         self.admit(slot, n, now, budget, out);
         Consider::Admitted
     }
@@ -656,16 +710,18 @@ impl Scheduler {
         let bs = self.cfg.block_size;
         let gpu_blocks = (shared_hits + ghost_hits) as u32;
         let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let need = seq.num_tokens().div_ceil(bs) - gpu_blocks;
+        let hot = &mut self.hot[slot as usize];
+        let need = hot.num_tokens().div_ceil(bs) - gpu_blocks;
         if self.pool.num_free() < need + evictable_hits {
             return None;
         }
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.allocate(need, &mut seq.blocks);
-        seq.num_computed = gpu_blocks * bs;
-        seq.num_cached_blocks = gpu_blocks;
+        hot.num_blocks = seq.blocks.len() as u32;
+        hot.num_computed = gpu_blocks * bs;
+        hot.num_cached_blocks = gpu_blocks;
         seq.fetch_to = fetch_to;
-        seq.req.state = RequestState::FetchKvc;
+        hot.state = RequestState::FetchKvc;
         Some(seq)
     }
 
@@ -712,8 +768,8 @@ impl Scheduler {
         out: &mut SchedulerOutput,
     ) -> Consider {
         let remaining = {
-            let s = self.seq(slot);
-            s.num_tokens() - s.num_computed
+            let h = &self.hot[slot as usize];
+            h.num_tokens() - h.num_computed
         };
         let Some(n) = self.admissible_chunk(remaining, *budget) else {
             return Consider::Blocked;
@@ -761,15 +817,14 @@ impl Scheduler {
     }
 
     fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
-        let s = self.seq(slot);
-        Self::new_blocks(s, n, self.cfg.block_size)
+        Self::new_blocks(&self.hot[slot as usize], n, self.cfg.block_size)
     }
 
-    /// Blocks `seq` lacks for `n` more tokens (no division in the common case of a decode
-    /// that fits its last block: this runs for every sequence of every step).
-    fn new_blocks(seq: &Seq, n: u32, block_size: u32) -> u32 {
-        let tokens = seq.num_computed + n;
-        let have = seq.blocks.len() as u32;
+    /// Blocks a sequence lacks for `n` more tokens (no division in the common case of a
+    /// decode that fits its last block: this runs for every sequence of every step).
+    fn new_blocks(hot: &Hot, n: u32, block_size: u32) -> u32 {
+        let tokens = hot.num_computed + n;
+        let have = hot.num_blocks;
         if tokens <= have * block_size {
             0
         } else {
@@ -783,32 +838,37 @@ impl Scheduler {
     #[inline(always)]
     fn grow_and_cache(&mut self, slot: Slot, n: u32) {
         let bs = self.cfg.block_size;
+        let hot = &mut self.hot[slot as usize];
+        let need = Self::new_blocks(hot, n, bs);
+        let upto = (hot.num_computed + n).min(hot.num_tokens());
+        // Most calls are decodes inside their last block: nothing to allocate or cache, and
+        // no need to visit the `Seq`.
+        if need == 0 && !Self::fills_block(&self.pool, hot, upto, bs) {
+            return;
+        }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let need = Self::new_blocks(seq, n, bs);
-        // Most calls are decodes inside their last block: nothing to allocate.
         if need > 0 {
             let ok = self.pool.allocate(need, &mut seq.blocks);
             debug_assert!(ok, "grow_and_cache() after a free-block check");
+            hot.num_blocks = seq.blocks.len() as u32;
         }
-        let upto = (seq.num_computed + n).min(seq.num_tokens());
-        Self::cache_full_blocks(&mut self.pool, seq, upto, bs);
+        Self::cache_full_blocks(&mut self.pool, seq, hot, upto, bs);
     }
 
     #[inline]
     fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
-        let seq = self.seq_mut(slot);
-        let prompt = seq.req.prompt_len();
-        let decode = seq.num_computed >= prompt && seq.num_computed + 1 == seq.num_tokens();
-        seq.req.state = if decode {
+        let hot = &mut self.hot[slot as usize];
+        let decode = hot.num_computed >= hot.prompt_len && hot.num_computed + 1 == hot.num_tokens();
+        hot.state = if decode {
             RequestState::Decode
         } else {
             RequestState::Prefill
         };
         let scheduled = ScheduledSeq {
-            request: seq.req.id,
+            request: hot.id,
             work: SeqWork {
                 new_tokens: n,
-                context: seq.num_computed,
+                context: hot.num_computed,
                 decode,
             },
         };
@@ -843,12 +903,13 @@ impl Scheduler {
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
         let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let hot = &mut self.hot[slot as usize];
         // Blocks cached for this step's tokens were never computed: forget their content.
-        let computed_blocks = seq.num_computed / bs;
-        for b in computed_blocks..seq.num_cached_blocks {
+        let computed_blocks = hot.num_computed / bs;
+        for b in computed_blocks..hot.num_cached_blocks {
             self.pool.uncache(seq.blocks[b as usize]);
         }
-        let cached = seq.num_cached_blocks.min(computed_blocks);
+        let cached = hot.num_cached_blocks.min(computed_blocks);
         // Its private computed blocks stay reusable (by it alone) until evicted: they are
         // cached under its tags now (see `cache_full_blocks`).
         let private = seq.shareable_blocks.min(cached)..cached;
@@ -860,14 +921,15 @@ impl Scheduler {
         }
         self.pool.free_table(&seq.blocks);
         seq.blocks.clear();
-        seq.high_water = seq.high_water.max(seq.num_computed);
-        seq.num_computed = 0;
-        seq.num_cached_blocks = 0;
+        hot.num_blocks = 0;
+        hot.high_water = hot.high_water.max(hot.num_computed);
+        hot.num_computed = 0;
+        hot.num_cached_blocks = 0;
         seq.looked_up = false;
         seq.tier_hit = None;
         seq.req.preemptions += 1;
-        seq.req.state = RequestState::Waiting;
-        out.preempted.push(seq.req.id);
+        hot.state = RequestState::Waiting;
+        out.preempted.push(hot.id);
         let key = seq.key;
         self.waiting.prepend(slot, key);
     }
@@ -892,54 +954,57 @@ impl Scheduler {
         let mut finished = std::mem::take(&mut self.finished);
         finished.clear();
         for &(slot, n) in &in_flight {
-            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            let hot = &mut self.hot[slot as usize];
             // Every token but a first-time decode is prefill (recomputed ones included).
-            let decode_from = seq
-                .num_computed
-                .max(seq.req.prompt_len())
-                .max(seq.high_water);
-            let prefill = n - (seq.num_computed + n).saturating_sub(decode_from).min(n);
-            seq.prefill += prefill as u64;
+            let decode_from = hot.num_computed.max(hot.prompt_len).max(hot.high_water);
+            let prefill = n - (hot.num_computed + n).saturating_sub(decode_from).min(n);
+            hot.prefill += prefill as u64;
             outcome.prefill_tokens += prefill as u64;
             if let Some(cs) = self
                 .offload_chunk
-                .filter(|&cs| (seq.num_computed + n) / cs > seq.num_computed / cs)
+                .filter(|&cs| (hot.num_computed + n) / cs > hot.num_computed / cs)
             {
-                let (from, to) = (seq.num_computed / cs, (seq.num_computed + n) / cs);
-                let hashes = seq.req.prompt.sequence_hashes(cs, seq.output(), 0, 0);
+                let seq = self.seqs[slot as usize].as_ref().expect("live slot");
+                let (from, to) = (hot.num_computed / cs, (hot.num_computed + n) / cs);
+                let output = seq.output(hot.tokens_emitted);
+                let hashes = seq.req.prompt.sequence_hashes(cs, output, 0, 0);
                 outcome
                     .computed_chunks
                     .extend(hashes.take(to as usize).skip(from as usize));
             }
-            seq.num_computed += n;
-            if seq.num_computed < seq.num_tokens() {
+            hot.num_computed += n;
+            if hot.num_computed < hot.num_tokens() {
                 continue;
             }
-            let req = &mut seq.req;
-            req.tokens_emitted += 1;
+            hot.tokens_emitted += 1;
             outcome.tokens_emitted += 1;
-            match req.last_token_at {
-                None => {
-                    req.times.first_token = Some(now + self.token_output_delay);
-                    outcome.first_tokens.push(req.id);
-                }
-                Some(last) => outcome.token_gaps.push((req.id, now - last)),
+            if hot.last_token_at.is_nan() {
+                let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+                seq.req.times.first_token = Some(now + self.token_output_delay);
+                outcome.first_tokens.push(hot.id);
+            } else {
+                outcome.token_gaps.push((hot.id, now - hot.last_token_at));
             }
-            req.last_token_at = Some(now);
-            let done = req.tokens_emitted >= req.output_len;
-            if done || (self.hand_off && req.tokens_emitted == 1) {
-                req.sources.recomputed = seq
-                    .prefill
-                    .saturating_sub(req.sources.computed as u64)
-                    .min(u32::MAX as u64) as u32;
+            hot.last_token_at = now;
+            let done = hot.tokens_emitted >= hot.output_len;
+            let hand_off = self.hand_off && hot.tokens_emitted == 1;
+            if !done && !hand_off {
+                continue;
             }
+            let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            let req = &mut seq.req;
+            req.sources.recomputed = hot
+                .prefill
+                .saturating_sub(req.sources.computed as u64)
+                .min(u32::MAX as u64) as u32;
             if done {
-                req.decode_prefill = (seq.prefill - seq.prefill_elsewhere) as u32;
-                req.state = RequestState::Completed;
+                req.decode_prefill = (hot.prefill - seq.prefill_elsewhere) as u32;
+                hot.state = RequestState::Completed;
                 req.times.completed = Some(now + self.token_output_delay);
                 finished.push(slot);
-            } else if self.hand_off && req.tokens_emitted == 1 {
-                req.state = RequestState::Transferring;
+            } else {
+                hot.state = RequestState::Transferring;
+                hot.sync(req);
                 outcome.handoffs.push(req.clone());
                 self.sending.push(slot);
             }
@@ -948,17 +1013,19 @@ impl Scheduler {
         in_flight.clear();
         self.in_flight = in_flight;
         if !finished.is_empty() || !outcome.handoffs.is_empty() {
-            let seqs = &self.seqs;
+            let hot = &self.hot;
             self.running.retain(|&s| {
                 !matches!(
-                    seqs[s as usize].as_ref().expect("live slot").req.state,
+                    hot[s as usize].state,
                     RequestState::Completed | RequestState::Transferring
                 )
             });
             for &slot in &finished {
-                let seq = self.seqs[slot as usize].take().expect("live slot");
+                let mut seq = self.seqs[slot as usize].take().expect("live slot");
+                let hot = &self.hot[slot as usize];
+                hot.sync(&mut seq.req);
                 // Its private blocks are dead: nobody else has their content.
-                let cached = seq.num_cached_blocks as usize;
+                let cached = hot.num_cached_blocks as usize;
                 let private = (seq.shareable_blocks as usize).min(cached)..cached;
                 self.pool.free_finished(&seq.blocks, private);
                 self.by_id.remove(&seq.req.id);
@@ -985,25 +1052,42 @@ impl Scheduler {
     /// them, and only after a preemption, so `preempt` caches them under its own tags then
     /// (and at its end they are dead), sparing the pool a visit to each block.
     #[inline]
-    fn cache_full_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
+    fn cache_full_blocks(
+        pool: &mut BlockPool,
+        seq: &mut Seq,
+        hot: &mut Hot,
+        tokens: u32,
+        block_size: u32,
+    ) {
         // Most calls (decodes inside a block) fill nothing: skip the division, and the call.
-        if !pool.caching_enabled() || tokens < (seq.num_cached_blocks + 1) * block_size {
-            return;
+        if Self::fills_block(pool, hot, tokens, block_size) {
+            Self::cache_filled_blocks(pool, seq, hot, tokens, block_size);
         }
-        Self::cache_filled_blocks(pool, seq, tokens, block_size);
+    }
+
+    /// True when the first `tokens` tokens fill a block not offered to the prefix cache yet.
+    #[inline]
+    fn fills_block(pool: &BlockPool, hot: &Hot, tokens: u32, block_size: u32) -> bool {
+        pool.caching_enabled() && tokens >= (hot.num_cached_blocks + 1) * block_size
     }
 
     /// [`Scheduler::cache_full_blocks`] once a block is known to have filled.
     #[inline(never)]
-    fn cache_filled_blocks(pool: &mut BlockPool, seq: &mut Seq, tokens: u32, block_size: u32) {
+    fn cache_filled_blocks(
+        pool: &mut BlockPool,
+        seq: &mut Seq,
+        hot: &mut Hot,
+        tokens: u32,
+        block_size: u32,
+    ) {
         let full = tokens / block_size;
-        seq.ensure_hashes(full, block_size);
-        let id = seq.req.id;
+        seq.ensure_hashes(full, block_size, hot.tokens_emitted);
+        let id = hot.id;
         let shareable = full.min(seq.hashes.len() as u32);
-        for b in seq.num_cached_blocks..shareable {
+        for b in hot.num_cached_blocks..shareable {
             pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize], id);
         }
-        seq.num_cached_blocks = full;
+        hot.num_cached_blocks = full;
     }
 
     /// The offload fetch of request `id` finished at `now`: it becomes READY.
@@ -1014,12 +1098,14 @@ impl Scheduler {
         };
         let bs = self.cfg.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        if seq.req.state != RequestState::FetchKvc {
+        let hot = &mut self.hot[slot as usize];
+        if hot.state != RequestState::FetchKvc {
             return false;
         }
-        seq.num_computed = seq.fetch_to;
-        Self::cache_full_blocks(&mut self.pool, seq, seq.fetch_to, bs);
-        seq.req.state = RequestState::Ready;
+        let fetched = seq.fetch_to;
+        hot.num_computed = fetched;
+        Self::cache_full_blocks(&mut self.pool, seq, hot, fetched, bs);
+        hot.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
     }
@@ -1149,7 +1235,9 @@ impl Scheduler {
     /// How many leading blocks of request `id`'s table hold cached content (shareable
     /// blocks in the prefix cache, then private ones), if it is on this worker.
     pub fn num_cached_blocks(&self, id: u64) -> Option<u32> {
-        self.by_id.get(&id).map(|&s| self.seq(s).num_cached_blocks)
+        self.by_id
+            .get(&id)
+            .map(|&s| self.hot[s as usize].num_cached_blocks)
     }
 
     /// Fraction of KV blocks referenced by requests, in [0, 1].
@@ -1162,9 +1250,13 @@ impl Scheduler {
         }
     }
 
-    /// The state of request `id` if it is on this worker.
-    pub fn request(&self, id: u64) -> Option<&Request> {
-        self.by_id.get(&id).map(|&s| &self.seq(s).req)
+    /// The state of request `id` if it is on this worker (`&mut`: the fields a step
+    /// updates are kept apart from the request and copied back to it first).
+    pub fn request(&mut self, id: u64) -> Option<&Request> {
+        let slot = *self.by_id.get(&id)? as usize;
+        let seq = self.seqs[slot].as_mut().expect("live slot");
+        self.hot[slot].sync(&mut seq.req);
+        Some(&seq.req)
     }
 
     /// Full consistency check (O(requests + blocks)); for tests and debugging.
@@ -1175,22 +1267,19 @@ impl Scheduler {
         }
         let mut refs = 0u64;
         for &s in &self.running {
-            let seq = self.seq(s);
-            if !matches!(seq.req.state, RequestState::Prefill | RequestState::Decode) {
-                return Err(format!(
-                    "running request {} is {:?}",
-                    seq.req.id, seq.req.state
-                ));
+            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            if !matches!(state, RequestState::Prefill | RequestState::Decode) {
+                return Err(format!("running request {} is {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
         }
         for s in self.waiting.iter() {
-            let seq = self.seq(s);
-            if seq.req.state != RequestState::Waiting || !seq.blocks.is_empty() {
+            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            if state != RequestState::Waiting || !seq.blocks.is_empty() {
                 return Err(format!(
                     "queued request {} is {:?} with {} blocks",
                     seq.req.id,
-                    seq.req.state,
+                    state,
                     seq.blocks.len()
                 ));
             }
@@ -1199,24 +1288,31 @@ impl Scheduler {
             return Err(format!("{} requests fetching or fetched", self.kvc.len()));
         }
         for &s in &self.kvc {
-            let seq = self.seq(s);
-            if !matches!(seq.req.state, RequestState::FetchKvc | RequestState::Ready) {
-                return Err(format!(
-                    "fetch list holds {} in {:?}",
-                    seq.req.id, seq.req.state
-                ));
+            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            if !matches!(state, RequestState::FetchKvc | RequestState::Ready) {
+                return Err(format!("fetch list holds {} in {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
         }
         for &s in &self.sending {
-            let seq = self.seq(s);
-            if seq.req.state != RequestState::Transferring {
-                return Err(format!(
-                    "sending list holds {} in {:?}",
-                    seq.req.id, seq.req.state
-                ));
+            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            if state != RequestState::Transferring {
+                return Err(format!("sending list holds {} in {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
+        }
+        for (slot, seq) in self.seqs.iter().enumerate() {
+            let Some(seq) = seq else { continue };
+            let hot = &self.hot[slot];
+            if hot.num_blocks as usize != seq.blocks.len() || hot.id != seq.req.id {
+                return Err(format!(
+                    "request {} has {} blocks, its step state says {} (request {})",
+                    seq.req.id,
+                    seq.blocks.len(),
+                    hot.num_blocks,
+                    hot.id
+                ));
+            }
         }
         if refs != self.pool.total_refs() {
             return Err(format!(
