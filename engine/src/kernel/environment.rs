@@ -11,7 +11,9 @@ use super::condition::Condition;
 use super::error::{Interrupt, KernelError, SimError};
 use super::event::{AsEvent, Event, EventRef};
 use super::process::Process;
-use super::state::{EventId, EventState, Pid, Popped, State, Wait, NEVER, NORMAL, URGENT};
+use super::state::{
+    EventId, EventState, Pid, Popped, ProcFuture, State, Wait, NEVER, NORMAL, URGENT,
+};
 use super::timeout::{Sleep, Timeout};
 
 /// Handle to a simulation: a virtual clock and an event queue ordered by
@@ -56,7 +58,7 @@ impl Environment {
     /// Time of the next scheduled event (as [`peek`](Self::peek)), or `None` once the run
     /// has a [`fault`](Self::fault): a driver's check before each event, in one look.
     pub fn peek_unfaulted(&self) -> Option<f64> {
-        let st = self.state();
+        let mut st = self.state();
         st.first_fault.is_none().then(|| st.peek())
     }
 
@@ -210,17 +212,8 @@ impl Environment {
                 }
                 self.state().finish_processing(id, callbacks);
             }
-            Some(Popped::Wake(pid, seq)) => {
-                // An interrupted sleep's entry still fires, as SimPy's timeout does, but
-                // wakes nobody.
-                let asleep = self
-                    .state()
-                    .proc_mut(pid)
-                    .is_some_and(|p| p.target == Some(Wait::Sleep(seq)));
-                if asleep {
-                    self.resume(pid, None);
-                }
-            }
+            Some(Popped::Wake(pid, body)) => self.poll_body(pid, body),
+            Some(Popped::Stale) => {}
         }
         true
     }
@@ -330,18 +323,15 @@ impl Environment {
 
     /// Polls process `pid` once, with `interrupt` to deliver at its current wait.
     fn resume(&self, pid: Pid, interrupt: Option<Interrupt>) {
-        let mut body = {
-            let mut st = self.state();
-            let Some(p) = st.proc_mut(pid) else { return };
-            p.target = None;
-            p.interrupt = interrupt;
-            let body = p
-                .body
-                .take()
-                .expect("process resumed while running (kernel bug)");
-            st.active = Some(pid);
-            body
-        };
+        let body = self.state().start_resume(pid, interrupt);
+        if let Some(body) = body {
+            self.poll_body(pid, body);
+        }
+    }
+
+    /// Polls the body of process `pid`, taken out by `State::start_resume`, and puts it
+    /// back (or retires the process when it has returned).
+    fn poll_body(&self, pid: Pid, mut body: ProcFuture) {
         let poll = body.as_mut().poll(&mut Context::from_waker(Waker::noop()));
         let mut st = self.state();
         st.active = None;

@@ -77,8 +77,11 @@ enum Queued {
 pub(crate) enum Popped {
     /// An event, now processed, with its callbacks to run.
     Event(EventId, Vec<Callback>),
-    /// Process `pid`'s sleep number `seq` is over.
-    Wake(Pid, u64),
+    /// Process `pid`'s sleep is over: its body, taken out to be polled (see
+    /// `State::start_resume`).
+    Wake(Pid, ProcFuture),
+    /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
+    Stale,
 }
 
 /// What a process waits on (SimPy `Process._target`).
@@ -168,6 +171,10 @@ pub(crate) struct State {
     /// delays) cost O(1); the next event is the smaller of the two fronts, so the order is
     /// SimPy's exactly.
     lane: VecDeque<Scheduled>,
+    /// The heap's top was popped but is still in place: the next heap push overwrites it
+    /// and sifts once, instead of a pop's sift and a push's (a process that wakes from a
+    /// timed wait usually takes its next one before anything else pops).
+    top_taken: bool,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pub(crate) procs: Vec<ProcSlot>,
@@ -187,6 +194,7 @@ impl State {
             seq: 0,
             heap: BinaryHeap::new(),
             lane: VecDeque::new(),
+            top_taken: false,
             slots: Vec::new(),
             free_slots: Vec::new(),
             procs: Vec::new(),
@@ -304,15 +312,31 @@ impl State {
         self.seq += 1;
         let entry = Scheduled::new(time, priority, seq, what);
         match self.lane.back() {
-            Some(last) if last.key > entry.key => self.heap.push(entry),
+            Some(last) if last.key > entry.key => {
+                if self.top_taken {
+                    self.top_taken = false;
+                    *self.heap.peek_mut().expect("a taken top is in the heap") = entry;
+                } else {
+                    self.heap.push(entry);
+                }
+            }
             _ => self.lane.push_back(entry),
         }
         seq
     }
 
+    /// Removes the heap's taken top, if any, so that the heap's top is the next entry.
+    fn settle(&mut self) {
+        if self.top_taken {
+            self.top_taken = false;
+            self.heap.pop();
+        }
+    }
+
     /// The next scheduled event's entry (the smaller key of the two fronts) and whether it
     /// is the lane's.
     fn next_entry(&self) -> Option<(Scheduled, bool)> {
+        debug_assert!(!self.top_taken);
         match (self.lane.front(), self.heap.peek()) {
             (Some(l), Some(h)) if h.key < l.key => Some((*h, false)),
             (Some(l), _) => Some((*l, true)),
@@ -321,18 +345,20 @@ impl State {
     }
 
     /// Time of the next scheduled event, `f64::INFINITY` when none.
-    pub(crate) fn peek(&self) -> f64 {
+    pub(crate) fn peek(&mut self) -> f64 {
+        self.settle();
         self.next_entry().map_or(f64::INFINITY, |(e, _)| e.time())
     }
 
     /// Pops the next entry and advances the clock; an event is marked processed and hands
     /// out its callbacks.
     pub(crate) fn pop(&mut self) -> Option<Popped> {
+        self.settle();
         let (next, in_lane) = self.next_entry()?;
         if in_lane {
             self.lane.pop_front();
         } else {
-            self.heap.pop();
+            self.top_taken = true;
         }
         self.now = next.time();
         match next.what {
@@ -341,8 +367,47 @@ impl State {
                 slot.state = EventState::Processed;
                 Some(Popped::Event(id, std::mem::take(&mut slot.callbacks)))
             }
-            Queued::Wake(pid) => Some(Popped::Wake(pid, next.seq())),
+            Queued::Wake(pid) => {
+                // An interrupted sleep's entry still fires, as SimPy's timeout does, but
+                // wakes nobody.
+                let seq = next.seq();
+                let body = match self.proc_mut(pid) {
+                    Some(p) if p.target == Some(Wait::Sleep(seq)) => {
+                        // (An interrupt ends the sleep before it is delivered: none pends.)
+                        debug_assert!(p.interrupt.is_none());
+                        p.target = None;
+                        p.body.take()
+                    }
+                    _ => None,
+                };
+                Some(match body {
+                    Some(body) => {
+                        self.active = Some(pid);
+                        Popped::Wake(pid, body)
+                    }
+                    None => Popped::Stale,
+                })
+            }
         }
+    }
+
+    /// Makes `pid` the active process, with `interrupt` to deliver at its current wait, and
+    /// takes its body out to be polled; `None` if it has finished.
+    #[inline]
+    pub(crate) fn start_resume(
+        &mut self,
+        pid: Pid,
+        interrupt: Option<Interrupt>,
+    ) -> Option<ProcFuture> {
+        let p = self.proc_mut(pid)?;
+        p.target = None;
+        p.interrupt = interrupt;
+        let body = p
+            .body
+            .take()
+            .expect("process resumed while running (kernel bug)");
+        self.active = Some(pid);
+        Some(body)
     }
 
     /// Gives the (now empty) callback vector back to its slot to keep its capacity, and drops
@@ -357,7 +422,7 @@ impl State {
     }
 
     pub(crate) fn scheduled_count(&self) -> usize {
-        self.heap.len() + self.lane.len()
+        self.heap.len() - usize::from(self.top_taken) + self.lane.len()
     }
 
     pub(crate) fn live_events(&self) -> usize {

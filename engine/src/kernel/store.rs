@@ -80,12 +80,23 @@ impl<T: 'static> Store<T> {
     /// room). Dropping a put that was not yet accepted withdraws it and drops the item.
     pub fn put(&self, item: T) -> StorePut<T> {
         let id = self.new_event(Callback::TriggerGet(self.inner.this.clone()));
-        self.inner
-            .queues
-            .borrow_mut()
-            .put_queue
-            .push_back((id, item));
-        self.inner.trigger_put();
+        let accepted = {
+            let mut q = self.inner.queues.borrow_mut();
+            // With no put ahead of it and room, `trigger_put` would accept this very put:
+            // the item goes straight in (one move of it, not three).
+            if q.put_queue.is_empty() && q.items.len() < self.inner.capacity {
+                q.items.push_back(item);
+                true
+            } else {
+                q.put_queue.push_back((id, item));
+                false
+            }
+        };
+        if accepted {
+            self.inner.env.succeed_id(id).expect("a new put is pending");
+        } else {
+            self.inner.trigger_put();
+        }
         StorePut {
             store: Rc::clone(&self.inner),
             id,
@@ -98,12 +109,19 @@ impl<T: 'static> Store<T> {
     /// a SimPy `store.put(item)` that is not yielded; gives the item back when it is full.
     pub fn try_put(&self, item: T) -> Result<(), T> {
         {
-            let q = self.inner.queues.borrow();
+            let mut q = self.inner.queues.borrow_mut();
             if !q.put_queue.is_empty() || q.items.len() >= self.inner.capacity {
                 return Err(item);
             }
+            q.items.push_back(item);
         }
-        drop(self.put(item));
+        // What `put` and dropping its handle do for an accepted put: the event fires (to
+        // trigger a get when processed) and only the queue holds it.
+        let mut st = self.inner.env.state();
+        let id = st.new_event();
+        st.add_callback(id, Callback::TriggerGet(self.inner.this.clone()));
+        st.schedule(id, super::state::NORMAL, 0.0);
+        st.release(id);
         Ok(())
     }
 
@@ -111,7 +129,7 @@ impl<T: 'static> Store<T> {
     /// get that was not yet served withdraws it.
     pub fn get(&self) -> StoreGet<T> {
         let id = self.new_event(Callback::TriggerPut(self.inner.this.clone()));
-        let cell = {
+        let (cell, served) = {
             let mut q = self.inner.queues.borrow_mut();
             let cell = match q.free_cells.pop() {
                 Some(c) => c,
@@ -120,10 +138,22 @@ impl<T: 'static> Store<T> {
                     u32::try_from(q.cells.len() - 1).expect("more than 2^32 pending gets")
                 }
             };
-            q.get_queue.push_back((id, cell));
-            cell
+            // With no get ahead of it and an item there, `trigger_get` would serve this
+            // very get: the item goes straight to its cell.
+            if q.get_queue.is_empty() && !q.items.is_empty() {
+                let item = q.items.pop_front();
+                q.cells[cell as usize] = item;
+                (cell, true)
+            } else {
+                q.get_queue.push_back((id, cell));
+                (cell, false)
+            }
         };
-        self.inner.trigger_get();
+        if served {
+            self.inner.env.succeed_id(id).expect("a new get is pending");
+        } else {
+            self.inner.trigger_get();
+        }
         StoreGet {
             store: Rc::clone(&self.inner),
             id,

@@ -51,9 +51,12 @@ pub(crate) struct Submission {
 }
 
 struct WorkerSlot {
+    id: u32,
     worker: Rc<Worker>,
     /// Its pool's index in `Context::pools`.
     pool: usize,
+    /// Its pool's role (read for every worker of every routing decision).
+    role: PoolRole,
     outstanding: u32,
     draining: bool,
     /// KV usage as last reported by the worker's flush (0 until its first report).
@@ -61,7 +64,9 @@ struct WorkerSlot {
 }
 
 struct State {
-    workers: BTreeMap<u32, WorkerSlot>,
+    /// Ascending by id (workers join with ever higher ids): a routing decision reads them
+    /// all, and a vector is cheaper to walk than a map.
+    workers: Vec<WorkerSlot>,
     policy: Box<dyn RoutingPolicy>,
     /// Chooses decode workers for prefilled requests (disaggregated deployments).
     decode_policy: Box<dyn RoutingPolicy>,
@@ -75,6 +80,18 @@ struct State {
     loads: Vec<WorkerLoad>,
     /// Where packing the next decision's KV usages starts (see [`DenominatorHint`]).
     denominators: DenominatorHint,
+}
+
+impl State {
+    fn slot(&self, id: u32) -> Option<&WorkerSlot> {
+        let at = self.workers.binary_search_by_key(&id, |w| w.id).ok()?;
+        Some(&self.workers[at])
+    }
+
+    fn slot_mut(&mut self, id: u32) -> Option<&mut WorkerSlot> {
+        let at = self.workers.binary_search_by_key(&id, |w| w.id).ok()?;
+        Some(&mut self.workers[at])
+    }
 }
 
 /// The cluster's front door.
@@ -105,7 +122,7 @@ impl Router {
             kv_events: Store::new(env),
             handoffs: Store::new(env),
             state: RefCell::new(State {
-                workers: BTreeMap::new(),
+                workers: Vec::new(),
                 policy,
                 decode_policy,
                 kv_index,
@@ -154,21 +171,22 @@ impl Router {
             self.handoffs.clone(),
         );
         self.ctx.recorder.borrow_mut().on_worker_started(id, pool);
-        st.workers.insert(
+        debug_assert!(st.workers.last().is_none_or(|w| w.id < id));
+        st.workers.push(WorkerSlot {
             id,
-            WorkerSlot {
-                worker,
-                pool,
-                outstanding: 0,
-                draining: false,
-                reported_kv_usage: 0.0,
-            },
-        );
+            worker,
+            pool,
+            role: self.ctx.pools[pool].role,
+            outstanding: 0,
+            draining: false,
+            reported_kv_usage: 0.0,
+        });
     }
 
     /// Removes a drained worker: it stops, and its KV leaves the global view.
     fn remove_worker(st: &mut State, tiers: &mut crate::offload::OffloadTiers, id: u32) {
-        if let Some(slot) = st.workers.remove(&id) {
+        if let Ok(at) = st.workers.binary_search_by_key(&id, |w| w.id) {
+            let slot = st.workers.remove(at);
             slot.worker.stop();
             st.kv_index.remove_worker(id);
             tiers.remove_worker(id);
@@ -179,7 +197,7 @@ impl Router {
     /// no request is still held by a worker or awaited by the router.
     pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
         let st = self.state.borrow();
-        for slot in st.workers.values() {
+        for slot in &st.workers {
             slot.worker.check_invariants(idle)?;
         }
         if idle && !st.pending.is_empty() {
@@ -212,8 +230,7 @@ impl Router {
             match decision {
                 Some(decision) => {
                     let slot = st
-                        .workers
-                        .get_mut(&decision.worker)
+                        .slot_mut(decision.worker)
                         .expect("policies choose among the workers they were shown");
                     slot.outstanding += 1;
                     let worker = Rc::clone(&slot.worker);
@@ -247,10 +264,10 @@ impl Router {
         // worker for every request cost two cache misses a worker.
         let reported = self.ctx.kv_event_interval.is_some();
         let shown = evidence_room.keeps_any();
-        for (&id, slot) in &st.workers {
-            if !slot.draining && role(self.ctx.pools[slot.pool].role) {
+        for slot in &st.workers {
+            if !slot.draining && role(slot.role) {
                 st.loads.push(WorkerLoad {
-                    id,
+                    id: slot.id,
                     outstanding: slot.outstanding,
                     kv_usage: if reported {
                         slot.reported_kv_usage
@@ -282,7 +299,7 @@ impl Router {
     fn place(&self, mut request: Request, from: u32) {
         let mut st = self.state.borrow_mut();
         let st = &mut *st;
-        let source = st.workers.get(&from).map(|s| Rc::clone(&s.worker));
+        let source = st.slot(from).map(|s| Rc::clone(&s.worker));
         let room = self.ctx.recorder.borrow().evidence_room();
         self.collect_loads(st, |role| role == PoolRole::Decode, room);
         let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
@@ -293,7 +310,7 @@ impl Router {
         });
         let (Some(decision), Some(source)) = (decision, source) else {
             // No decode worker to take it: it fails, and its prefill worker lets go.
-            if let Some(slot) = st.workers.get(&from) {
+            if let Some(slot) = st.slot(from) {
                 slot.worker.release_kv(request.id);
             }
             request.fail(FailReason::NoWorker);
@@ -302,8 +319,7 @@ impl Router {
             return;
         };
         let slot = st
-            .workers
-            .get_mut(&decision.worker)
+            .slot_mut(decision.worker)
             .expect("policies choose among the workers they were shown");
         slot.outstanding += 1;
         let decode = Rc::clone(&slot.worker);
@@ -318,7 +334,7 @@ impl Router {
     /// Worker `id` is done with one request: one fewer outstanding, and a draining worker
     /// with none left leaves.
     fn done_with(&self, st: &mut State, id: u32) {
-        let drained = st.workers.get_mut(&id).is_some_and(|slot| {
+        let drained = st.slot_mut(id).is_some_and(|slot| {
             slot.outstanding = slot.outstanding.saturating_sub(1);
             slot.draining && slot.outstanding == 0
         });
@@ -365,12 +381,12 @@ impl Router {
             {
                 let st = self.state.borrow();
                 let mut rec = self.ctx.recorder.borrow_mut();
-                let loads = st.workers.iter().map(|(&id, slot)| {
+                let loads = st.workers.iter().map(|slot| {
                     let (waiting, running, blocks) = slot.worker.load();
-                    (id as usize, waiting, running, blocks)
+                    (slot.id as usize, waiting, running, blocks)
                 });
                 rec.series.sample_workers(second as usize, loads);
-                let active = st.workers.values().filter(|s| !s.draining).count();
+                let active = st.workers.iter().filter(|s| !s.draining).count();
                 rec.series
                     .sample_active_workers(second as usize, active as u32);
             }
@@ -385,10 +401,12 @@ impl Router {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
             // A removed worker's last report must not resurrect its entries.
-            if let Some(slot) = st.workers.get_mut(&report.batch.worker) {
+            if let Some(slot) = st.slot_mut(report.batch.worker) {
                 slot.reported_kv_usage = report.kv_usage;
-                st.kv_index.apply(&report.batch);
+            } else {
+                continue;
             }
+            st.kv_index.apply(&report.batch);
         }
     }
 
@@ -410,8 +428,8 @@ impl Router {
             let outstanding: Vec<(u32, u32)> = st
                 .workers
                 .iter()
-                .filter(|(_, s)| !s.draining && s.pool == pool)
-                .map(|(&id, s)| (id, s.outstanding))
+                .filter(|s| !s.draining && s.pool == pool)
+                .map(|s| (s.id, s.outstanding))
                 .collect();
             let scaler = &mut st.autoscalers[pool];
             let pending = u32::from(scaler.pending_until().is_some());
@@ -432,7 +450,7 @@ impl Router {
             }
             ScaleAction::ScaleDown { worker } => {
                 let mut st = self.state.borrow_mut();
-                let empty = st.workers.get_mut(&worker).is_some_and(|slot| {
+                let empty = st.slot_mut(worker).is_some_and(|slot| {
                     slot.draining = true;
                     slot.outstanding == 0
                 });
