@@ -122,8 +122,11 @@ impl Roofline {
         if tokens == 0 {
             return StepWork::default();
         }
-        let t = tokens as f64;
-        let flops = self.flops_per_token * t + self.flops_per_logits * seqs as f64 + attention;
+        // Converted as i64, one instruction rather than u64's several: the counts are far
+        // below 2^63, so the values are the same.
+        let t = tokens as i64 as f64;
+        let flops =
+            self.flops_per_token * t + self.flops_per_logits * seqs as i64 as f64 + attention;
         let experts_touched = if self.expert_weight_bytes > 0.0 {
             1.0 - libm::pow(self.expert_miss, t)
         } else {
@@ -132,7 +135,7 @@ impl Roofline {
         let bytes = self.shared_weight_bytes
             + self.embedding_row_bytes * t
             + self.expert_weight_bytes * experts_touched
-            + (kv_read + tokens) as f64 * self.kv_bytes_per_token;
+            + (kv_read + tokens) as i64 as f64 * self.kv_bytes_per_token;
         StepWork { flops, bytes }
     }
 }

@@ -42,8 +42,6 @@ type Loop = Process<Result<(), SimError>>;
 pub(crate) struct Worker {
     /// Worker id (never reused within a run).
     pub id: u32,
-    /// Index of its pool in `Context::pools`.
-    pub pool: usize,
     ctx: Rc<Context>,
     local_queue: Store<Request>,
     /// The router's results store (completed and rejected requests go there at once).
@@ -74,6 +72,10 @@ struct State {
     peak: crate::timing::Roofline,
     /// The timing model counts work as `peak` does, so a step's time follows from it.
     same_work: bool,
+    /// The GPU's peak FLOP/s and HBM bytes/s, for the utilisation series (read every step:
+    /// kept here rather than behind the context's pools and hardware).
+    peak_flops: f64,
+    peak_bandwidth: f64,
     /// The batch of the step in progress (reused from step to step).
     out: SchedulerOutput,
     /// What the last step produced (reused from step to step).
@@ -139,7 +141,6 @@ impl Worker {
         let same_work = scheduler.timing().counts_work_as(&peak);
         let worker = Rc::new(Self {
             id,
-            pool,
             ctx: Rc::clone(ctx),
             local_queue: Store::new(&ctx.env),
             results,
@@ -156,6 +157,8 @@ impl Worker {
                 tier_events: Vec::new(),
                 same_work,
                 peak,
+                peak_flops: p.hardware.peak_flops(),
+                peak_bandwidth: p.hardware.bandwidth(),
                 out: SchedulerOutput::default(),
                 outcome: StepOutcome::default(),
             }),
@@ -375,7 +378,8 @@ impl Worker {
             // Fetches and KV receives are rare: copied out, as starting them borrows the state.
             let transfers = (!out.fetches.is_empty() || !out.receives.is_empty())
                 .then(|| (out.fetches.clone(), out.receives.clone()));
-            (t, self.utilization(work, t), out.is_empty(), transfers)
+            let utilization = utilization(work, t, st.peak_flops, st.peak_bandwidth);
+            (t, utilization, out.is_empty(), transfers)
         };
         if let Some((fetches, receives)) = transfers {
             for fetch in fetches {
@@ -504,19 +508,6 @@ impl Worker {
             }
             Ok::<_, SimError>(())
         });
-    }
-
-    /// The step's achieved FLOP/s and HBM bandwidth as shares of the GPU's peak.
-    fn utilization(&self, work: crate::timing::StepWork, step_time: f64) -> (f64, f64) {
-        if step_time <= 0.0 {
-            return (0.0, 0.0);
-        }
-        let hw = &self.ctx.pools[self.pool].hardware;
-        let share = |x: f64, peak: f64| (x / (step_time * peak)).clamp(0.0, 1.0);
-        (
-            share(work.flops, hw.peak_flops()),
-            share(work.bytes, hw.bandwidth()),
-        )
     }
 
     /// Writes KV chunks (`hashes`, chained) to every offload tier in the background (the
@@ -679,4 +670,21 @@ fn wake(process: &RefCell<Option<Loop>>) {
     if let Some(p) = process.borrow().as_ref() {
         p.interrupt().ok();
     }
+}
+
+/// A step's achieved FLOP/s and HBM bandwidth as shares of the GPU's peak ones.
+fn utilization(
+    work: crate::timing::StepWork,
+    step_time: f64,
+    peak_flops: f64,
+    peak_bandwidth: f64,
+) -> (f64, f64) {
+    if step_time <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let share = |x: f64, peak: f64| (x / (step_time * peak)).clamp(0.0, 1.0);
+    (
+        share(work.flops, peak_flops),
+        share(work.bytes, peak_bandwidth),
+    )
 }

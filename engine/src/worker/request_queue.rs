@@ -92,6 +92,10 @@ impl RequestQueue {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Self::Fcfs(q) => q.len(),
