@@ -193,8 +193,9 @@ pub struct Scheduler {
     /// Most tokens a request computes in one step: the long-prefill threshold under
     /// chunked prefill, otherwise no limit.
     chunk_cap: u32,
-    cfg: SchedulerConfig,
+    /// Prices every step.
     timing: TimingModel,
+    cfg: SchedulerConfig,
     pool: BlockPool,
     /// By slot. Boxed: the slots stay for the run, as many as the worker ever had requests
     /// at once, and a free one then costs a pointer rather than a whole `Seq`.
