@@ -187,8 +187,15 @@ pub struct Scheduler {
     offload_chunk: Option<u32>,
     /// A prefill worker's: hand each request off after its first token.
     hand_off: bool,
-    cfg: SchedulerConfig,
+    /// `cfg`'s figures every step reads, copied here so a step need not visit `cfg`.
+    max_num_batched_tokens: u32,
+    block_size: u32,
+    /// Most tokens a request computes in one step: the long-prefill threshold under
+    /// chunked prefill, otherwise no limit.
+    chunk_cap: u32,
+    /// Prices every step.
     timing: TimingModel,
+    cfg: SchedulerConfig,
     pool: BlockPool,
     /// By slot. Boxed: the slots stay for the run, as many as the worker ever had requests
     /// at once, and a free one then costs a pointer rather than a whole `Seq`.
@@ -236,6 +243,12 @@ impl Scheduler {
     ) -> Self {
         Self {
             worker,
+            max_num_batched_tokens: cfg.max_num_batched_tokens,
+            block_size: cfg.block_size,
+            chunk_cap: match cfg.long_prefill_token_threshold {
+                t if cfg.chunked_prefill && t > 0 => t,
+                _ => u32::MAX,
+            },
             cfg: cfg.clone(),
             max_model_len: model.max_model_len(),
             kv_bytes_per_token: model.kv_bytes_per_token,
@@ -411,7 +424,7 @@ impl Scheduler {
         );
         out.clear();
         loop {
-            let mut budget = self.cfg.max_num_batched_tokens;
+            let mut budget = self.max_num_batched_tokens;
             self.schedule_running(&mut budget, out);
             // As vLLM: no new admissions in a step that had to preempt — unless the batch
             // is empty, or the caller would sleep with work queued.
@@ -423,7 +436,7 @@ impl Scheduler {
                 // empty, so requests that arrived during the last step run now.
                 self.schedule_waiting(now, &mut budget, offload, out);
             }
-            out.num_scheduled_tokens = self.cfg.max_num_batched_tokens - budget;
+            out.num_scheduled_tokens = self.max_num_batched_tokens - budget;
             // Under `priority` a request can preempt itself while others still run: vLLM's
             // step is then empty and the next one schedules them. Take that next step now,
             // at the same instant, rather than sleep with requests running.
@@ -815,12 +828,7 @@ impl Scheduler {
 
     /// Tokens a running request may compute this step.
     fn chunk(&self, remaining: u32, budget: u32) -> u32 {
-        let mut n = remaining;
-        let threshold = self.cfg.long_prefill_token_threshold;
-        if self.cfg.chunked_prefill && threshold > 0 {
-            n = n.min(threshold);
-        }
-        n.min(budget)
+        remaining.min(self.chunk_cap).min(budget)
     }
 
     /// Tokens a request being admitted may compute, or `None` when chunked prefill is off
@@ -837,7 +845,7 @@ impl Scheduler {
     }
 
     fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
-        Self::new_blocks(&self.hot[slot as usize], n, self.cfg.block_size)
+        Self::new_blocks(&self.hot[slot as usize], n, self.block_size)
     }
 
     /// Blocks a sequence lacks for `n` more tokens (no division in the common case of a
@@ -857,7 +865,7 @@ impl Scheduler {
     /// `allocate_slots` does.
     #[inline(always)]
     fn grow_and_cache(&mut self, slot: Slot, n: u32) {
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         let hot = &mut self.hot[slot as usize];
         let need = Self::new_blocks(hot, n, bs);
         let upto = (hot.num_computed + n).min(hot.num_tokens());
