@@ -60,8 +60,6 @@ const DEAD: u32 = u32::MAX - 2;
 /// than the caches and the queue visits blocks in no useful order, so each one is a miss
 /// unless it was requested early.
 const PREFETCH_AHEAD: usize = 8;
-/// The most cache lines of a block table asked for at once (4 KB, a long request's table).
-const PREFETCH_TABLE_LINES: usize = 64;
 
 /// [`Block::refs`]: the block holds reusable content, and [`Block::word`] is its slot in
 /// [`BlockPool::contents`].
@@ -875,14 +873,15 @@ impl BlockPool {
     }
 }
 
-/// Asks the CPU to start loading the cache lines of the `bytes` from `p` (at most
-/// [`PREFETCH_TABLE_LINES`]; a hint: nothing on other targets).
+/// Asks the CPU to start loading the cache lines of the `bytes` from `p` (at most 64 lines,
+/// 4 KB, a long request's table; a hint: nothing on other targets, the wasm build included).
 #[inline(always)]
 fn prefetch_lines(p: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let lines = bytes.div_ceil(64).min(PREFETCH_TABLE_LINES);
+        const MAX_LINES: usize = 64;
+        let lines = bytes.div_ceil(64).min(MAX_LINES);
         for i in 0..lines {
             // SAFETY: a prefetch only hints the cache; it never faults, whatever the address.
             #[allow(unused_unsafe)]
