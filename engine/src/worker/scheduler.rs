@@ -326,7 +326,7 @@ impl Scheduler {
             key,
             blocks: Vec::new(),
             hashes: Vec::new(),
-            shareable_blocks: shareable_tokens / self.cfg.block_size,
+            shareable_blocks: shareable_tokens / self.block_size,
             ghost: Vec::new(),
             looked_up: false,
             tier_hit: None,
@@ -376,7 +376,7 @@ impl Scheduler {
             });
         }
         // The last output token is sampled, never fed back: P + O − 1 tokens of KV.
-        let blocks_needed = (tokens - 1).div_ceil(self.cfg.block_size as u64);
+        let blocks_needed = (tokens - 1).div_ceil(self.block_size as u64);
         if blocks_needed > self.pool.num_blocks() as u64 {
             return Some(FailReason::ExceedsKvCapacity {
                 blocks_needed: blocks_needed as u32,
@@ -595,7 +595,7 @@ impl Scheduler {
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) -> Consider {
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         let caching = self.pool.caching_enabled();
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &self.hot[slot as usize];
@@ -705,7 +705,7 @@ impl Scheduler {
         ghost_hits: usize,
         out: &mut SchedulerOutput,
     ) -> Consider {
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
             return Consider::Blocked;
         }
@@ -740,7 +740,7 @@ impl Scheduler {
         evictable_hits: u32,
         fetch_to: u32,
     ) -> Option<&mut Seq> {
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         let gpu_blocks = (shared_hits + ghost_hits) as u32;
         let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &mut self.hot[slot as usize];
@@ -869,9 +869,10 @@ impl Scheduler {
         let hot = &mut self.hot[slot as usize];
         let need = Self::new_blocks(hot, n, bs);
         let upto = (hot.num_computed + n).min(hot.num_tokens());
+        let fills = Self::fills_block(&self.pool, hot, upto, bs);
         // Most calls are decodes inside their last block: nothing to allocate or cache, and
         // no need to visit the `Seq`.
-        if need == 0 && !Self::fills_block(&self.pool, hot, upto, bs) {
+        if need == 0 && !fills {
             return;
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
@@ -880,7 +881,9 @@ impl Scheduler {
             debug_assert!(ok, "grow_and_cache() after a free-block check");
             hot.num_blocks = seq.blocks.len() as u32;
         }
-        Self::cache_full_blocks(&mut self.pool, seq, hot, upto, bs);
+        if fills {
+            Self::cache_filled_blocks(&mut self.pool, seq, hot, upto, bs);
+        }
     }
 
     #[inline]
@@ -929,7 +932,7 @@ impl Scheduler {
 
     /// Recompute preemption: free the blocks, forget progress, back to the queue.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &mut self.hot[slot as usize];
         // Blocks cached for this step's tokens were never computed: forget their content.
@@ -1124,7 +1127,7 @@ impl Scheduler {
         let Some(&slot) = self.by_id.get(&id) else {
             return false;
         };
-        let bs = self.cfg.block_size;
+        let bs = self.block_size;
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &mut self.hot[slot as usize];
         if hot.state != RequestState::FetchKvc {
