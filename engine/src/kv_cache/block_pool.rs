@@ -43,6 +43,7 @@
 
 use super::free_ids::FreeIds;
 use super::paged::Paged;
+use super::table::BlockTable;
 use crate::fixed_hash::BlockHashMap;
 use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
@@ -227,6 +228,13 @@ impl BlockPool {
 
     /// Takes a reference on the cached blocks for `hashes` (all must be cached) and appends them to `table`.
     pub fn touch(&mut self, hashes: &[BlockHash], table: &mut Vec<BlockId>) {
+        let mut t = BlockTable::default();
+        self.touch_to(hashes, &mut t);
+        table.extend(t.ids());
+    }
+
+    /// [`BlockPool::touch`] onto a block table (caching on: in runs form).
+    pub(crate) fn touch_to(&mut self, hashes: &[BlockHash], table: &mut BlockTable) {
         for h in hashes {
             let id = self.cached[h];
             self.take_ref(id);
@@ -247,21 +255,25 @@ impl BlockPool {
     /// Allocates `n` fresh blocks onto `table` from the head of the free queue, evicting
     /// their cached content; false (and nothing done) if too few are free.
     pub fn allocate(&mut self, n: u32, table: &mut Vec<BlockId>) -> bool {
+        let mut t = self.table_of(&[]);
+        if !self.allocate_to(n, &mut t) {
+            return false;
+        }
+        table.extend(t.ids());
+        true
+    }
+
+    /// [`BlockPool::allocate`] onto a block table (in runs form with caching on, plain
+    /// ids with it off, as [`BlockPool::table_of`] makes them).
+    pub(crate) fn allocate_to(&mut self, n: u32, table: &mut BlockTable) -> bool {
         if n > self.num_free {
             return false;
         }
         if !self.enable_caching {
-            self.free.pop_front(n, table);
+            self.free.pop_front(n, table.plain_mut());
             self.num_free -= n;
             return true;
         }
-        table.reserve(n as usize);
-        // The table's room is cold (a request's table is written once, ~2 KB): ask for
-        // all its lines at once rather than miss on each in turn as the ids are written.
-        prefetch_lines(
-            table.as_ptr().wrapping_add(table.len()).cast(),
-            4 * n as usize,
-        );
         let mut left = n;
         while left > 0 {
             if let Some(&(ahead, _)) = self.queue.get(PREFETCH_AHEAD) {
@@ -307,13 +319,15 @@ impl BlockPool {
     /// spare ids (their records are as their last owners left them: referenced once,
     /// uncached, so as good as new), then new ones (records as new too: fresh, or kept
     /// from when they were trimmed away as spare).
-    fn take_spares(&mut self, k: u32, table: &mut Vec<BlockId>) {
-        let reused = self.spare.take_lowest(k, table);
+    fn take_spares(&mut self, k: u32, table: &mut BlockTable) {
+        let reused = self
+            .spare
+            .take_lowest(k, |first, len| table.push_run(first, len));
         let first = self.blocks.len() as BlockId;
         let new = k - reused;
         let need = self.blocks.len() + new as usize;
         self.blocks.extend_to(need, Block::FRESH);
-        table.extend(first..first + new);
+        table.push_run(first, new);
     }
 
     /// Drops the records of the highest ids once they are all spare: a worker then keeps
@@ -392,27 +406,47 @@ impl BlockPool {
     /// the pool has them uncached): nobody can hit them again, so they join the tail as a
     /// count of dead blocks and their ids are spared, without a visit to each block.
     pub fn free_finished(&mut self, table: &[BlockId], private: std::ops::Range<usize>) {
+        let t = self.table_of(table);
+        self.free_finished_of(&t, private);
+    }
+
+    /// A block table of `ids` in the form this pool fills: runs with caching on, plain
+    /// ids with it off.
+    pub(crate) fn table_of(&self, ids: &[BlockId]) -> BlockTable {
+        if self.enable_caching {
+            BlockTable::from_ids_as_runs(ids)
+        } else {
+            BlockTable::from_ids(ids)
+        }
+    }
+
+    /// [`BlockPool::free_table`] of a block table.
+    pub(crate) fn free_table_of(&mut self, table: &BlockTable) {
+        self.free_finished_of(table, 0..0);
+    }
+
+    /// [`BlockPool::free_finished`] of a block table: its dead blocks are spared a run
+    /// at a time.
+    pub(crate) fn free_finished_of(&mut self, table: &BlockTable, private: std::ops::Range<usize>) {
         if !self.enable_caching {
             // Nothing is cached, so nothing is private: every block goes to the tail.
             self.release_all(table, 0..table.len());
             return;
         }
-        let dead = &table[private.clone()];
-        // Read a run at a time below; the table was written long ago: its lines are asked
-        // for at once, while the tail's blocks are released.
-        prefetch_lines(dead.as_ptr().cast(), std::mem::size_of_val(dead));
         let fresh_from = self.fresh.len();
         self.release_all(table, private.end..table.len());
-        if !dead.is_empty() {
+        if !private.is_empty() {
             #[cfg(debug_assertions)]
-            for &id in dead {
+            for id in table.ids_in(private.clone()) {
                 let b = &self.blocks[id as usize];
                 debug_assert!(b.refs == 1, "block {id} not private");
             }
-            let n = dead.len() as u32;
+            let n = private.len() as u32;
             self.num_free += n;
             self.num_cached_free += n;
-            self.spare.insert_all(dead);
+            for (first, len) in table.runs_in(private.clone()) {
+                self.spare.insert_run(first, first + len);
+            }
             match self.queue.back_mut() {
                 Some((DEAD, count)) => *count += n,
                 _ => self.queue.push_back((DEAD, n)),
@@ -424,22 +458,20 @@ impl BlockPool {
     }
 
     /// Releases `table[range]`, last block first.
-    fn release_all(&mut self, table: &[BlockId], range: std::ops::Range<usize>) {
+    fn release_all(&mut self, table: &BlockTable, range: std::ops::Range<usize>) {
         if !self.enable_caching {
             self.num_free += range.len() as u32;
-            self.free.push_back_rev(&table[range]);
+            self.free.push_back_rev(&table.plain()[range]);
             return;
         }
-        let start = range.start;
-        for i in range.rev() {
-            if let Some(&ahead) = i
-                .checked_sub(PREFETCH_AHEAD)
-                .filter(|&k| k >= start)
-                .map(|k| &table[k])
-            {
-                self.prefetch(ahead);
+        for (first, len) in table.runs_in(range).rev() {
+            for id in (first..first + len).rev() {
+                // Consecutive ids' records are neighbours: ask for the line a few ahead.
+                if id >= first + PREFETCH_AHEAD as BlockId {
+                    self.prefetch(id - PREFETCH_AHEAD as BlockId);
+                }
+                self.release(id);
             }
-            self.release(table[i]);
         }
     }
 
@@ -630,7 +662,7 @@ impl BlockPool {
     /// Takes a reference on each block of `ids` (an owner's private blocks found by id)
     /// onto `table`. Back in their owner's table they are uncached: it caches them again
     /// if it is preempted, and they die with it.
-    pub fn touch_ids(&mut self, ids: &[BlockId], table: &mut Vec<BlockId>) {
+    pub(crate) fn touch_ids(&mut self, ids: &[BlockId], table: &mut BlockTable) {
         for &id in ids {
             self.take_ref(id);
             let content = self.take_content(id);
@@ -873,27 +905,6 @@ impl BlockPool {
     }
 }
 
-/// Asks the CPU to start loading the cache lines of the `bytes` from `p` (at most 64 lines,
-/// 4 KB, a long request's table; a hint: nothing on other targets, the wasm build included).
-#[inline(always)]
-fn prefetch_lines(p: *const u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        const MAX_LINES: usize = 64;
-        let lines = bytes.div_ceil(64).min(MAX_LINES);
-        for i in 0..lines {
-            // SAFETY: a prefetch only hints the cache; it never faults, whatever the address.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * i).cast());
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (p, bytes);
-}
-
 /// True when the queue entry (`id`, `stamp`) still stands for a free block.
 fn is_live(blocks: &Paged<Block>, contents: &[Content], id: u32, stamp: u32) -> bool {
     let b = &blocks[id as usize];
@@ -903,54 +914,6 @@ fn is_live(blocks: &Paged<Block>, contents: &[Content], id: u32, stamp: u32) -> 
         } else {
             b.word == stamp
         }
-}
-
-/// The end of the run of consecutive ids starting at `ids[k]`: the first index past it.
-/// Compares sixteen ids at a time, two to a 64-bit word (the wasm build has no SIMD to
-/// vectorise a lane-wise compare, and a dead table is mostly runs of tens of ids: this
-/// runs for every block of every finished request).
-fn run_end(ids: &[BlockId], k: usize) -> usize {
-    let start = ids[k];
-    let expected = |j: usize| start.wrapping_add((j - k) as BlockId);
-    let mut j = k + 1;
-    // Words add without carrying from one id into the next while every id expected stays
-    // below `u32::MAX` (short of a pool of four billion blocks); else one id at a time.
-    if u64::from(start) + (ids.len() - k) as u64 <= u64::from(BlockId::MAX) {
-        while let Some(c) = ids.get(j..j + 16) {
-            let want = pair(expected(j), expected(j + 1));
-            if pairs_differ(&c[..8], want) | pairs_differ(&c[8..], want + 4 * PAIR_STEP) != 0 {
-                break;
-            }
-            j += 16;
-        }
-        if let Some(c) = ids.get(j..j + 8) {
-            if pairs_differ(c, pair(expected(j), expected(j + 1))) == 0 {
-                j += 8;
-            }
-        }
-    }
-    while j < ids.len() && ids[j] == expected(j) {
-        j += 1;
-    }
-    j
-}
-
-/// Two ids as one word; the next pair of a run is this plus [`PAIR_STEP`].
-#[inline(always)]
-fn pair(lo: BlockId, hi: BlockId) -> u64 {
-    u64::from(lo) | u64::from(hi) << 32
-}
-
-/// What a run adds to a [`pair`] from one to the next.
-const PAIR_STEP: u64 = 2 | 2 << 32;
-
-/// Non-zero unless the eight ids `c` are the run whose first pair is `want`.
-#[inline(always)]
-fn pairs_differ(c: &[BlockId], want: u64) -> u64 {
-    (pair(c[0], c[1]) ^ want)
-        | (pair(c[2], c[3]) ^ (want + PAIR_STEP))
-        | (pair(c[4], c[5]) ^ (want + 2 * PAIR_STEP))
-        | (pair(c[6], c[7]) ^ (want + 3 * PAIR_STEP))
 }
 
 /// A set of block ids, one bit each, taken lowest first.
@@ -963,15 +926,11 @@ struct SpareIds {
 }
 
 impl SpareIds {
-    /// Adds `ids` (none of them spare yet). A finished request's table is mostly runs of
-    /// consecutive ids (they were taken lowest first), so each run is set a word at a time
-    /// rather than a bit at a time: this runs for every block of every request.
+    /// Adds `ids` (none of them spare yet), a run at a time.
+    #[cfg(test)]
     fn insert_all(&mut self, ids: &[BlockId]) {
-        let mut k = 0;
-        while k < ids.len() {
-            let next = run_end(ids, k);
-            self.insert_run(ids[k], ids[k] + (next - k) as BlockId);
-            k = next;
+        for (first, len) in BlockTable::from_ids_as_runs(ids).runs_in(0..ids.len()) {
+            self.insert_run(first, first + len);
         }
     }
 
@@ -1028,8 +987,9 @@ impl SpareIds {
         start
     }
 
-    /// Moves the lowest `k` ids (or all, if fewer) onto `table`, ascending; how many.
-    fn take_lowest(&mut self, k: u32, table: &mut Vec<BlockId>) -> u32 {
+    /// Takes the lowest `k` ids (or all, if fewer), handing them to `push` as runs
+    /// (first, length), ascending; how many.
+    fn take_lowest(&mut self, k: u32, mut push: impl FnMut(BlockId, u32)) -> u32 {
         let n = k.min(self.len);
         let mut left = n;
         let mut w = self.first_word;
@@ -1040,7 +1000,7 @@ impl SpareIds {
                 let low = bits.trailing_zeros();
                 let len = (bits >> low).trailing_ones().min(left);
                 let base = (w * 64) as BlockId + low;
-                table.extend(base..base + len);
+                push(base, len);
                 // Bits low..low + len (len = 64 only for a whole word, from bit 0).
                 bits &= !(u64::MAX >> (64 - len) << low);
                 left -= len;
@@ -1086,57 +1046,21 @@ mod tests {
         assert_eq!(all, want);
         // The lowest 70: 1, 3..70 and 100, 130; then 200 more: 131..260 and nothing past.
         let mut table = Vec::new();
-        assert_eq!(spare.take_lowest(70, &mut table), 70);
+        assert_eq!(spare.take_lowest(70, |f, l| table.extend(f..f + l)), 70);
         let mut first = vec![1];
         first.extend(3..70);
         first.extend([100, 130]);
         assert_eq!(table, first);
         table.clear();
-        assert_eq!(spare.take_lowest(200, &mut table), 129);
+        assert_eq!(spare.take_lowest(200, |f, l| table.extend(f..f + l)), 129);
         assert_eq!(table, (131..260).collect::<Vec<_>>());
         assert_eq!((spare.len, spare.ids().count()), (0, 0));
         // A full word is taken whole only when all 64 are wanted.
         spare.insert_all(&(64..128).collect::<Vec<_>>());
         table.clear();
-        spare.take_lowest(63, &mut table);
+        spare.take_lowest(63, |f, l| table.extend(f..f + l));
         assert_eq!(table, (64..127).collect::<Vec<_>>());
         assert_eq!(spare.ids().collect::<Vec<_>>(), [127]);
-    }
-
-    #[test]
-    fn runs_are_found_across_chunks_of_eight_and_broken_anywhere_in_one() {
-        // 0..20 (two whole chunks and a tail), a break in the middle of a chunk (5 ≠ 24),
-        // a run of one, and a run ending at the table's end.
-        let mut ids: Vec<BlockId> = (0..20).collect();
-        ids.extend([20, 21, 22, 23, 5, 6, 7, 8, 9, 40]);
-        ids.extend(100..111);
-        assert_eq!(run_end(&ids, 0), 24);
-        assert_eq!(run_end(&ids, 24), 29);
-        assert_eq!(run_end(&ids, 29), 30);
-        assert_eq!(run_end(&ids, 30), ids.len());
-        // A run broken in a chunk's last lane.
-        let ids = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23];
-        assert_eq!(run_end(&ids, 0), 15);
-    }
-
-    #[test]
-    fn runs_compared_two_ids_to_a_word_break_in_either_half_and_near_the_top() {
-        // A break in the low id of a pair, then in the high one (ids compared as words).
-        let low: Vec<BlockId> = (0..9).chain([30]).chain(10..20).collect();
-        assert_eq!(run_end(&low, 0), 9);
-        let high: Vec<BlockId> = (0..10).chain([31]).chain(11..20).collect();
-        assert_eq!(run_end(&high, 0), 10);
-        // Breaks in the second half of a sixteen-id chunk, and in the eight after it.
-        let second: Vec<BlockId> = (50..63).chain([0]).chain(64..80).collect();
-        assert_eq!(run_end(&second, 0), 13);
-        let tail: Vec<BlockId> = (0..22).chain([99]).collect();
-        assert_eq!(run_end(&tail, 0), 22);
-        assert_eq!(run_end(&tail[..22], 0), 22);
-        // Near u32::MAX a word's low id could carry into its high one: one id at a time.
-        let top = BlockId::MAX - 20;
-        let near: Vec<BlockId> = (top..BlockId::MAX).chain([7, 8]).collect();
-        assert_eq!(run_end(&near, 0), 20);
-        assert_eq!(run_end(&near, 20), near.len());
     }
 
     #[test]
@@ -1151,7 +1075,7 @@ mod tests {
         spare.insert_all(&ids);
         let mut table = Vec::new();
         for k in [2, 3, 7, 60, 100] {
-            spare.take_lowest(k, &mut table);
+            spare.take_lowest(k, |f, l| table.extend(f..f + l));
         }
         assert_eq!(table, ids);
         assert_eq!(spare.len, 0);

@@ -3,5 +3,7 @@
 mod block_pool;
 mod free_ids;
 mod paged;
+mod table;
 
 pub use block_pool::{BlockId, BlockPool};
+pub(crate) use table::BlockTable;

@@ -18,7 +18,7 @@ use super::{
 };
 use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
-use crate::kv_cache::{BlockId, BlockPool};
+use crate::kv_cache::{BlockId, BlockPool, BlockTable};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
 use crate::request::{BlockHash, FailReason, Request, RequestState, Segment, Source, TokenSources};
@@ -29,6 +29,9 @@ type Slot = u32;
 /// The most block-table room a sequence reserves at admission (16 KB of ids); longer
 /// tables grow as they fill.
 const MAX_RESERVED_BLOCKS: u64 = 4096;
+/// The runs a sequence's table reserves at admission with caching on (a long prompt's
+/// table is ~7 runs).
+const RESERVED_RUNS: usize = 8;
 
 /// A request on this worker plus its scheduling state (dropped when it finishes).
 #[derive(Debug)]
@@ -37,7 +40,7 @@ struct Seq {
     /// Its place in a priority queue (and its rank as a preemption victim).
     key: QueueKey,
     /// The block table.
-    blocks: Vec<BlockId>,
+    blocks: BlockTable,
     /// Chained hashes of the sequence's leading *shareable* full blocks, prompt and generated
     /// tokens alike (vLLM's `request.block_hashes`), extended as blocks fill; only with
     /// prefix caching on.
@@ -324,7 +327,7 @@ impl Scheduler {
         let seq = Seq {
             req,
             key,
-            blocks: Vec::new(),
+            blocks: BlockTable::default(),
             hashes: Vec::new(),
             shareable_blocks: shareable_tokens / self.block_size,
             ghost: Vec::new(),
@@ -674,7 +677,7 @@ impl Scheduler {
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &mut self.hot[slot as usize];
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
-        self.pool.allocate(need, &mut seq.blocks);
+        self.pool.allocate_to(need, &mut seq.blocks);
         hot.num_blocks = seq.blocks.len() as u32;
         hot.num_computed = gpu_tokens;
         hot.num_cached_blocks = gpu_blocks as u32;
@@ -749,7 +752,7 @@ impl Scheduler {
             return None;
         }
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
-        self.pool.allocate(need, &mut seq.blocks);
+        self.pool.allocate_to(need, &mut seq.blocks);
         hot.num_blocks = seq.blocks.len() as u32;
         hot.num_computed = gpu_blocks * bs;
         hot.num_cached_blocks = gpu_blocks;
@@ -877,7 +880,7 @@ impl Scheduler {
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         if need > 0 {
-            let ok = self.pool.allocate(need, &mut seq.blocks);
+            let ok = self.pool.allocate_to(need, &mut seq.blocks);
             debug_assert!(ok, "grow_and_cache() after a free-block check");
             hot.num_blocks = seq.blocks.len() as u32;
         }
@@ -920,12 +923,17 @@ impl Scheduler {
         // decode was copied at every doubling. Capped, because the pool bounds the blocks
         // all running tables hold together, not each one's reservation: without a cap,
         // many long-output requests on a large pool would reserve far more than it has.
-        if seq.blocks.capacity() == 0 {
-            let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
-            let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
-            seq.blocks.reserve_exact(blocks as usize);
+        // With caching on the table is runs of ids: a few, whatever its length.
+        if seq.blocks.unreserved() {
+            if pool.caching_enabled() {
+                seq.blocks.reserve(0, RESERVED_RUNS);
+            } else {
+                let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
+                let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
+                seq.blocks.reserve(blocks as usize, 0);
+            }
         }
-        pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
+        pool.touch_to(&seq.hashes[..shared_hits], &mut seq.blocks);
         pool.touch_ids(&seq.ghost[..ghost_hits], &mut seq.blocks);
         seq.ghost.clear();
     }
@@ -937,20 +945,21 @@ impl Scheduler {
         let hot = &mut self.hot[slot as usize];
         // Blocks cached for this step's tokens were never computed: forget their content.
         let computed_blocks = hot.num_computed / bs;
-        for b in computed_blocks..hot.num_cached_blocks {
-            self.pool.uncache(seq.blocks[b as usize]);
+        let uncomputed = computed_blocks as usize..hot.num_cached_blocks as usize;
+        for id in seq.blocks.ids_in(uncomputed) {
+            self.pool.uncache(id);
         }
         let cached = hot.num_cached_blocks.min(computed_blocks);
         // Its private computed blocks stay reusable (by it alone) until evicted: they are
         // cached under its tags now (see `cache_full_blocks`).
         let private = seq.shareable_blocks.min(cached)..cached;
-        seq.ghost = seq.blocks[private.start as usize..private.end as usize].to_vec();
-        for b in private {
+        let private = private.start as usize..private.end as usize;
+        seq.ghost = seq.blocks.ids_in(private.clone()).collect();
+        for (b, &id) in private.zip(&seq.ghost) {
             let tag = private_tag(seq.req.id, b as u64);
-            self.pool
-                .cache_private(seq.blocks[b as usize], tag, seq.req.id);
+            self.pool.cache_private(id, tag, seq.req.id);
         }
-        self.pool.free_table(&seq.blocks);
+        self.pool.free_table_of(&seq.blocks);
         seq.blocks.clear();
         hot.num_blocks = 0;
         hot.high_water = hot.high_water.max(hot.num_computed);
@@ -1058,7 +1067,7 @@ impl Scheduler {
                 // Its private blocks are dead: nobody else has their content.
                 let cached = hot.num_cached_blocks as usize;
                 let private = (seq.shareable_blocks as usize).min(cached)..cached;
-                self.pool.free_finished(&seq.blocks, private);
+                self.pool.free_finished_of(&seq.blocks, private);
                 self.by_id.remove(&seq.req.id);
                 self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
@@ -1113,10 +1122,13 @@ impl Scheduler {
     ) {
         let full = tokens / block_size;
         seq.ensure_hashes(full, block_size, hot.tokens_emitted);
-        let id = hot.id;
+        let owner = hot.id;
         let shareable = full.min(seq.hashes.len() as u32);
-        for b in hot.num_cached_blocks..shareable {
-            pool.cache_block(seq.blocks[b as usize], seq.hashes[b as usize], id);
+        if shareable > hot.num_cached_blocks {
+            let range = hot.num_cached_blocks as usize..shareable as usize;
+            for (id, &hash) in seq.blocks.ids_in(range.clone()).zip(&seq.hashes[range]) {
+                pool.cache_block(id, hash, owner);
+            }
         }
         hot.num_cached_blocks = full;
     }
@@ -1152,7 +1164,7 @@ impl Scheduler {
         };
         self.sending.remove(k);
         let seq = self.seqs[slot as usize].take().expect("live slot");
-        self.pool.free_table(&seq.blocks);
+        self.pool.free_table_of(&seq.blocks);
         self.by_id.remove(&id);
         self.free_slots.push(slot);
         true
@@ -1259,8 +1271,10 @@ impl Scheduler {
     }
 
     /// The block table of request `id`, if it is on this worker.
-    pub fn block_table(&self, id: u64) -> Option<&[BlockId]> {
-        self.by_id.get(&id).map(|&s| &self.seq(s).blocks[..])
+    pub fn block_table(&self, id: u64) -> Option<Vec<BlockId>> {
+        self.by_id
+            .get(&id)
+            .map(|&s| self.seq(s).blocks.ids().collect())
     }
 
     /// How many leading blocks of request `id`'s table hold cached content (shareable
