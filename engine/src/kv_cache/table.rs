@@ -1,8 +1,8 @@
 //! A request's block table: its block ids in order, stored as runs of consecutive ids.
 //!
 //! With prefix caching on, a pool hands out never-used and dead blocks lowest id first, a
-//! run at a time, so a table of ~500 blocks is a handful of runs: stored as runs it is
-//! ~60 bytes, not ~2 KB written at admission and read back at the end (with many
+//! run at a time, so a table of ~500 blocks is a handful of runs (8 on average): stored
+//! as runs it is ~70 bytes, not ~2 KB written at admission and read back at the end (with many
 //! workers, each of those lines was a cache miss), and a finished request's dead blocks
 //! are spared a run at a time rather than scanned id by id. With caching off, freed ids
 //! come back in short runs (decode grows tables a block at a time, interleaved across

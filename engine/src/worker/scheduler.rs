@@ -29,9 +29,9 @@ type Slot = u32;
 /// The most block-table room a sequence reserves at admission (16 KB of ids); longer
 /// tables grow as they fill.
 const MAX_RESERVED_BLOCKS: u64 = 4096;
-/// The runs a sequence's table reserves at admission with caching on (a long prompt's
-/// table is ~7 runs).
-const RESERVED_RUNS: usize = 8;
+/// The runs a sequence's table reserves at admission with caching on (p64-30k: 8.4 runs a
+/// table on average, 97 % of tables in 16; with 8, two in five grew and were copied).
+const RESERVED_RUNS: usize = 16;
 
 /// A request on this worker plus its scheduling state (dropped when it finishes).
 #[derive(Debug)]
