@@ -355,6 +355,24 @@ impl State {
     pub(crate) fn pop(&mut self) -> Option<Popped> {
         self.settle();
         let (next, in_lane) = self.next_entry()?;
+        Some(self.take_entry(next, in_lane))
+    }
+
+    /// Like [`pop`](Self::pop), but only an entry due at or before `until`; `None` leaves the
+    /// queue as it was.
+    pub(crate) fn pop_until(&mut self, until: f64) -> Option<Popped> {
+        self.settle();
+        let (next, in_lane) = self.next_entry()?;
+        if next.time() > until {
+            return None;
+        }
+        Some(self.take_entry(next, in_lane))
+    }
+
+    /// Takes `next`, the next entry (the lane's front when `in_lane`, else the heap's top),
+    /// out of the queue: see [`pop`](Self::pop).
+    #[inline]
+    fn take_entry(&mut self, next: Scheduled, in_lane: bool) -> Popped {
         if in_lane {
             self.lane.pop_front();
         } else {
@@ -365,7 +383,7 @@ impl State {
             Queued::Event(id) => {
                 let slot = self.slot_mut(id);
                 slot.state = EventState::Processed;
-                Some(Popped::Event(id, std::mem::take(&mut slot.callbacks)))
+                Popped::Event(id, std::mem::take(&mut slot.callbacks))
             }
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but
@@ -380,13 +398,13 @@ impl State {
                     }
                     _ => None,
                 };
-                Some(match body {
+                match body {
                     Some(body) => {
                         self.active = Some(pid);
                         Popped::Wake(pid, body)
                     }
                     None => Popped::Stale,
-                })
+                }
             }
         }
     }
