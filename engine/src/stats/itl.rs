@@ -148,6 +148,15 @@ impl ItlHistogram {
         self.pending.clear();
     }
 
+    /// Merges the buffered additions and lets go of the memory kept for the next ones: the
+    /// buffer, and the room past the list's end (together up to half the list: the report
+    /// of a run's end, its largest moment, then does without them).
+    pub(crate) fn flush_and_trim(&mut self) {
+        self.flush();
+        self.pending = Vec::new();
+        self.sorted.shrink_to_fit();
+    }
+
     /// Every distinct gap as (order key, count), ascending: the sorted list itself once
     /// flushed, else a merged copy.
     fn entries(&self) -> Cow<'_, [(u64, u64)]> {
