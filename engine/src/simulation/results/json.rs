@@ -147,18 +147,16 @@ impl<W: Write> Out<W> {
         self.u64(*id);
         self.raw(b",\"stage\":");
         self.u32(*stage);
-        self.raw(b",\"session\":");
         match session.get() {
             Some(s) => {
-                self.raw(b"{\"session\":");
+                self.raw(b",\"session\":{\"session\":");
                 self.u32(s.session);
                 self.raw(b",\"turn\":");
                 self.u32(s.turn);
-                self.raw(b"}");
+                self.raw(b"},\"worker\":");
             }
-            None => self.raw(b"null"),
+            None => self.raw(b",\"session\":null,\"worker\":"),
         }
-        self.raw(b",\"worker\":");
         self.opt_u32(*worker);
         self.raw(b",\"prompt_tokens\":");
         self.u32(*prompt_tokens);
@@ -201,9 +199,14 @@ impl<W: Write> Out<W> {
         self.u32(sources.computed);
         self.raw(b"},\"recomputed\":");
         self.u32(*recomputed);
-        // Rare, and a tagged enum: serde writes it.
-        self.serde(b",\"failed\":", failed)?;
-        self.raw(b"}");
+        match failed {
+            None => self.raw(b",\"failed\":null}"),
+            Some(_) => {
+                // Rare, and a tagged enum: serde writes it.
+                self.serde(b",\"failed\":", failed)?;
+                self.raw(b"}");
+            }
+        }
         Ok(())
     }
 
@@ -229,16 +232,15 @@ impl<W: Write> Out<W> {
         self.raw(basis.as_str().as_bytes());
         self.raw(b"\",\"candidates\":[");
         for (i, c) in candidates.iter().enumerate() {
-            if i > 0 {
-                self.raw(b",");
-            }
-            self.candidate(&c);
+            self.candidate(&c, i == 0);
         }
         self.raw(b"]}}");
         Ok(())
     }
 
-    fn candidate(&mut self, c: &CandidateScore) {
+    /// A candidate, after a comma unless it is the `first`. (The constant pieces between
+    /// the values go out whole: a run keeps up to 400,000 of these.)
+    fn candidate(&mut self, c: &CandidateScore, first: bool) {
         let CandidateScore {
             worker,
             score,
@@ -246,7 +248,11 @@ impl<W: Write> Out<W> {
             kv_usage,
             prefix,
         } = c;
-        self.raw(b"{\"worker\":");
+        if first {
+            self.raw(b"{\"worker\":");
+        } else {
+            self.raw(b",{\"worker\":");
+        }
         self.u32(*worker);
         self.raw(b",\"score\":");
         self.f64(*score);
@@ -254,21 +260,19 @@ impl<W: Write> Out<W> {
         self.u32(*outstanding);
         self.raw(b",\"kv_usage\":");
         self.f64(*kv_usage);
-        self.raw(b",\"prefix\":");
         match prefix {
             Some(PrefixMatch {
                 gpu_tokens,
                 tier_tokens,
             }) => {
-                self.raw(b"{\"gpu_tokens\":");
+                self.raw(b",\"prefix\":{\"gpu_tokens\":");
                 self.u32(*gpu_tokens);
                 self.raw(b",\"tier_tokens\":");
                 self.u32(*tier_tokens);
-                self.raw(b"}");
+                self.raw(b"}}");
             }
-            None => self.raw(b"null"),
+            None => self.raw(b",\"prefix\":null}"),
         }
-        self.raw(b"}");
     }
 }
 
