@@ -205,17 +205,47 @@ impl Environment {
     pub fn step(&self) -> bool {
         let popped = self.state().pop();
         match popped {
-            None => return false,
-            Some(Popped::Event(id, mut callbacks)) => {
+            None => false,
+            Some(popped) => {
+                self.process_popped(popped);
+                true
+            }
+        }
+    }
+
+    /// Processes the next event if `process` is still running, no [`fault`](Self::fault)
+    /// was recorded and the event is due at or before `until`; `false`, with nothing done,
+    /// otherwise. A driver's checks and step in one look at the kernel.
+    pub(crate) fn step_while_alive<T>(&self, process: &Process<T>, until: f64) -> bool {
+        let popped = {
+            let mut st = self.state();
+            if st.first_fault.is_some() || st.state_of(process.done_id()) != EventState::Pending {
+                return false;
+            }
+            st.pop_until(until)
+        };
+        match popped {
+            None => false,
+            Some(popped) => {
+                self.process_popped(popped);
+                true
+            }
+        }
+    }
+
+    /// Runs what a popped entry fires.
+    #[inline]
+    fn process_popped(&self, popped: Popped) {
+        match popped {
+            Popped::Event(id, mut callbacks) => {
                 for cb in callbacks.drain(..) {
                     self.run_callback(cb);
                 }
                 self.state().finish_processing(id, callbacks);
             }
-            Some(Popped::Wake(pid, body)) => self.poll_body(pid, body),
-            Some(Popped::Stale) => {}
+            Popped::Wake(pid, body) => self.poll_body(pid, body),
+            Popped::Stale => {}
         }
-        true
     }
 
     /// Processes at most `n` events; returns how many were processed (the browser runs the

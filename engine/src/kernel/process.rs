@@ -38,6 +38,11 @@ impl<T> Process<T> {
         }
     }
 
+    /// The process's completion event.
+    pub(crate) fn done_id(&self) -> EventId {
+        self.done
+    }
+
     /// True until the body has returned (SimPy `Process.is_alive`).
     pub fn is_alive(&self) -> bool {
         self.env.state().state_of(self.done) == EventState::Pending

@@ -326,11 +326,18 @@ impl State {
     }
 
     /// Removes the heap's taken top, if any, so that the heap's top is the next entry.
+    #[inline]
     fn settle(&mut self) {
+        // (Inline, the check: before most pops a new entry has already replaced the top.)
         if self.top_taken {
-            self.top_taken = false;
-            self.heap.pop();
+            self.drop_taken_top();
         }
+    }
+
+    #[inline(never)]
+    fn drop_taken_top(&mut self) {
+        self.top_taken = false;
+        self.heap.pop();
     }
 
     /// The next scheduled event's entry (the smaller key of the two fronts) and whether it
@@ -355,6 +362,24 @@ impl State {
     pub(crate) fn pop(&mut self) -> Option<Popped> {
         self.settle();
         let (next, in_lane) = self.next_entry()?;
+        Some(self.take_entry(next, in_lane))
+    }
+
+    /// Like [`pop`](Self::pop), but only an entry due at or before `until`; `None` leaves the
+    /// queue as it was.
+    pub(crate) fn pop_until(&mut self, until: f64) -> Option<Popped> {
+        self.settle();
+        let (next, in_lane) = self.next_entry()?;
+        if next.time() > until {
+            return None;
+        }
+        Some(self.take_entry(next, in_lane))
+    }
+
+    /// Takes `next`, the next entry (the lane's front when `in_lane`, else the heap's top),
+    /// out of the queue: see [`pop`](Self::pop).
+    #[inline]
+    fn take_entry(&mut self, next: Scheduled, in_lane: bool) -> Popped {
         if in_lane {
             self.lane.pop_front();
         } else {
@@ -365,7 +390,7 @@ impl State {
             Queued::Event(id) => {
                 let slot = self.slot_mut(id);
                 slot.state = EventState::Processed;
-                Some(Popped::Event(id, std::mem::take(&mut slot.callbacks)))
+                Popped::Event(id, std::mem::take(&mut slot.callbacks))
             }
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but
@@ -380,13 +405,13 @@ impl State {
                     }
                     _ => None,
                 };
-                Some(match body {
+                match body {
                     Some(body) => {
                         self.active = Some(pid);
                         Popped::Wake(pid, body)
                     }
                     None => Popped::Stale,
-                })
+                }
             }
         }
     }

@@ -190,19 +190,27 @@ impl Simulation {
     /// Processes at most `max_events` kernel events and says where the run is.
     pub fn advance(&mut self, max_events: u64) -> Progress {
         let env = &self.ctx.env;
+        // (No NaN here: both bounds are validated.)
+        let until = self.simulation_time.min(self.max_seconds);
         for _ in 0..max_events {
-            if !self.may_step() {
+            #[cfg(debug_assertions)]
+            let may = self.may_step();
+            // `may_step`'s tests, the kernel's in the same look as the step itself.
+            let stepped = self.events < self.max_events
+                && !self.ctx.recorder.borrow().capped
+                && env.step_while_alive(&self.orchestrator, until);
+            #[cfg(debug_assertions)]
+            debug_assert_eq!(stepped, may, "advance and may_step disagree");
+            if !stepped {
                 break;
             }
-            env.step();
             self.events += 1;
         }
         self.progress()
     }
 
-    /// `self.end().is_none()`, checked before every event: the same tests, with one look at
-    /// the kernel for its fault and next event and nothing built (debug builds check that
-    /// the two agree).
+    /// `self.end().is_none()`: the same tests, with nothing built (debug builds check that
+    /// the two agree, and that [`advance`](Self::advance) steps exactly when this holds).
     fn may_step(&self) -> bool {
         let may = self.orchestrator.is_alive()
             && !self.ctx.recorder.borrow().capped

@@ -52,6 +52,17 @@ fn value(k: u64) -> f64 {
 /// Sorts `v` by key and adds up the counts of equal keys.
 fn coalesce(v: &mut Vec<(u64, u64)>) {
     super::radix::sort_by_key(v, |e| e.0);
+    dedup(v);
+}
+
+/// [`coalesce`] with the caller's scratch for the sort (at least as long as `v`).
+fn coalesce_in(v: &mut Vec<(u64, u64)>, scratch: &mut [(u64, u64)]) {
+    super::radix::sort_by_key_in(v, scratch, |e| e.0);
+    dedup(v);
+}
+
+/// Adds up the counts of equal keys of the sorted `v`.
+fn dedup(v: &mut Vec<(u64, u64)>) {
     v.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
@@ -64,9 +75,17 @@ fn coalesce(v: &mut Vec<(u64, u64)>) {
 /// Merges the coalesced `add` into the coalesced `into`, in place (from the back, so no
 /// second copy of the list is ever held).
 fn merge_into(into: &mut Vec<(u64, u64)>, add: &[(u64, u64)]) {
-    let (n, m) = (into.len(), add.len());
-    into.reserve_exact(m);
-    into.resize(n + m, (0, 0));
+    let n = into.len();
+    into.reserve_exact(add.len());
+    into.resize(n + add.len(), (0, 0));
+    merge_into_room(into, n, add);
+}
+
+/// [`merge_into`] for an `into` whose first `n` entries are the list, followed by at least
+/// `add.len()` entries of room (their contents are overwritten; what is not used is cut).
+fn merge_into_room(into: &mut Vec<(u64, u64)>, n: usize, add: &[(u64, u64)]) {
+    let m = add.len();
+    into.truncate(n + m);
     let (mut i, mut w) = (n, n + m);
     // w − i = entries of `add` still to place + keys merged so far ≥ 0, so a block moved
     // up never lands on an entry not yet read.
@@ -119,11 +138,23 @@ impl ItlHistogram {
         if self.pending.is_empty() {
             return;
         }
-        let mut pending = std::mem::take(&mut self.pending);
-        coalesce(&mut pending);
-        merge_into(&mut self.sorted, &pending);
-        pending.clear();
-        self.pending = pending;
+        // The room the merge needs at the list's end is the sort's scratch meanwhile (a
+        // new scratch every time was cleared by the kernel page by page).
+        let (n, m) = (self.sorted.len(), self.pending.len());
+        self.sorted.reserve_exact(m);
+        self.sorted.resize(n + m, (0, 0));
+        coalesce_in(&mut self.pending, &mut self.sorted[n..]);
+        merge_into_room(&mut self.sorted, n, &self.pending);
+        self.pending.clear();
+    }
+
+    /// Merges the buffered additions and lets go of the memory kept for the next ones: the
+    /// buffer, and the room past the list's end (together up to half the list: the report
+    /// of a run's end, its largest moment, then does without them).
+    pub(crate) fn flush_and_trim(&mut self) {
+        self.flush();
+        self.pending = Vec::new();
+        self.sorted.shrink_to_fit();
     }
 
     /// Every distinct gap as (order key, count), ascending: the sorted list itself once

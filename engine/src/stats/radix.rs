@@ -45,6 +45,17 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
         v.sort_by_key(key);
         return;
     }
+    let mut other = vec![T::default(); v.len()];
+    sort_by_key_in(v, &mut other, key);
+}
+
+/// [`sort_by_key`] with the caller's scratch (at least as long as `v`; its contents are
+/// overwritten).
+pub(crate) fn sort_by_key_in<T: Copy>(v: &mut [T], scratch: &mut [T], key: impl Fn(&T) -> u64) {
+    if v.len() < MIN_RADIX {
+        v.sort_by_key(key);
+        return;
+    }
     let (min, max) = v.iter().fold((u64::MAX, 0), |(lo, hi), e| {
         let k = key(e);
         (lo.min(k), hi.max(k))
@@ -62,7 +73,7 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
         }
     }
     let n = v.len();
-    let mut other = vec![T::default(); n];
+    let other = &mut scratch[..n];
     let mut in_other = false;
     for (d, c) in counts.chunks_exact_mut(radix).enumerate() {
         if c.iter().any(|&x| x as usize == n) {
@@ -76,9 +87,9 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
             sum += here;
         }
         let (src, dst) = if in_other {
-            (&other[..], &mut *v)
+            (&*other, &mut *v)
         } else {
-            (&*v, &mut other[..])
+            (&*v, &mut *other)
         };
         for e in src.iter() {
             let at = &mut c[digit(top(e), d)];
@@ -88,7 +99,7 @@ pub(crate) fn sort_by_key<T: Copy + Default>(v: &mut [T], key: impl Fn(&T) -> u6
         in_other = !in_other;
     }
     if in_other {
-        v.copy_from_slice(&other);
+        v.copy_from_slice(other);
     }
     if shift == 0 {
         // The window held whole keys: equal tops are equal keys, already in order.

@@ -68,9 +68,10 @@ impl StageStats {
         &self.itl
     }
 
-    /// Merges the ITL histogram's buffered gaps, so reading it needs no copy.
+    /// Merges the ITL histogram's buffered gaps, so reading it needs no copy, and frees
+    /// its spare room (see [`ItlHistogram::flush_and_trim`]).
     pub(crate) fn flush_itl(&mut self) {
-        self.itl.flush();
+        self.itl.flush_and_trim();
     }
 
     /// Takes the ITL histogram out (the run's last read).
