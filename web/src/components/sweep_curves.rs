@@ -177,7 +177,7 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
         .iter()
         .find(|(m, ..)| *m == metric_v)
         .map_or("", |(_, _, l)| l);
-    let pct_name = key(&Percentile::ALL, pct_v).to_uppercase();
+    let pct_name = key(&Percentile::ALL, pct_v).to_ascii_uppercase();
     if let Some((max, p)) = metric_v.bound(&props.bounds) {
         let at = p.map_or_else(|| "each request".into(), |p| format!("p{p}"));
         let bound = Series {
