@@ -252,6 +252,8 @@ impl<'de> de::Deserializer<'de> for Node<'de, '_> {
         }
     }
 
+    /// Objects only: serde_json would also read a struct from an array in field order, which
+    /// a scenario has no use for, and that path is compiled into every struct's visitor.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -259,7 +261,6 @@ impl<'de> de::Deserializer<'de> for Node<'de, '_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match self.value {
-            Value::Array(a) => self.visit_array(a, visitor),
             Value::Object(o) => self.visit_object(o, visitor),
             _ => Err(self.invalid_type(&visitor)),
         }
