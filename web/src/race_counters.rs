@@ -48,7 +48,7 @@ impl Counters {
                 prompt: u64::from(r.sources.prompt_total()),
             })
             .collect();
-        done.sort_by(|a, b| a.completion.total_cmp(&b.completion));
+        crate::order::sort_by_number(&mut done, |d| d.completion);
         Self { done }
     }
 

@@ -175,4 +175,12 @@ impl Scenario {
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).expect("a scenario always serialises")
     }
+
+    /// The document as a JSON tree.
+    // Not inlined: the engine (a sweep's base) and the page (the form's defaults) share this
+    // one copy of the scenario's serialisation to a tree.
+    #[inline(never)]
+    pub fn to_tree(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a scenario always serialises")
+    }
 }

@@ -3,6 +3,10 @@
 //! Every key of the Opal file ends up in the [`ImportReport`]: either mapped (Opal path →
 //! our path, with a note when the meaning shifts) or ignored (with the reason). Values may be
 //! numbers or numeric strings, as Opal's Python loader accepts both (`"a": "4"`).
+//!
+//! Every function here is `#[inline]`, so that it is compiled in the crate that imports (the
+//! page's wasm, at its size level, or the CLI), not in the engine, whose wasm build is tuned
+//! for the simulation's speed: cold code, ~60 KB there.
 
 use super::Scenario;
 use crate::hardware::{self, GpuSpec};
@@ -45,6 +49,7 @@ const OUR_SECTIONS: [&str; 12] = [
 ];
 
 /// Tells our documents from Opal's by their keys, so one "Import" button can take either.
+#[inline]
 pub fn detect_format(text: &str) -> Format {
     let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else {
         return Format::Unknown;
@@ -107,11 +112,13 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// The mapping of the Opal key `from`, if it was mapped.
+    #[inline]
     pub fn mapping(&self, from: &str) -> Option<&MappedKey> {
         self.mapped.iter().find(|m| m.from == from)
     }
 
     /// The reason the Opal key `from` was ignored, if it was.
+    #[inline]
     pub fn ignored_reason(&self, from: &str) -> Option<&str> {
         self.ignored
             .iter()
@@ -121,6 +128,7 @@ impl ImportReport {
 }
 
 impl std::fmt::Display for ImportReport {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "mapped:")?;
         for m in &self.mapped {
@@ -140,6 +148,7 @@ impl std::fmt::Display for ImportReport {
 
 /// Imports an Opal config: the equivalent scenario and what happened to every key, or every
 /// problem (Opal paths for what could not be read, our paths for what does not validate).
+#[inline]
 pub fn import_opal(text: &str) -> Result<(Scenario, ImportReport), Vec<Problem>> {
     let whole = |message: String| {
         vec![Problem {
@@ -187,6 +196,7 @@ struct Obj<'a> {
 }
 
 impl<'a> Obj<'a> {
+    #[inline]
     fn new(path: &str, map: &'a Map<String, Value>) -> Self {
         Self {
             path: path.to_string(),
@@ -195,11 +205,13 @@ impl<'a> Obj<'a> {
         }
     }
 
+    #[inline]
     fn path(&self, key: &str) -> String {
         join(&self.path, key)
     }
 
     /// The value at `key` (null counts as absent), marking it read.
+    #[inline]
     fn get(&mut self, key: &str) -> Option<&'a Value> {
         let (k, v) = self.map.get_key_value(key)?;
         self.used.insert(k.as_str());
@@ -220,6 +232,7 @@ struct Importer {
 }
 
 impl Importer {
+    #[inline]
     fn mapped(&mut self, from: String, to: &str, note: Option<String>) {
         self.report.mapped.push(MappedKey {
             from,
@@ -228,6 +241,7 @@ impl Importer {
         });
     }
 
+    #[inline]
     fn ignored(&mut self, from: String, reason: &str) {
         self.report.ignored.push(IgnoredKey {
             from,
@@ -236,6 +250,7 @@ impl Importer {
     }
 
     /// Marks `key` as known-but-unused, reporting it with `reason` if present.
+    #[inline]
     fn ignore(&mut self, o: &mut Obj, key: &str, reason: &str) {
         if o.map.contains_key(key) {
             o.get(key);
@@ -244,6 +259,7 @@ impl Importer {
     }
 
     /// Reports every key of `o` nobody read.
+    #[inline]
     fn finish(&mut self, o: Obj) {
         for k in o.map.keys() {
             if !o.used.contains(k.as_str()) {
@@ -252,6 +268,7 @@ impl Importer {
         }
     }
 
+    #[inline]
     fn number(&mut self, o: &mut Obj, key: &str) -> Option<f64> {
         let v = o.get(key)?;
         let n = match v {
@@ -269,6 +286,7 @@ impl Importer {
         }
     }
 
+    #[inline]
     fn whole<T: TryFrom<u64>>(&mut self, o: &mut Obj, key: &str) -> Option<T> {
         let x = self.number(o, key)?;
         let n = (x >= 0.0 && x.fract() == 0.0 && x <= u64::MAX as f64)
@@ -283,6 +301,7 @@ impl Importer {
         n
     }
 
+    #[inline]
     fn boolean(&mut self, o: &mut Obj, key: &str) -> Option<bool> {
         let v = o.get(key)?;
         let b = match v {
@@ -298,6 +317,7 @@ impl Importer {
         b
     }
 
+    #[inline]
     fn string(&mut self, o: &mut Obj, key: &str) -> Option<String> {
         let v = o.get(key)?;
         match v.as_str() {
@@ -310,6 +330,7 @@ impl Importer {
         }
     }
 
+    #[inline]
     fn object<'a>(&mut self, o: &mut Obj<'a>, key: &str) -> Option<Obj<'a>> {
         let v = o.get(key)?;
         match v.as_object() {
@@ -323,6 +344,7 @@ impl Importer {
     }
 
     /// Reads `key` with `read` and, if present, stores it with `set` and reports the mapping.
+    #[inline]
     fn map<T>(
         &mut self,
         o: &mut Obj,
@@ -340,6 +362,7 @@ impl Importer {
     /// Sets Opal's behaviour where our defaults differ, before the file is read, so that a
     /// file without the key (or its whole section) still gets it; [`Importer::settle`]
     /// reports the keys the file left out ([`OPAL_DEFAULTS`]).
+    #[inline]
     fn opal_defaults(&mut self) {
         let w = &mut self.scenario.worker;
         // Set even though it is our default today: an import must price steps with Opal's
@@ -355,6 +378,7 @@ impl Importer {
         self.scenario.kv_cache.store = crate::offload::StoreWhen::OnCompletion;
     }
 
+    #[inline]
     fn simulation(&mut self, top: &mut Obj) {
         let Some(mut o) = self.object(top, "simulation") else {
             return;
@@ -396,6 +420,7 @@ impl Importer {
         self.finish(o);
     }
 
+    #[inline]
     fn model(&mut self, top: &mut Obj) {
         let Some(mut model) = self.object(top, "model") else {
             return;
@@ -432,6 +457,7 @@ impl Importer {
         self.finish(model);
     }
 
+    #[inline]
     fn router(&mut self, top: &mut Obj) {
         let Some(mut router) = self.object(top, "router") else {
             return;
@@ -524,6 +550,7 @@ impl Importer {
         self.finish(router);
     }
 
+    #[inline]
     fn worker(&mut self, top: &mut Obj) {
         let Some(mut worker) = self.object(top, "worker") else {
             return;
@@ -557,6 +584,7 @@ impl Importer {
         self.finish(worker);
     }
 
+    #[inline]
     fn hardware(&mut self, mut o: Obj) {
         let gpu = self.string(&mut o, "gpu");
         let memory = self.number(&mut o, "memory_gb");
@@ -632,6 +660,7 @@ impl Importer {
         self.finish(o);
     }
 
+    #[inline]
     fn vllm(&mut self, mut o: Obj) {
         macro_rules! whole_field {
             ($key:literal, $field:ident) => {
@@ -672,6 +701,7 @@ impl Importer {
         self.finish(o);
     }
 
+    #[inline]
     fn inference(&mut self, mut o: Obj) {
         let model = self.string(&mut o, "model");
         let kind = match model.as_deref().map(str::to_ascii_lowercase).as_deref() {
@@ -743,6 +773,7 @@ impl Importer {
         self.finish(o);
     }
 
+    #[inline]
     fn kvc(&mut self, top: &mut Obj) {
         let Some(mut o) = self.object(top, "kvc") else {
             return;
@@ -806,6 +837,7 @@ impl Importer {
     }
 
     /// The tier `opal` at position `i`, from its Opal section (or our preset when absent).
+    #[inline]
     fn tier(&mut self, opal: &str, i: usize, section: Option<Obj>) -> TierConfig {
         let ours = match opal {
             "CPUMemory" => TierConfig::cpu_dram(),
@@ -854,6 +886,7 @@ impl Importer {
         tier
     }
 
+    #[inline]
     fn workload(&mut self, top: &mut Obj) {
         let Some(mut w) = self.object(top, "workload") else {
             return;
@@ -887,6 +920,7 @@ impl Importer {
     }
 
     /// One stage; `at` is its index in our scenario.
+    #[inline]
     fn stage(&mut self, mut o: Obj, at: usize) -> Option<StageConfig> {
         let to = |field: &str| join(&index("workload.stages", at), field);
         let ty = self.string(&mut o, "type");
@@ -937,6 +971,7 @@ impl Importer {
         stage
     }
 
+    #[inline]
     fn stop_conditions(
         &mut self,
         params: &mut Obj,
@@ -957,6 +992,7 @@ impl Importer {
         (total, duration)
     }
 
+    #[inline]
     fn synthetic(
         &mut self,
         p: &mut Obj,
@@ -1025,6 +1061,7 @@ impl Importer {
     }
 
     /// A uniform length from a `min`/`max` pair (either may be missing: the other bound is kept).
+    #[inline]
     fn range(
         &mut self,
         p: &mut Obj,
@@ -1055,6 +1092,7 @@ impl Importer {
         Some(LengthDist::uniform(lo, hi))
     }
 
+    #[inline]
     fn trace(&mut self, p: &mut Obj, to: &impl Fn(&str) -> String) -> Option<StageConfig> {
         let (total_requests, time_duration_sec) = self.stop_conditions(p, to);
         let mut c = TraceConfig::default();
@@ -1107,6 +1145,7 @@ impl Importer {
     }
 
     /// Settings that combine several Opal keys, applied once everything is read.
+    #[inline]
     fn settle(&mut self) {
         for (from, to, note) in OPAL_DEFAULTS {
             if self.report.mapping(from).is_none() {
@@ -1172,6 +1211,7 @@ const OPAL_DEFAULTS: [(&str, &str, &str); 3] = [
 /// double just above it is taken, so that `capacity_gb · 10⁹` never falls short of Opal's
 /// bytes and a tier holds as many whole chunks as Opal's (15 GB of 40 MiB chunks is 384, not
 /// 383).
+#[inline]
 fn gib_to_gb(gib: f64) -> f64 {
     let bytes = gib * (1u64 << 30) as f64;
     let gb = bytes / BYTES_PER_GB;
@@ -1186,6 +1226,7 @@ fn gib_to_gb(gib: f64) -> f64 {
 /// Opal's tier section names, in its default order.
 const OPAL_TIERS: [&str; 3] = ["CPUMemory", "LocalNVMe", "DistributedFS"];
 
+#[inline]
 fn opal_tier(name: &str) -> Option<&'static str> {
     OPAL_TIERS
         .into_iter()
@@ -1194,6 +1235,7 @@ fn opal_tier(name: &str) -> Option<&'static str> {
 
 /// Our catalogue name for an Opal model name (case-insensitive; an organisation prefix such
 /// as `ibm-granite/` is dropped).
+#[inline]
 fn catalogue_name(name: &str) -> Option<&'static str> {
     let bare = name.rsplit('/').next().unwrap_or(name);
     catalogue::catalogue()
@@ -1203,6 +1245,7 @@ fn catalogue_name(name: &str) -> Option<&'static str> {
 }
 
 /// Our catalogue GPU for an Opal GPU name (`H100` is our `H100-SXM`, `A100` our `A100-80GB`).
+#[inline]
 fn catalogue_gpu(name: &str) -> Option<GpuSpec> {
     let ours = match name.to_ascii_uppercase().as_str() {
         "H100" | "H100-SXM" | "H100_SXM" | "H100SXM" => "H100-SXM",

@@ -33,6 +33,8 @@ impl Preset {
     }
 
     /// The scenario, parsed (an Opal preset is imported), with its data files checked.
+    /// Inline, like the importer, so the importer is compiled where it is used.
+    #[inline]
     pub fn scenario(&self) -> Result<Scenario, Vec<Problem>> {
         let scenario = if self.is_opal() {
             super::import_opal(self.json)?.0

@@ -19,6 +19,15 @@ pub(super) enum Seg {
     Index(usize),
 }
 
+impl Seg {
+    /// The step to `key`: not inlined, as it is called from every type's copy of the map
+    /// reader (see [`Track::step`]).
+    #[inline(never)]
+    fn key(key: &str) -> Self {
+        Seg::Key(key.to_owned())
+    }
+}
+
 /// Deserializes `value` as a `T`; on failure, the path (from `value`) where the first
 /// error arose, and the error.
 pub(super) fn deserialize<'de, T: de::Deserialize<'de>>(
@@ -49,22 +58,37 @@ struct Track {
 
 impl Track {
     /// Reads `seed` from `value`, one step (`seg`) deeper; an error there is noted.
+    ///
+    /// One copy of this is compiled for each type read (a few hundred): the bookkeeping is
+    /// in [`Self::enter`] and [`Self::leave`], compiled once, so that each copy only calls them.
     fn step<'de, S: DeserializeSeed<'de>>(
         &self,
         seg: Seg,
         seed: S,
         read: impl FnOnce(S) -> Result<S::Value, Error>,
     ) -> Result<S::Value, Error> {
-        self.path.borrow_mut().push(seg);
+        self.enter(seg);
         let result = read(seed);
-        if result.is_err() {
+        self.leave(result.is_err());
+        result
+    }
+
+    /// Goes one step (`seg`) deeper.
+    #[inline(never)]
+    fn enter(&self, seg: Seg) {
+        self.path.borrow_mut().push(seg);
+    }
+
+    /// Comes back up from the step [`Self::enter`] took; `failed` when reading there failed.
+    #[inline(never)]
+    fn leave(&self, failed: bool) {
+        if failed {
             let mut at = self.failed_at.borrow_mut();
             if at.is_none() {
                 *at = Some(self.path.borrow().clone());
             }
         }
         self.path.borrow_mut().pop();
-        result
     }
 }
 
@@ -228,6 +252,8 @@ impl<'de> de::Deserializer<'de> for Node<'de, '_> {
         }
     }
 
+    /// Objects only: serde_json would also read a struct from an array in field order, which
+    /// a scenario has no use for, and that path is compiled into every struct's visitor.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -235,7 +261,6 @@ impl<'de> de::Deserializer<'de> for Node<'de, '_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match self.value {
-            Value::Array(a) => self.visit_array(a, visitor),
             Value::Object(o) => self.visit_object(o, visitor),
             _ => Err(self.invalid_type(&visitor)),
         }
@@ -306,7 +331,7 @@ impl<'de> MapAccess<'de> for Object<'de, '_> {
         };
         self.value = Some((key, value));
         self.track
-            .step(Seg::Key(key.clone()), seed, |seed| {
+            .step(Seg::key(key), seed, |seed| {
                 seed.deserialize(BorrowedStrDeserializer::new(key))
             })
             .map(Some)
@@ -317,7 +342,7 @@ impl<'de> MapAccess<'de> for Object<'de, '_> {
             return Err(de::Error::custom("value is missing"));
         };
         let track = self.track;
-        track.step(Seg::Key(key.clone()), seed, |seed| {
+        track.step(Seg::key(key), seed, |seed| {
             seed.deserialize(Node { value, track })
         })
     }

@@ -205,7 +205,7 @@ impl PointRun {
 fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.sweep = None;
-    serde_json::to_value(&base).expect("a scenario always serialises")
+    base.to_tree()
 }
 
 /// The scenario with each axis set to its value in `values`, and `extra` set last.

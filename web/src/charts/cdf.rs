@@ -27,7 +27,7 @@ pub fn cdf_steps(input: &CdfInput) -> Vec<(f64, f64)> {
                 .copied()
                 .filter(|&(v, w)| v.is_finite() && w.is_finite() && w > 0.0)
                 .collect();
-            p.sort_by(|a, b| a.0.total_cmp(&b.0));
+            crate::order::sort_by_number(&mut p, |p| p.0);
             p
         }
     };

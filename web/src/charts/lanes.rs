@@ -57,11 +57,8 @@ pub fn pack(worker: &[u32], start: &[f64], end: &[f64]) -> Packing {
     }
     let mut packing = Packing::default();
     for (w, mut ids) in by_worker {
-        ids.sort_by(|&a, &b| {
-            start[a as usize]
-                .total_cmp(&start[b as usize])
-                .then(a.cmp(&b))
-        });
+        // By start, ties by id (the ids are ascending, so a stable sort keeps that).
+        crate::order::sort_by_number(&mut ids, |&i| start[i as usize]);
         let first_row = packing.rows.len();
         // Rows free for reuse (lowest first) and busy rows keyed by when they free up.
         let mut free: BTreeSet<usize> = BTreeSet::new();

@@ -140,7 +140,7 @@ pub fn data_file_field(props: &DataFileFieldProps) -> Html {
                 <label class="file-button">
                     { "Choose file…" }
                     <input type="file" class="visually-hidden" accept=".jsonl,.json,.txt" id={format!("{id}-pick")}
-                        aria-label={format!("Choose the {}", label.to_lowercase())} disabled={c.disabled} {onchange} />
+                        aria-label={format!("Choose the {}", label.to_ascii_lowercase())} disabled={c.disabled} {onchange} />
                 </label>
             </div>
         </div>

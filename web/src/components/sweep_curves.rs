@@ -7,7 +7,6 @@ use crate::charts::{LineChart, LineRun, Series, Unit};
 use crate::components::form::{SelectField, SelectOption};
 use engine::stats::LatencySummary;
 use engine::sweep::{PointMetrics, SweepPoint, SweepResults};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -177,7 +176,7 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
         .iter()
         .find(|(m, ..)| *m == metric_v)
         .map_or("", |(_, _, l)| l);
-    let pct_name = key(&Percentile::ALL, pct_v).to_uppercase();
+    let pct_name = key(&Percentile::ALL, pct_v).to_ascii_uppercase();
     if let Some((max, p)) = metric_v.bound(&props.bounds) {
         let at = p.map_or_else(|| "each request".into(), |p| format!("p{p}"));
         let bound = Series {
@@ -244,21 +243,21 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
 
 /// Each curve's name: the values of the axes after the first ("all" with one axis).
 fn curve_names(points: &[SweepPoint], curves: usize) -> Vec<String> {
-    let by_curve: BTreeMap<usize, &SweepPoint> = points
+    // The last point of each curve (a slot per curve rather than a map: the wasm's
+    // BTreeMap and sort code is compiled once per key and value type).
+    let mut by_curve: Vec<Option<&SweepPoint>> = vec![None; curves.max(1)];
+    for p in points {
+        by_curve[p.index % curves.max(1)] = Some(p);
+    }
+    by_curve
         .iter()
-        .map(|p| (p.index % curves.max(1), p))
-        .collect();
-    (0..curves.max(1))
-        .map(|c| {
-            by_curve
-                .get(&c)
-                .map(|p| {
-                    let rest: Vec<String> =
-                        p.values.iter().skip(1).map(SweepResults::label).collect();
-                    rest.join(", ")
-                })
-                .filter(|l| !l.is_empty())
-                .unwrap_or_else(|| "all".into())
+        .map(|p| {
+            p.map(|p| {
+                let rest: Vec<String> = p.values.iter().skip(1).map(SweepResults::label).collect();
+                rest.join(", ")
+            })
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| "all".into())
         })
         .collect()
 }
@@ -321,11 +320,12 @@ fn knee_markers(
 /// knee have all arrived.
 pub fn knees(points: &[SweepPoint], curves: usize) -> Vec<(String, &SweepPoint)> {
     let curves = curves.max(1);
-    let by_index: BTreeMap<usize, &SweepPoint> = points.iter().map(|p| (p.index, p)).collect();
+    let mut arrived: Vec<usize> = points.iter().map(|p| p.index).collect();
+    arrived.sort_unstable();
     let settled = |knee: usize| {
         (knee % curves..=knee + curves)
             .step_by(curves)
-            .all(|i| by_index.contains_key(&i))
+            .all(|i| arrived.binary_search(&i).is_ok())
     };
     let results = SweepResults {
         header: engine::sweep::SweepHeader {
@@ -341,7 +341,7 @@ pub fn knees(points: &[SweepPoint], curves: usize) -> Vec<(String, &SweepPoint)>
         .into_iter()
         .filter_map(|(label, knee)| {
             let knee = knee.filter(|&k| settled(k))?;
-            Some((label, *by_index.get(&knee)?))
+            Some((label, points.iter().rev().find(|p| p.index == knee)?))
         })
         .collect()
 }

@@ -49,7 +49,7 @@ impl TransferTrack {
                 ))
             })
             .collect();
-        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        crate::order::sort_by_number(&mut spans, |s| s.0);
         let longest = spans.iter().map(|s| s.2 - s.0).fold(0.0, f64::max);
         let mut groups: Vec<(String, u32, u32)> = Vec::new();
         if let Some(p) = pools {
