@@ -6,11 +6,13 @@
 //! the records (the allocator seldom had a use for them). Pages never move, and a page
 //! one worker frees is the size another worker's next page needs.
 //!
-//! Shrinking keeps a quarter more pages than the items need, and growing back into kept
-//! pages leaves the items there as they were truncated (the pool truncates only records
-//! as good as new): a pool's use swings by whole requests (~500 blocks each), and freeing,
-//! allocating and filling pages at every swing was a tenth of its allocations' time at a
-//! million requests (cache misses on the fresh pages).
+//! Shrinking keeps a quarter more pages than the items need, at least four, and growing
+//! back into kept pages leaves the items there as they were truncated (the pool truncates
+//! only records as good as new): a pool's use swings by whole requests (~500 blocks, two
+//! pages, each), and freeing, allocating and filling pages at every swing was a tenth of
+//! its allocations' time at a million requests (cache misses on the fresh pages). With at
+//! least one page kept rather than four, most requests still freed a page at their end and
+//! had one allocated and filled at the next admission (p64-30k: 24.6k of 30k).
 
 use std::ops::{Index, IndexMut};
 
@@ -66,10 +68,11 @@ impl<T: Copy> Paged<T> {
         self.len = n;
     }
 
-    /// Pages kept past the `used` that `n` items need: a quarter more, at least one, so a
-    /// pool whose use swings about a size does not free and refill pages at each swing.
+    /// Pages kept past the `used` that `n` items need: a quarter more, at least four (8 KB
+    /// of block records), so a pool whose use swings about a size by a request or two does
+    /// not free and refill pages at each swing.
     fn slack(used: usize) -> usize {
-        (used / 4).max(1)
+        (used / 4).max(4)
     }
 
     /// Shrinks to the first `n` items (`n ≤ len`), freeing the pages past them but the
@@ -114,40 +117,43 @@ mod tests {
         p.extend_to(3, 7u64);
         p[1] = 9;
         assert_eq!(p.iter().copied().collect::<Vec<_>>(), [7, 9, 7]);
-        p.extend_to(2 * PAGE + 1, 5);
-        assert_eq!((p.len(), p.pages.len()), (2 * PAGE + 1, 3));
+        p.extend_to(6 * PAGE + 1, 5);
+        assert_eq!((p.len(), p.pages.len()), (6 * PAGE + 1, 7));
         // The first page was made whole with the first fill.
-        assert_eq!((p[1], p[2], p[3], p[PAGE], p[2 * PAGE]), (9, 7, 7, 5, 5));
+        assert_eq!((p[1], p[2], p[3], p[PAGE], p[6 * PAGE]), (9, 7, 7, 5, 5));
         p[PAGE] = 1;
-        p[2 * PAGE] = 1;
-        // One page past the last item stays (a quarter of two pages is none).
+        p[6 * PAGE] = 1;
+        // Four pages past the last item's stay (a quarter of two pages is none).
         p.truncate(PAGE + 1);
-        assert_eq!((p.len(), p.pages.len(), p[PAGE]), (PAGE + 1, 3, 1));
+        assert_eq!((p.len(), p.pages.len(), p[PAGE]), (PAGE + 1, 6, 1));
         assert_eq!(p.get(PAGE + 1), None);
         p.truncate(PAGE);
-        assert_eq!(p.pages.len(), 2);
+        assert_eq!(p.pages.len(), 5);
         // Items truncated away in kept pages come back as they were; new pages as the fill.
         p.truncate(1);
-        assert_eq!(p.pages.len(), 2);
-        p.extend_to(2 * PAGE + 1, 0);
-        assert_eq!((p[0], p[1], p[PAGE], p[2 * PAGE]), (7, 9, 1, 0));
+        assert_eq!(p.pages.len(), 5);
+        p.extend_to(6 * PAGE + 1, 0);
+        assert_eq!((p[0], p[1], p[PAGE], p[6 * PAGE]), (7, 9, 1, 0));
         assert_eq!(p.iter().filter(|&&x| x == 7).count(), PAGE - 1);
         p.truncate(0);
-        assert!(p.is_empty() && p.pages.len() == 1);
+        assert!(p.is_empty() && p.pages.len() == 4);
     }
 
     #[test]
     fn a_quarter_more_pages_are_kept_on_shrinking() {
         let mut p = Paged::default();
-        p.extend_to(20 * PAGE, 3u8);
-        // 8 pages in use: 2 more kept.
-        p.truncate(8 * PAGE);
-        assert_eq!(p.pages.len(), 10);
+        p.extend_to(60 * PAGE, 3u8);
+        // 32 pages in use: 8 more kept.
+        p.truncate(32 * PAGE);
+        assert_eq!(p.pages.len(), 40);
         // Growing back within them allocates nothing; past them, a filled page.
-        p.extend_to(11 * PAGE, 4);
-        assert_eq!((p.pages.len(), p[10 * PAGE - 1], p[10 * PAGE]), (11, 3, 4));
-        // 5 pages and one item: 6 in use, 1 more kept.
-        p.truncate(5 * PAGE + 1);
-        assert_eq!(p.pages.len(), 7);
+        p.extend_to(41 * PAGE, 4);
+        assert_eq!((p.pages.len(), p[40 * PAGE - 1], p[40 * PAGE]), (41, 3, 4));
+        // 20 pages and one item: 21 in use, 5 more kept.
+        p.truncate(20 * PAGE + 1);
+        assert_eq!(p.pages.len(), 26);
+        // 8 pages: a quarter would be 2, but four are kept.
+        p.truncate(8 * PAGE);
+        assert_eq!(p.pages.len(), 12);
     }
 }
