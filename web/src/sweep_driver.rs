@@ -10,7 +10,6 @@ use crate::worker::{self, RunEvent, RunTicket};
 use engine::scenario::{Scenario, ScenarioData};
 use engine::sweep::{PointRun, PointStep, SweepPlan, SweepPoint};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use yew::Callback;
 
@@ -43,7 +42,10 @@ impl SweepHandle {
                 return;
             }
             s.over = true;
-            std::mem::take(&mut s.tickets).into_values().collect()
+            std::mem::take(&mut s.tickets)
+                .into_iter()
+                .flatten()
+                .collect()
         };
         // Outside the borrow: cancelling a waiting run reports to its listener at once.
         tickets.into_iter().for_each(RunTicket::cancel);
@@ -56,12 +58,14 @@ struct Sweep {
     plan: SweepPlan,
     files: Vec<(String, String)>,
     callbacks: SweepCallbacks,
+    // A slot per point index rather than maps keyed by it: the wasm's BTreeMap code is
+    // compiled once per key and value type.
     /// Points in progress, by index.
-    points: BTreeMap<usize, PointRun>,
+    points: Vec<Option<PointRun>>,
     /// Each point's run in the pool.
-    tickets: BTreeMap<usize, RunTicket>,
+    tickets: Vec<Option<RunTicket>>,
     /// How far each running run has got, 0 to 1.
-    fractions: BTreeMap<usize, f64>,
+    fractions: Vec<Option<f64>>,
     finished: usize,
     /// Cancelled or finished: events still arriving are ignored.
     over: bool,
@@ -80,22 +84,30 @@ pub fn start(text: &str, files: Vec<(String, String)>, callbacks: SweepCallbacks
             return SweepHandle { sweep: None };
         }
     };
-    let points = (0..plan.len()).map(|i| (i, plan.begin_point(i))).collect();
+    let points: Vec<Option<PointRun>> =
+        (0..plan.len()).map(|i| Some(plan.begin_point(i))).collect();
+    let n = points.len();
     let sweep = Rc::new(RefCell::new(Sweep {
         plan,
         files,
         callbacks,
         points,
-        tickets: BTreeMap::new(),
-        fractions: BTreeMap::new(),
+        tickets: (0..n).map(|_| None).collect(),
+        fractions: vec![None; n],
         finished: 0,
         over: false,
     }));
-    let indices: Vec<usize> = sweep.borrow().points.keys().copied().collect();
-    for i in indices {
+    for i in 0..n {
         step(&sweep, i);
     }
     SweepHandle { sweep: Some(sweep) }
+}
+
+/// Puts `value` in slot `i` (every index the sweep uses has one).
+fn set<T>(slots: &mut [Option<T>], i: usize, value: Option<T>) {
+    if let Some(slot) = slots.get_mut(i) {
+        *slot = value;
+    }
 }
 
 /// Moves point `i` on: submits its next run, or reports it finished.
@@ -107,7 +119,7 @@ fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
         files,
         ..
     } = &mut *s;
-    let Some(point) = points.get_mut(&i) else {
+    let Some(point) = points.get_mut(i).and_then(Option::as_mut) else {
         return;
     };
     match point.next(plan) {
@@ -117,16 +129,16 @@ fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
             // The pool may report a failure at once: no borrow is held across `submit`.
             let ticket = worker::submit(text, files, on_event(Rc::downgrade(sweep), i));
             let mut s = sweep.borrow_mut();
-            if !s.over && s.points.contains_key(&i) {
-                s.tickets.insert(i, ticket);
+            if !s.over && s.points.get(i).is_some_and(Option::is_some) {
+                set(&mut s.tickets, i, Some(ticket));
             }
         }
         PointStep::Done(p) => {
-            s.points.remove(&i);
+            set(&mut s.points, i, None);
             s.finished += 1;
             let all = s.finished == s.plan.len();
             s.over |= all;
-            let done = s.finished as f64 + s.fractions.values().sum::<f64>();
+            let done = s.finished as f64 + s.fractions.iter().flatten().sum::<f64>();
             let callbacks = s.callbacks.clone();
             drop(s);
             callbacks.on_point.emit(*p);
@@ -150,8 +162,8 @@ fn on_event(sweep: Weak<RefCell<Sweep>>, i: usize) -> Callback<RunEvent> {
         }
         let result = match event {
             RunEvent::Progress(p) => {
-                s.fractions.insert(i, p.fraction.unwrap_or(0.0));
-                let done = s.finished as f64 + s.fractions.values().sum::<f64>();
+                set(&mut s.fractions, i, Some(p.fraction.unwrap_or(0.0)));
+                let done = s.finished as f64 + s.fractions.iter().flatten().sum::<f64>();
                 let on_progress = s.callbacks.on_progress.clone();
                 drop(s);
                 on_progress.emit(done);
@@ -161,9 +173,9 @@ fn on_event(sweep: Weak<RefCell<Sweep>>, i: usize) -> Callback<RunEvent> {
             RunEvent::Finished { results, .. } => Ok(results),
             RunEvent::Failed(message) => Err(message),
         };
-        s.tickets.remove(&i);
-        s.fractions.remove(&i);
-        if let Some(point) = s.points.get_mut(&i) {
+        set(&mut s.tickets, i, None);
+        set(&mut s.fractions, i, None);
+        if let Some(point) = s.points.get_mut(i).and_then(Option::as_mut) {
             point.record(result.as_ref().map(|r| &*r.0).map_err(String::clone));
         }
         drop(s);

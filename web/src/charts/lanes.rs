@@ -6,7 +6,7 @@
 //! time window are found by binary search, whatever the total count.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// One worker's band of rows.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,34 +49,40 @@ impl Ord for Time {
 /// the start counts as a zero-length bar. A bar may start exactly where another ends.
 pub fn pack(worker: &[u32], start: &[f64], end: &[f64]) -> Packing {
     let n = worker.len().min(start.len()).min(end.len());
-    let mut by_worker: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for i in 0..n {
-        if start[i].is_finite() && end[i].is_finite() {
-            by_worker.entry(worker[i]).or_default().push(i as u32);
-        }
-    }
+    // By worker, then start, then id: stable sorts of the ascending ids, by start and then
+    // by worker (the app's one sort by a number, rather than a map of worker to ids).
+    let mut ids: Vec<u32> = (0..n as u32)
+        .filter(|&i| start[i as usize].is_finite() && end[i as usize].is_finite())
+        .collect();
+    crate::order::sort_by_number(&mut ids, |&i| start[i as usize]);
+    crate::order::sort_by_number(&mut ids, |&i| f64::from(worker[i as usize]));
     let mut packing = Packing::default();
-    for (w, mut ids) in by_worker {
-        // By start, ties by id (the ids are ascending, so a stable sort keeps that).
-        crate::order::sort_by_number(&mut ids, |&i| start[i as usize]);
+    for ids in ids.chunk_by(|&a, &b| worker[a as usize] == worker[b as usize]) {
+        let Some(&first) = ids.first() else {
+            continue;
+        };
+        let w = worker[first as usize];
         let first_row = packing.rows.len();
         // Rows free for reuse (lowest first) and busy rows keyed by when they free up.
-        let mut free: BTreeSet<usize> = BTreeSet::new();
+        let mut free: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
         let mut busy: BinaryHeap<Reverse<(Time, usize)>> = BinaryHeap::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
-        for id in ids {
+        for &id in ids {
             let (s, e) = (start[id as usize], end[id as usize].max(start[id as usize]));
             while let Some(Reverse((Time(t), row))) = busy.peek().copied() {
                 if t > s {
                     break;
                 }
                 busy.pop();
-                free.insert(row);
+                free.push(Reverse(row));
             }
-            let row = free.pop_first().unwrap_or_else(|| {
-                rows.push(Vec::new());
-                rows.len() - 1
-            });
+            let row = free.pop().map_or_else(
+                || {
+                    rows.push(Vec::new());
+                    rows.len() - 1
+                },
+                |Reverse(row)| row,
+            );
             rows[row].push(id);
             busy.push(Reverse((Time(e), row)));
         }

@@ -14,7 +14,6 @@ use crate::worker::{self, runner::now_ms};
 use engine::scenario::ScenarioData;
 use engine::sweep::{SweepPlan, SweepPoint, SweepResults};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -24,7 +23,7 @@ pub struct SweepPanelProps {
     /// The scenario (the panel shows only when it has a `sweep`).
     pub scenario: Scenario,
     /// The data files picked, by name.
-    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    pub data_files: Rc<crate::state::DataFiles>,
 }
 
 #[derive(Default, PartialEq, Clone)]

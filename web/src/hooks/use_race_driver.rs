@@ -3,7 +3,6 @@
 use crate::state::{Action, LaneStatus, RaceRun};
 use crate::worker::{self, RunEvent};
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -13,7 +12,7 @@ use yew::prelude::*;
 #[hook]
 pub fn use_race_driver(
     race: Option<&RaceRun>,
-    files: Rc<BTreeMap<String, Rc<str>>>,
+    files: Rc<crate::state::DataFiles>,
     on_action: Callback<Action>,
 ) {
     // Keyed on the race's id while any lane runs: lane updates do not restart it.

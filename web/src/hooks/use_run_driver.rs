@@ -2,7 +2,6 @@
 
 use crate::run_driver;
 use crate::state::{Action, RunStatus};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -13,7 +12,7 @@ use yew::prelude::*;
 #[hook]
 pub fn use_run_driver(
     run: &RunStatus,
-    files: Rc<BTreeMap<String, Rc<str>>>,
+    files: Rc<crate::state::DataFiles>,
     on_action: Callback<Action>,
 ) {
     let running = match run {

@@ -5,16 +5,17 @@
 use crate::json_path::{set_json_path, PathError};
 use engine::scenario::{Format, ImportReport};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
+mod data_files;
 mod race;
 mod run;
 mod scenario_doc;
 mod talk;
 mod view;
 
+pub use data_files::DataFiles;
 pub use race::{Lane, LaneStatus, RaceRun};
 pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
 pub use scenario_doc::{ParseError, Scenario};
@@ -50,7 +51,7 @@ pub struct AppState {
     // ---- editor: data files ----
     /// Trace and sessions files picked in this tab, by file name (what a stage's
     /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
-    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    pub data_files: Rc<DataFiles>,
     /// What the last import of an original Opal config did with its keys, and the file's
     /// name; shown until dismissed.
     pub import_report: Option<Rc<(String, ImportReport)>>,

@@ -19,7 +19,6 @@ use super::form::{NumberField, SelectField, SelectOption, TextField, Toggle};
 use crate::json_path::number_value;
 use crate::state::{Action, Level, Scenario};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -30,7 +29,7 @@ pub struct ScenarioFormProps {
     pub scenario: Scenario,
     /// Trace and sessions files picked in this tab, by name.
     #[prop_or_default]
-    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    pub data_files: Rc<crate::state::DataFiles>,
     /// Sends `SetField` (and data-file) actions.
     pub on_action: Callback<Action>,
 }
@@ -43,7 +42,7 @@ pub struct FormCtx {
     /// The scenario, for its problems.
     pub scenario: Scenario,
     /// Picked data files.
-    pub data_files: Rc<BTreeMap<String, Rc<str>>>,
+    pub data_files: Rc<crate::state::DataFiles>,
     /// Where actions go.
     pub on_action: Callback<Action>,
     /// The JSON does not parse: fields are read-only.
