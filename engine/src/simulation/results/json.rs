@@ -37,9 +37,15 @@ impl<W: Write> Out<W> {
     }
 
     fn u64(&mut self, x: u64) {
-        // Most of a record's counts are single digits (zero preemptions, tier hits, …).
+        // Most of a record's counts are single digits (zero preemptions, tier hits, …);
+        // many others two (worker ids, a gap's count).
         if x < 10 {
             return self.buf.push(b'0' + x as u8);
+        }
+        if x < 100 {
+            return self
+                .buf
+                .extend_from_slice(&[b'0' + (x / 10) as u8, b'0' + (x % 10) as u8]);
         }
         CompactFormatter
             .write_u64(&mut self.buf, x)
@@ -425,6 +431,21 @@ mod tests {
         }"#,
         );
         assert!(!r.transfers.is_empty() && !r.decode_decisions.is_empty());
+    }
+
+    #[test]
+    fn integers_come_out_as_serde_writes_them() {
+        // The one- and two-digit shortcuts and the general case on either side of them.
+        let mut o = super::Out {
+            buf: Vec::new(),
+            out: std::io::sink(),
+            floats: vec![(0, 0, [0; 24]); 1 << super::FLOAT_BITS].into_boxed_slice(),
+        };
+        for x in (0..1000).chain([9_999, 10_000, u64::MAX]) {
+            o.buf.clear();
+            o.u64(x);
+            assert_eq!(o.buf, serde_json::to_vec(&x).unwrap(), "{x}");
+        }
     }
 
     #[test]
