@@ -331,8 +331,15 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
     o.serde(b",\"workers\":", workers)?;
     o.serde(b",\"series\":", series)?;
     o.list(b",\"itl\":", itl, |o, gaps| {
-        o.list(b"", gaps, |o, &(gap, count)| {
-            o.raw(b"[");
+        // Not `list`: a gap's opening bracket goes out with the comma before it (a long
+        // run has millions of gaps).
+        o.raw(b"[");
+        for (i, &(gap, count)) in gaps.iter().enumerate() {
+            if i > 0 {
+                o.raw(b",[");
+            } else {
+                o.raw(b"[");
+            }
             if gap.is_finite() {
                 o.f64_once(gap);
             } else {
@@ -341,8 +348,10 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
             o.raw(b",");
             o.u64(count);
             o.raw(b"]");
-            Ok(())
-        })
+            o.spill()?;
+        }
+        o.raw(b"]");
+        Ok(())
     })?;
     o.list(b",\"requests\":", requests, Out::request)?;
     o.list(b",\"decisions\":", decisions, Out::decision)?;
