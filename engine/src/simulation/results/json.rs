@@ -37,9 +37,15 @@ impl<W: Write> Out<W> {
     }
 
     fn u64(&mut self, x: u64) {
-        // Most of a record's counts are single digits (zero preemptions, tier hits, …).
+        // Most of a record's counts are single digits (zero preemptions, tier hits, …);
+        // many others two (worker ids, a gap's count).
         if x < 10 {
             return self.buf.push(b'0' + x as u8);
+        }
+        if x < 100 {
+            return self
+                .buf
+                .extend_from_slice(&[b'0' + (x / 10) as u8, b'0' + (x % 10) as u8]);
         }
         CompactFormatter
             .write_u64(&mut self.buf, x)
@@ -325,8 +331,15 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
     o.serde(b",\"workers\":", workers)?;
     o.serde(b",\"series\":", series)?;
     o.list(b",\"itl\":", itl, |o, gaps| {
-        o.list(b"", gaps, |o, &(gap, count)| {
-            o.raw(b"[");
+        // Not `list`: a gap's opening bracket goes out with the comma before it (a long
+        // run has millions of gaps).
+        o.raw(b"[");
+        for (i, &(gap, count)) in gaps.iter().enumerate() {
+            if i > 0 {
+                o.raw(b",[");
+            } else {
+                o.raw(b"[");
+            }
             if gap.is_finite() {
                 o.f64_once(gap);
             } else {
@@ -335,8 +348,10 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
             o.raw(b",");
             o.u64(count);
             o.raw(b"]");
-            Ok(())
-        })
+            o.spill()?;
+        }
+        o.raw(b"]");
+        Ok(())
     })?;
     o.list(b",\"requests\":", requests, Out::request)?;
     o.list(b",\"decisions\":", decisions, Out::decision)?;
@@ -425,6 +440,21 @@ mod tests {
         }"#,
         );
         assert!(!r.transfers.is_empty() && !r.decode_decisions.is_empty());
+    }
+
+    #[test]
+    fn integers_come_out_as_serde_writes_them() {
+        // The one- and two-digit shortcuts and the general case on either side of them.
+        let mut o = super::Out {
+            buf: Vec::new(),
+            out: std::io::sink(),
+            floats: vec![(0, 0, [0; 24]); 1 << super::FLOAT_BITS].into_boxed_slice(),
+        };
+        for x in (0..1000).chain([9_999, 10_000, u64::MAX]) {
+            o.buf.clear();
+            o.u64(x);
+            assert_eq!(o.buf, serde_json::to_vec(&x).unwrap(), "{x}");
+        }
     }
 
     #[test]
