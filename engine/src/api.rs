@@ -20,6 +20,7 @@ pub fn info() -> EngineInfo {
 pub use crate::validate::Problem;
 
 /// Checks a scenario document and returns every problem found, each with its field path.
+#[inline]
 pub fn check_scenario(text: &str) -> Vec<Problem> {
     match Scenario::parse(text) {
         Ok(_) => Vec::new(),

@@ -185,6 +185,7 @@ impl Default for DeploymentConfig {
 
 impl DeploymentConfig {
     /// Reads a `deployment` section from a JSON tree (types only; see [`Self::validate`]).
+    #[inline]
     pub fn from_tree(tree: &Value) -> Result<Self, String> {
         crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
     }

@@ -114,6 +114,7 @@ fn base_tree(scenario: &Scenario) -> Value {
     serde_json::to_value(&base).expect("a scenario always serialises")
 }
 
+#[inline]
 fn entrant_from(base: &Value, patch: &Value) -> Result<Scenario, String> {
     let mut tree = base.clone();
     merge_patch(&mut tree, patch);
@@ -127,6 +128,7 @@ fn entrant_from(base: &Value, patch: &Value) -> Result<Scenario, String> {
 
 /// Each entrant's label and scenario, in lane order (empty without a `race` section); an
 /// entrant whose patch makes an invalid scenario gives the problems as one sentence.
+#[inline]
 pub fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, String>)> {
     let Some(race) = &scenario.race else {
         return Vec::new();
@@ -139,6 +141,7 @@ pub fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, String>)> 
 }
 
 /// Whether each entrant's patch makes a valid scenario: each problem at its patch.
+#[inline]
 pub(crate) fn check_entrants(scenario: &Scenario, p: &mut Problems) {
     for (i, (_, s)) in entrants(scenario).into_iter().enumerate() {
         if let Err(m) = s {

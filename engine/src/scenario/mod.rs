@@ -105,6 +105,7 @@ impl Scenario {
     /// Parses and validates a scenario document, returning every problem found: every
     /// duplicate key and type error at its field (see [`parse`]), or else every problem the
     /// checks find.
+    #[inline]
     pub fn parse(text: &str) -> Result<Self, Vec<Problem>> {
         let scenario = parse::parse(text)?;
         let problems = scenario.validate();
@@ -118,7 +119,31 @@ impl Scenario {
     /// Every problem in the scenario, each with its field path: each section's own checks,
     /// then the checks between sections (does the model fit the GPU, do the scheduler
     /// limits agree with the model, does the autoscaler's range hold the starting cluster).
+    // Inline, with what it reaches of `Scenario::parse` (a sweep's points and a race's
+    // entrants are parsed to be checked): the scenario's deserializer is then compiled where
+    // documents are read (the page's wasm at its size-tuned opt-level), not in the engine.
+    #[inline]
     pub fn validate(&self) -> Vec<Problem> {
+        let mut p = self.section_problems();
+        // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
+        if p.is_empty() {
+            crate::sweep::check_points(self, &mut p);
+        }
+        // Likewise each entrant of a race.
+        if p.is_empty() {
+            crate::race::check_entrants(self, &mut p);
+        }
+        self.with_work_problems(p)
+    }
+
+    /// [`Scenario::validate`] less the sweep's points and the race's entrants, which a run
+    /// does not read (and which [`Scenario::parse`] has checked in every document read).
+    pub(crate) fn validate_run(&self) -> Vec<Problem> {
+        self.with_work_problems(self.section_problems())
+    }
+
+    /// Each section's own checks and the checks across sections.
+    fn section_problems(&self) -> Problems {
         let mut p = Problems::new();
         if self.version != SCENARIO_VERSION {
             p.push(
@@ -153,20 +178,18 @@ impl Scenario {
             race.validate("race", &mut p);
         }
         cross::validate(self, &mut p);
-        // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
-        if p.is_empty() {
-            crate::sweep::check_points(self, &mut p);
-        }
-        // Likewise each entrant of a race.
-        if p.is_empty() {
-            crate::race::check_entrants(self, &mut p);
-        }
-        let mut problems = p.into_vec();
+        p
+    }
+
+    /// `p`'s problems, or when there are none, the work estimate's.
+    fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
+        let problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).
         if problems.is_empty() {
-            problems = self.work_problems(&[]);
+            self.work_problems(&[])
+        } else {
+            problems
         }
-        problems
     }
 
     /// The document as pretty JSON (what the app's JSON view and exports show).

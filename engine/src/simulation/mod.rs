@@ -86,7 +86,9 @@ impl Simulation {
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
-        let problems = scenario.validate();
+        // Not `validate`: a run reads neither the sweep nor the race section (and checking
+        // them would parse scenarios, compiling the deserializer into the engine).
+        let problems = scenario.validate_run();
         if !problems.is_empty() {
             return Err(problems);
         }

@@ -33,6 +33,7 @@ pub struct SweepPlan {
 
 impl SweepPlan {
     /// The plan of a scenario with a `sweep` section (a problem at `sweep` without one).
+    #[inline]
     pub fn new(scenario: &Scenario, data: ScenarioData) -> Result<Self, Vec<Problem>> {
         let Some(config) = scenario.sweep.clone() else {
             return Err(vec![Problem::new(
@@ -71,11 +72,13 @@ impl SweepPlan {
     }
 
     /// The scenario of point `i`.
+    #[inline]
     pub fn scenario(&self, i: usize) -> Result<Scenario, String> {
         point_scenario(&self.base, &self.config, &self.config.point_values(i), None)
     }
 
     /// Runs point `i` (searching it when the sweep has a search).
+    #[inline]
     pub fn run_point(&self, i: usize) -> SweepPoint {
         let mut point = self.begin_point(i);
         loop {
@@ -138,6 +141,7 @@ impl PointRun {
     }
 
     /// The next run to make, or the finished point.
+    #[inline]
     pub fn next(&mut self, plan: &SweepPlan) -> PointStep<'_> {
         let extra = match &mut self.searcher {
             None => match self.outcome.take() {
@@ -209,6 +213,7 @@ fn base_tree(scenario: &Scenario) -> Value {
 }
 
 /// The scenario with each axis set to its value in `values`, and `extra` set last.
+#[inline]
 fn point_scenario(
     base: &Value,
     config: &SweepConfig,
@@ -238,6 +243,7 @@ fn point_text(
     Ok(tree.to_string())
 }
 
+#[inline]
 fn parse_point(text: &str) -> Result<Scenario, String> {
     Scenario::parse(text).map_err(|p| describe(&p))
 }
@@ -267,6 +273,7 @@ fn metrics_of(scenario: &Scenario, results: &SimulationResults) -> Result<PointM
 
 /// Whether every value of every axis (and each end of a search) makes a valid scenario:
 /// each problem at the value's place in `sweep`, saying what it broke.
+#[inline]
 pub(crate) fn check_points(scenario: &Scenario, p: &mut Problems) {
     let Some(config) = &scenario.sweep else {
         return;
