@@ -83,14 +83,17 @@ struct State {
 }
 
 impl State {
+    /// Where worker `id` sits in `workers` (sorted by id), if it is there.
+    fn index(&self, id: u32) -> Option<usize> {
+        self.workers.binary_search_by_key(&id, |w| w.id).ok()
+    }
+
     fn slot(&self, id: u32) -> Option<&WorkerSlot> {
-        let at = self.workers.binary_search_by_key(&id, |w| w.id).ok()?;
-        Some(&self.workers[at])
+        self.index(id).map(|at| &self.workers[at])
     }
 
     fn slot_mut(&mut self, id: u32) -> Option<&mut WorkerSlot> {
-        let at = self.workers.binary_search_by_key(&id, |w| w.id).ok()?;
-        Some(&mut self.workers[at])
+        self.index(id).map(|at| &mut self.workers[at])
     }
 }
 
@@ -185,7 +188,7 @@ impl Router {
 
     /// Removes a drained worker: it stops, and its KV leaves the global view.
     fn remove_worker(st: &mut State, tiers: &mut crate::offload::OffloadTiers, id: u32) {
-        if let Ok(at) = st.workers.binary_search_by_key(&id, |w| w.id) {
+        if let Some(at) = st.index(id) {
             let slot = st.workers.remove(at);
             slot.worker.stop();
             st.kv_index.remove_worker(id);
