@@ -85,6 +85,13 @@ pub(crate) enum Popped {
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
     /// `State::start_resume`).
     Wake(Pid, ProcFuture),
+    /// An event, now processed, whose only callback resumed process `pid` (already made
+    /// active, its body taken out): the queue's reference is released after the poll, where
+    /// `finish_processing` would have released it.
+    Resumed(EventId, Pid, ProcFuture),
+    /// An event, now processed, whose only callback resumed a process that has finished
+    /// meanwhile: only the queue's reference is left to release.
+    Done(EventId),
     /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
     Stale,
 }
@@ -414,6 +421,15 @@ impl State {
             Queued::Event(id) => {
                 let slot = self.slot_mut(id);
                 slot.state = EventState::Processed;
+                // The common case, a timeout or an event awaited by one process: resume it
+                // here, in this borrow, keeping the callback vector in its slot.
+                if let [Callback::Resume(pid)] = slot.callbacks[..] {
+                    slot.callbacks.clear();
+                    return match self.start_resume(pid, None) {
+                        Some(body) => Popped::Resumed(id, pid, body),
+                        None => Popped::Done(id),
+                    };
+                }
                 Popped::Event(id, std::mem::take(&mut slot.callbacks))
             }
             Queued::Wake(pid) => {
