@@ -84,7 +84,7 @@ impl<T: 'static> Store<T> {
         // item goes straight in (one move of it, not three), and the event is created
         // already triggered, in one look at the kernel.
         let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
-        let id = self.new_event(Callback::TriggerGet(self.inner.this.clone()), accepted);
+        let id = self.new_event(Some(Callback::TriggerGet(self.inner.this.clone())), accepted);
         if accepted {
             q.items.push_back(item);
             drop(q);
@@ -136,7 +136,11 @@ impl<T: 'static> Store<T> {
         // get: the item goes straight to its cell, and the event is created already
         // triggered.
         let served = q.get_queue.is_empty() && !q.items.is_empty();
-        let id = self.new_event(Callback::TriggerPut(self.inner.this.clone()), served);
+        // A get's processing tries the oldest waiting put; an unbounded store accepts every
+        // put at once, so none ever waits and that callback would never do anything.
+        let cb = (self.inner.capacity != usize::MAX)
+            .then(|| Callback::TriggerPut(self.inner.this.clone()));
+        let id = self.new_event(cb, served);
         if served {
             let item = q.items.pop_front();
             q.cells[cell as usize] = item;
@@ -170,12 +174,14 @@ impl<T: 'static> Store<T> {
         self.inner.capacity
     }
 
-    /// A new event with callback `cb`, triggered now (as `Event::succeed`) if `triggered`.
-    /// (The store's queues may be borrowed: the kernel state runs no store code.)
-    fn new_event(&self, cb: Callback, triggered: bool) -> EventId {
+    /// A new event with callback `cb`, if any, triggered now (as `Event::succeed`) if
+    /// `triggered`. (The store's queues may be borrowed: the kernel state runs no store code.)
+    fn new_event(&self, cb: Option<Callback>, triggered: bool) -> EventId {
         let mut st = self.inner.env.state();
         let id = st.new_event();
-        st.add_callback(id, cb);
+        if let Some(cb) = cb {
+            st.add_callback(id, cb);
+        }
         if triggered {
             st.schedule(id, super::state::NORMAL, 0.0);
         }
