@@ -290,12 +290,21 @@ impl State {
     }
 
     /// Drops one reference; recycles the slot (and a condition's record) at zero.
+    #[inline]
     pub(crate) fn release(&mut self, id: EventId) {
+        // (Inline, the count: most releases leave other references, and the recycling's
+        // register saves would cost more than the check.)
         let slot = self.slot_mut(id);
         slot.refs -= 1;
-        if slot.refs > 0 {
-            return;
+        if slot.refs == 0 {
+            self.recycle(id);
         }
+    }
+
+    /// Frees the slot of `id`, whose last reference is gone.
+    #[inline(never)]
+    fn recycle(&mut self, id: EventId) {
+        let slot = self.slot_mut(id);
         slot.gen = slot.gen.wrapping_add(1);
         slot.callbacks.clear();
         let cond = slot.cond.take();
