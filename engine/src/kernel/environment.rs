@@ -394,7 +394,7 @@ impl Environment {
     /// The wait protocol every leaf awaitable follows, mirroring SimPy's `_resume` loop:
     /// an already-processed event continues at once; otherwise the active process registers
     /// itself and suspends. On the resuming poll, a pending interrupt wins.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn poll_wait(&self, id: EventId, waiting: &mut bool) -> Poll<Result<(), Interrupt>> {
         let mut st = self.state();
         if *waiting {
