@@ -84,7 +84,10 @@ impl<T: 'static> Store<T> {
         // item goes straight in (one move of it, not three), and the event is created
         // already triggered, in one look at the kernel.
         let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
-        let id = self.new_event(Some(Callback::TriggerGet(self.inner.this.clone())), accepted);
+        let id = self.new_event(
+            Some(Callback::TriggerGet(self.inner.this.clone())),
+            accepted,
+        );
         if accepted {
             q.items.push_back(item);
             drop(q);
