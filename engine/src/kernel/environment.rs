@@ -243,7 +243,9 @@ impl Environment {
                 }
                 self.state().finish_processing(id, callbacks);
             }
-            Popped::Wake(pid, body) => self.poll_body(pid, body),
+            Popped::Wake(pid, body) => self.poll_body(pid, body, None),
+            Popped::Resumed(id, pid, body) => self.poll_body(pid, body, Some(id)),
+            Popped::Done(id) => self.state().release(id),
             Popped::Stale => {}
         }
     }
@@ -355,41 +357,44 @@ impl Environment {
     fn resume(&self, pid: Pid, interrupt: Option<Interrupt>) {
         let body = self.state().start_resume(pid, interrupt);
         if let Some(body) = body {
-            self.poll_body(pid, body);
+            self.poll_body(pid, body, None);
         }
     }
 
     /// Polls the body of process `pid`, taken out by `State::start_resume`, and puts it
-    /// back (or retires the process when it has returned).
-    fn poll_body(&self, pid: Pid, mut body: ProcFuture) {
+    /// back (or retires the process when it has returned); then releases `event`'s queue
+    /// reference, if given (the event whose processing resumed it, see `Popped::Resumed`).
+    fn poll_body(&self, pid: Pid, mut body: ProcFuture, event: Option<EventId>) {
         let poll = body.as_mut().poll(&mut Context::from_waker(Waker::noop()));
         let mut st = self.state();
         st.active = None;
-        let finished = match poll {
-            Poll::Pending => {
-                let p = st.proc_mut(pid).expect("live process");
-                assert!(
-                    p.target.is_some(),
-                    "a process awaited something that is not a kernel event"
-                );
-                debug_assert!(p.interrupt.is_none(), "interrupt not consumed");
-                p.body = Some(body);
-                None
+        if poll.is_pending() {
+            let p = st.proc_mut(pid).expect("live process");
+            assert!(
+                p.target.is_some(),
+                "a process awaited something that is not a kernel event"
+            );
+            debug_assert!(p.interrupt.is_none(), "interrupt not consumed");
+            p.body = Some(body);
+            if let Some(id) = event {
+                st.release(id);
             }
-            Poll::Ready(()) => {
-                let done = st.retire_process(pid);
-                st.schedule(done, NORMAL, 0.0);
-                st.release(done);
-                Some(body)
-            }
-        };
+            return;
+        }
+        let done = st.retire_process(pid);
+        st.schedule(done, NORMAL, 0.0);
+        st.release(done);
         drop(st);
-        drop(finished); // the finished body's locals drop outside the borrow
+        drop(body); // the finished body's locals drop outside the borrow
+        if let Some(id) = event {
+            self.state().release(id);
+        }
     }
 
     /// The wait protocol every leaf awaitable follows, mirroring SimPy's `_resume` loop:
     /// an already-processed event continues at once; otherwise the active process registers
     /// itself and suspends. On the resuming poll, a pending interrupt wins.
+    #[inline(always)]
     pub(crate) fn poll_wait(&self, id: EventId, waiting: &mut bool) -> Poll<Result<(), Interrupt>> {
         let mut st = self.state();
         if *waiting {

@@ -85,6 +85,13 @@ pub(crate) enum Popped {
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
     /// `State::start_resume`).
     Wake(Pid, ProcFuture),
+    /// An event, now processed, whose only callback resumed process `pid` (already made
+    /// active, its body taken out): the queue's reference is released after the poll, where
+    /// `finish_processing` would have released it.
+    Resumed(EventId, Pid, ProcFuture),
+    /// An event, now processed, whose only callback resumed a process that has finished
+    /// meanwhile: only the queue's reference is left to release.
+    Done(EventId),
     /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
     Stale,
 }
@@ -283,12 +290,21 @@ impl State {
     }
 
     /// Drops one reference; recycles the slot (and a condition's record) at zero.
+    #[inline]
     pub(crate) fn release(&mut self, id: EventId) {
+        // (Inline, the count: most releases leave other references, and the recycling's
+        // register saves would cost more than the check.)
         let slot = self.slot_mut(id);
         slot.refs -= 1;
-        if slot.refs > 0 {
-            return;
+        if slot.refs == 0 {
+            self.recycle(id);
         }
+    }
+
+    /// Frees the slot of `id`, whose last reference is gone.
+    #[inline(never)]
+    fn recycle(&mut self, id: EventId) {
+        let slot = self.slot_mut(id);
         slot.gen = slot.gen.wrapping_add(1);
         slot.callbacks.clear();
         let cond = slot.cond.take();
@@ -414,6 +430,15 @@ impl State {
             Queued::Event(id) => {
                 let slot = self.slot_mut(id);
                 slot.state = EventState::Processed;
+                // The common case, a timeout or an event awaited by one process: resume it
+                // here, in this borrow, keeping the callback vector in its slot.
+                if let [Callback::Resume(pid)] = slot.callbacks[..] {
+                    slot.callbacks.clear();
+                    return match self.start_resume(pid, None) {
+                        Some(body) => Popped::Resumed(id, pid, body),
+                        None => Popped::Done(id),
+                    };
+                }
                 Popped::Event(id, std::mem::take(&mut slot.callbacks))
             }
             Queued::Wake(pid) => {

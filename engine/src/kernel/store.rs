@@ -79,22 +79,21 @@ impl<T: 'static> Store<T> {
     /// Offers `item`; the returned event fires once the store accepted it (at once when there is
     /// room). Dropping a put that was not yet accepted withdraws it and drops the item.
     pub fn put(&self, item: T) -> StorePut<T> {
-        let id = self.new_event(Callback::TriggerGet(self.inner.this.clone()));
-        let accepted = {
-            let mut q = self.inner.queues.borrow_mut();
-            // With no put ahead of it and room, `trigger_put` would accept this very put:
-            // the item goes straight in (one move of it, not three).
-            if q.put_queue.is_empty() && q.items.len() < self.inner.capacity {
-                q.items.push_back(item);
-                true
-            } else {
-                q.put_queue.push_back((id, item));
-                false
-            }
-        };
+        let mut q = self.inner.queues.borrow_mut();
+        // With no put ahead of it and room, `trigger_put` would accept this very put: the
+        // item goes straight in (one move of it, not three), and the event is created
+        // already triggered, in one look at the kernel.
+        let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
+        let id = self.new_event(
+            Some(Callback::TriggerGet(self.inner.this.clone())),
+            accepted,
+        );
         if accepted {
-            self.inner.env.succeed_id(id).expect("a new put is pending");
+            q.items.push_back(item);
+            drop(q);
         } else {
+            q.put_queue.push_back((id, item));
+            drop(q);
             self.inner.trigger_put();
         }
         StorePut {
@@ -128,30 +127,30 @@ impl<T: 'static> Store<T> {
     /// Asks for the oldest item; the returned event fires once one was handed over. Dropping a
     /// get that was not yet served withdraws it.
     pub fn get(&self) -> StoreGet<T> {
-        let id = self.new_event(Callback::TriggerPut(self.inner.this.clone()));
-        let (cell, served) = {
-            let mut q = self.inner.queues.borrow_mut();
-            let cell = match q.free_cells.pop() {
-                Some(c) => c,
-                None => {
-                    q.cells.push(None);
-                    u32::try_from(q.cells.len() - 1).expect("more than 2^32 pending gets")
-                }
-            };
-            // With no get ahead of it and an item there, `trigger_get` would serve this
-            // very get: the item goes straight to its cell.
-            if q.get_queue.is_empty() && !q.items.is_empty() {
-                let item = q.items.pop_front();
-                q.cells[cell as usize] = item;
-                (cell, true)
-            } else {
-                q.get_queue.push_back((id, cell));
-                (cell, false)
+        let mut q = self.inner.queues.borrow_mut();
+        let cell = match q.free_cells.pop() {
+            Some(c) => c,
+            None => {
+                q.cells.push(None);
+                u32::try_from(q.cells.len() - 1).expect("more than 2^32 pending gets")
             }
         };
+        // With no get ahead of it and an item there, `trigger_get` would serve this very
+        // get: the item goes straight to its cell, and the event is created already
+        // triggered.
+        let served = q.get_queue.is_empty() && !q.items.is_empty();
+        // A get's processing tries the oldest waiting put; an unbounded store accepts every
+        // put at once, so none ever waits and that callback would never do anything.
+        let cb = (self.inner.capacity != usize::MAX)
+            .then(|| Callback::TriggerPut(self.inner.this.clone()));
+        let id = self.new_event(cb, served);
         if served {
-            self.inner.env.succeed_id(id).expect("a new get is pending");
+            let item = q.items.pop_front();
+            q.cells[cell as usize] = item;
+            drop(q);
         } else {
+            q.get_queue.push_back((id, cell));
+            drop(q);
             self.inner.trigger_get();
         }
         StoreGet {
@@ -178,10 +177,17 @@ impl<T: 'static> Store<T> {
         self.inner.capacity
     }
 
-    fn new_event(&self, cb: Callback) -> EventId {
+    /// A new event with callback `cb`, if any, triggered now (as `Event::succeed`) if
+    /// `triggered`. (The store's queues may be borrowed: the kernel state runs no store code.)
+    fn new_event(&self, cb: Option<Callback>, triggered: bool) -> EventId {
         let mut st = self.inner.env.state();
         let id = st.new_event();
-        st.add_callback(id, cb);
+        if let Some(cb) = cb {
+            st.add_callback(id, cb);
+        }
+        if triggered {
+            st.schedule(id, super::state::NORMAL, 0.0);
+        }
         id
     }
 }
@@ -293,8 +299,7 @@ impl<T: 'static> Future for StorePut<T> {
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let env = this.store.env.clone();
-        match env.poll_wait(this.id, &mut this.waiting) {
+        match this.store.env.poll_wait(this.id, &mut this.waiting) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => {
                 this.settled = true;
@@ -366,8 +371,7 @@ impl<T: 'static> Future for StoreGet<T> {
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let env = this.store.env.clone();
-        match env.poll_wait(this.id, &mut this.waiting) {
+        match this.store.env.poll_wait(this.id, &mut this.waiting) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => Poll::Ready(Ok(this
                 .try_take()
