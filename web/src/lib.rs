@@ -18,6 +18,7 @@ pub mod results_view;
 pub mod run_driver;
 pub mod share;
 pub mod shortcuts;
+pub mod sorted_map;
 pub mod state;
 pub mod sweep_driver;
 pub mod worker;

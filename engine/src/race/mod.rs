@@ -111,7 +111,7 @@ fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.race = None;
     base.sweep = None;
-    serde_json::to_value(&base).expect("a scenario always serialises")
+    base.to_tree()
 }
 
 #[inline]

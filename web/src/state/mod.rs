@@ -8,14 +8,14 @@ use serde_json::Value;
 use std::rc::Rc;
 use yew::Reducible;
 
-mod data_files;
 mod race;
 mod run;
 mod scenario_doc;
 mod talk;
 mod view;
 
-pub use data_files::DataFiles;
+/// The data files picked in the tab: (name, text) by name.
+pub type DataFiles = crate::sorted_map::SortedMap<String, Rc<str>>;
 pub use race::{Lane, LaneStatus, RaceRun};
 pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
 pub use scenario_doc::{ParseError, Scenario};

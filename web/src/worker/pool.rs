@@ -7,6 +7,7 @@
 //! are started on demand and kept for the next job.
 
 use super::protocol::{object, FromWorker, ToWorker};
+use crate::sorted_map::SortedMap;
 use crate::state::{EngineResults, Progress};
 use engine::simulation::SimulationResults;
 use gloo_events::{EventListener, EventListenerOptions};
@@ -112,7 +113,7 @@ impl Early {
                 on_event.emit(event);
             }
             POOL.with_borrow_mut(|pool| {
-                if let Some(listener) = pool.listeners.get_mut(ticket.job) {
+                if let Some(listener) = pool.listeners.get_mut(&ticket.job) {
                     *listener = on_event;
                 }
             });
@@ -150,41 +151,12 @@ struct Slot {
     _listeners: [EventListener; 2],
 }
 
-/// Each job's listener, by job number: a list sorted by job (jobs are numbered in order, so
-/// a new one goes last) rather than a BTreeMap, whose code the wasm compiles per key and
-/// value type.
-#[derive(Default)]
-struct Listeners(Vec<(u64, Callback<RunEvent>)>);
-
-impl Listeners {
-    fn insert(&mut self, job: u64, listener: Callback<RunEvent>) {
-        match self.0.binary_search_by_key(&job, |e| e.0) {
-            Ok(i) => self.0[i].1 = listener,
-            Err(i) => self.0.insert(i, (job, listener)),
-        }
-    }
-
-    fn get(&self, job: u64) -> Option<&Callback<RunEvent>> {
-        let i = self.0.binary_search_by_key(&job, |e| e.0).ok()?;
-        self.0.get(i).map(|e| &e.1)
-    }
-
-    fn get_mut(&mut self, job: u64) -> Option<&mut Callback<RunEvent>> {
-        let i = self.0.binary_search_by_key(&job, |e| e.0).ok()?;
-        self.0.get_mut(i).map(|e| &mut e.1)
-    }
-
-    fn remove(&mut self, job: u64) -> Option<Callback<RunEvent>> {
-        let i = self.0.binary_search_by_key(&job, |e| e.0).ok()?;
-        Some(self.0.remove(i).1)
-    }
-}
-
 #[derive(Default)]
 struct Pool {
     slots: Vec<Slot>,
     waiting: VecDeque<ToWorker>,
-    listeners: Listeners,
+    /// Each job's listener, by job number.
+    listeners: SortedMap<u64, Callback<RunEvent>>,
     next_job: u64,
     next_slot: u64,
 }
@@ -200,7 +172,7 @@ impl Pool {
         self.waiting
             .retain(|m| !matches!(m, ToWorker::Start { job: j, .. } if *j == job));
         if self.waiting.len() < before {
-            if let Some(listener) = self.listeners.remove(job) {
+            if let Some(listener) = self.listeners.remove(&job) {
                 listener.emit(RunEvent::Failed("stopped before it started".into()));
             }
         } else if let Some(slot) = self.slots.iter().find(|s| s.job == Some(job)) {
@@ -228,7 +200,7 @@ fn pump() {
                             Some(pool.slots.len() - 1)
                         }
                         Err(message) => {
-                            failures.extend(pool.listeners.remove(job).map(|l| (l, message)));
+                            failures.extend(pool.listeners.remove(&job).map(|l| (l, message)));
                             continue;
                         }
                     }
@@ -390,7 +362,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
         }
     };
     if matches!(event, RunEvent::Progress(_)) {
-        let listener = POOL.with_borrow(|pool| pool.listeners.get(job).cloned());
+        let listener = POOL.with_borrow(|pool| pool.listeners.get(&job).cloned());
         if let Some(listener) = listener {
             listener.emit(event);
         }
@@ -407,7 +379,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
 
 /// Delivers a job's last event and forgets its listener.
 fn finish(job: u64, event: RunEvent) {
-    let listener = POOL.with_borrow_mut(|pool| pool.listeners.remove(job));
+    let listener = POOL.with_borrow_mut(|pool| pool.listeners.remove(&job));
     if let Some(listener) = listener {
         listener.emit(event);
     }
