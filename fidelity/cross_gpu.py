@@ -6,7 +6,8 @@ over to other GPUs and models with nothing but the GPUs' datasheet figures. Sour
 ../shared/fidelity/vllm019_small_runs (casys-kaist/LLMServingSim, MIT): 300 ShareGPT
 requests at Poisson 10 req/s, offline AsyncLLM (no HTTP server), exact per-request lengths.
 
-Usage: cargo build --release -p opal-cli && python3 fidelity/cross_gpu.py [SHARED_DIR]
+Usage: cargo build --release -p opal-cli && python3 fidelity/cross_gpu.py [--datasheet] [SHARED_DIR]
+(the binary: $OPAL, else $CARGO_TARGET_DIR/release/opal, else target/release/opal).
 Measured TTFT/E2E are first/last token minus the engine's queued time; TPOT is
 (last - first) / (output - 1), mean over requests. The simulator's use its own arrival.
 """
@@ -18,12 +19,18 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "fidelity")
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+SHARED = ARGS[0] if ARGS else os.path.join(ROOT, "..", "shared", "fidelity")
 RUNS = os.path.join(SHARED, "vllm019_small_runs", "bench_examples")
-OPAL = os.path.join(ROOT, "target", "release", "opal")
+OPAL = os.environ.get("OPAL") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "opal")
 
-# Datasheet figures, dense bf16 / FP8 tensor TFLOP/s, TB/s, GiB; nothing fitted.
-GPUS = {
+# The catalogue GPUs (engine/src/hardware.rs): datasheet peaks with the calibration of each;
+# the RTX PRO 6000's kernel figures are fitted on its vLLM 0.19 kernel profile, the RTX 4090
+# has the H100's efficiencies (no profile of it). `--datasheet` replays both instead as
+# custom GPUs with the same peaks and the H100's efficiencies (the figures before the fit).
+GPUS = {"RTX4090": "RTX 4090", "RTXPRO6000": "RTX PRO 6000 Blackwell"}
+DATASHEET = {
     "RTX4090": dict(name="RTX 4090", peak_tflops=165.2, fp8_tflops=330.3, hbm_tbps=1.008,
                     memory_gb=23.52),
     "RTXPRO6000": dict(name="RTX PRO 6000 Blackwell", peak_tflops=503.8, fp8_tflops=1007.6,
@@ -44,7 +51,7 @@ def mean(xs):
     return statistics.fmean(xs)
 
 
-def replay(run, work):
+def replay(run, work, datasheet):
     meta = json.load(open(os.path.join(RUNS, run, "vllm_meta.json")))
     kw = meta["engine_kwargs"]
     model = MODELS[kw["model"]]
@@ -64,8 +71,8 @@ def replay(run, work):
     scenario = {
         "simulation": {"num_workers": dp, "seed": 1},
         "model": dict(model, max_model_len=kw.get("max_model_len") or 32768),
-        "hardware": {"gpu": "custom", "custom": GPUS[run.split("_")[0]],
-                     "tp": kw["tensor_parallel_size"]},
+        "hardware": ({"gpu": "custom", "custom": DATASHEET[run.split("_")[0]]} if datasheet
+                     else {"gpu": GPUS[run.split("_")[0]]}) | {"tp": kw["tensor_parallel_size"]},
         "worker": {"max_num_seqs": kw["max_num_seqs"],
                    "max_num_batched_tokens": kw["max_num_batched_tokens"],
                    "block_size": 16, "gpu_memory_utilization": 0.9},
@@ -91,11 +98,13 @@ def replay(run, work):
 
 
 def main():
-    print("measured/predicted ms, absolute error; datasheet GPU figures, H100 efficiencies")
+    datasheet = "--datasheet" in sys.argv
+    print("measured/predicted ms, absolute error; " + ("datasheet GPU figures, H100 efficiencies"
+          if datasheet else "catalogue GPUs (RTX PRO 6000: kernel-profile calibration)"))
     print(f"{'run':40} {'TTFT mean':>24} {'E2E mean':>24} {'TPOT mean':>20}")
     with tempfile.TemporaryDirectory() as work:
         for run in sorted(os.listdir(RUNS)):
-            got = replay(run, work)
+            got = replay(run, work, datasheet)
             cells = [f"{m:9.1f}/{p:9.1f} {abs(p - m) / m * 100:4.1f}%" for m, p in zip(*got)]
             print(f"{run:40} " + " ".join(f"{c:>24}" for c in cells))
 

@@ -80,6 +80,49 @@ def vidur_profiles(shared, out):
         json.dump(rows, f, separators=(",", ":"))
         f.write("\n")
 
+RTX_PROFILE = os.path.join("vllm019_small_runs", "rtxpro6000_profile_llama31_8b")
+RTX_DENSE = ["qkv_proj", "o_proj", "gate_up_proj", "down_proj", "layernorm", "rotary_emb", "act_fn"]
+RTX_GRID = {"prefill_chunk": (0, 16, 64, 256, 1024, 2048), "kv_prefill": (0, 256, 1024, 4096, 16384),
+            "kv_decode": (0, 128, 512, 2048, 8192, 16384)}
+
+def rtx_pro_6000_profile(shared, out):
+    """The per-kernel profile of vLLM 0.19 on an RTX PRO 6000 Blackwell (casys-kaist/LLMServingSim)
+    of Llama-3.1-8B cut to one layer. Its meta.yaml's other hf_overrides (16 / 4 heads, a 7168-wide
+    MLP, a 64128-token vocabulary: the model's tp-2 shard) are those of the tp-2 pass; the tp-1
+    tables are the full layer's: read as the shard, every kernel (four GEMMs, LM head, decode
+    attention) would move weights or KV at the same 41 % of the datasheet's bandwidth and a
+    2048-token MLP GEMM would reach 41 % of peak; read as the full layer, 82-85 % and 83 %, the
+    H100's figures. Keeps every dense-layer row, the LM head, every pure-decode and pure-prefill
+    attention row, and the mixed batches on a coarse grid (1,000 of 19,000)."""
+    src = os.path.join(shared, RTX_PROFILE)
+    if not os.path.isdir(src):
+        print("no RTX PRO 6000 profile: not rewritten")
+        return
+    dense = {}
+    for r in csv.DictReader(gzip.open(os.path.join(src, "tp1_dense.csv.gz"), "rt")):
+        dense.setdefault(r["layer"], {})[int(r["tokens"])] = float(r["time_us"])
+    tokens = sorted(dense["qkv_proj"])
+    heads = [r for r in csv.DictReader(gzip.open(os.path.join(src, "tp1_per_sequence.csv.gz"), "rt"))
+             if r["layer"] == "lm_head"]
+    attention = []
+    for r in csv.DictReader(gzip.open(os.path.join(src, "tp1_attention.csv.gz"), "rt")):
+        row = [int(r[k]) for k in ("prefill_chunk", "kv_prefill", "n_decode", "kv_decode")]
+        mixed = row[0] > 0 and row[2] > 0
+        on_grid = all(row[i] in RTX_GRID[k] for i, k in ((0, "prefill_chunk"), (1, "kv_prefill"), (3, "kv_decode")))
+        if not mixed or (on_grid and row[2] & (row[2] - 1) == 0):
+            attention.append(row + [round(float(r["time_us"]), 3)])
+    config = compact_config(os.path.join(shared, "model_configs", "llama-3.1-8b-instruct", "config.json"))
+    config.update(num_hidden_layers=1)
+    doc = {"gpu": "RTX PRO 6000 Blackwell", "vllm": "0.19.0", "config": config, "tokens": tokens,
+           "dense_us": {k: [dense[k][t] for t in tokens] for k in RTX_DENSE},
+           "lm_head": {"sequences": [int(r["sequences"]) for r in heads],
+                       "latency_us": [float(r["time_us"]) for r in heads]},
+           "attention_columns": ["prefill_chunk", "kv_prefill", "n_decode", "kv_decode", "time_us"],
+           "attention": attention}
+    with open(os.path.join(out, "kernels", "rtx_pro_6000_vllm019.json"), "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+        f.write("\n")
+
 def model_configs(shared, out):
     for path in sorted(glob.glob(os.path.join(shared, "model_configs", "*", "config.json"))):
         name = os.path.basename(os.path.dirname(path))
@@ -183,3 +226,4 @@ if __name__ == "__main__":
     layer_profiles(shared, out)
     vidur_profiles(shared, out)
     model_configs(shared, out)
+    rtx_pro_6000_profile(shared, out)

@@ -134,6 +134,45 @@ pub fn l40s_calibration() -> Calibration {
     }
 }
 
+/// The RTX PRO 6000 Blackwell's calibration (Server Edition; no NVLink). Kernel figures:
+/// fitted on the per-kernel profile of vLLM 0.19 on this GPU (casys-kaist/LLMServingSim's
+/// profiler: a one-layer Llama-3.1-8B's GEMMs, LM head, elementwise kernels and attention
+/// grid) by `cargo run --release -p opal-fidelity --bin fit -- --gpu "RTX PRO 6000 Blackwell"`.
+/// Not fittable from a kernel profile, so carried over: the serving engine's CPU and
+/// front-end figures and the MoE efficiencies (the H100's), and the all-reduce, which runs
+/// over PCIe Gen5: the L40S's Gen4 figures with twice the bus bandwidth.
+pub fn rtx_pro_6000_calibration() -> Calibration {
+    Calibration {
+        source: "RTX PRO 6000 Blackwell: vLLM 0.19 kernel profile; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.788,
+        gemm_memory_efficiency: 0.891,
+        gemm_knee: 1.62,
+        gemm_fixed_us: 6.56,
+        prefill_attention_efficiency: 0.601,
+        prefill_attention_half_tokens: 307.0,
+        decode_attention_efficiency: 0.786,
+        attention_fixed_us: 9.52,
+        attention_per_seq_ns: 143.0,
+        // Activations of up to ~1000 tokens stay in the 128 MB L2 cache, so the norms and
+        // the activation beat HBM's bandwidth: the fit stops at its bound.
+        elementwise_fixed_us: 7.44,
+        elementwise_efficiency: 1.0,
+        allreduce_latency_us: 10.0,
+        allreduce_bus_gbps: 50.0,
+        ..h100_calibration()
+    }
+}
+
+/// The RTX 4090's calibration: no kernel profile or run exists for it here, so as the L40S
+/// (the same AD102 die, its all-reduce over PCIe Gen4): the H100's efficiencies on its own
+/// datasheet peaks.
+pub fn rtx_4090_calibration() -> Calibration {
+    Calibration {
+        source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
+        ..l40s_calibration()
+    }
+}
+
 /// The built-in GPUs, in display order.
 pub fn catalogue() -> Vec<GpuSpec> {
     vec![
@@ -142,6 +181,17 @@ pub fn catalogue() -> Vec<GpuSpec> {
         GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, h100_calibration()),
         GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, a100_calibration()),
         GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, l40s_calibration()),
+        // Bf16 and FP8 with FP32 accumulation (vLLM's), dense; memory as CUDA reports it.
+        GpuSpec::new(
+            "RTX PRO 6000 Blackwell",
+            503.8,
+            1007.6,
+            1.792,
+            94.97,
+            rtx_pro_6000_calibration(),
+        ),
+        // GeForce: FP32 accumulation runs at half the FP16-accumulate rate.
+        GpuSpec::new("RTX 4090", 165.2, 330.3, 1.008, 23.52, rtx_4090_calibration()),
     ]
 }
 
@@ -156,7 +206,8 @@ pub fn lookup(name: &str) -> Option<GpuSpec> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HardwareConfig {
-    /// Catalogue GPU name (`H100-SXM`, `H200`, `A100-80GB`, `L40S`) or `custom`. Default `H100-SXM`.
+    /// Catalogue GPU name (`H100-SXM`, `H200`, `A100-80GB`, `L40S`, `RTX PRO 6000 Blackwell`,
+    /// `RTX 4090`) or `custom`. Default `H100-SXM`.
     pub gpu: String,
     /// Figures of a custom GPU; required when `gpu` is `custom`. Default none.
     pub custom: Option<GpuSpec>,
@@ -178,11 +229,13 @@ pub struct HardwareConfig {
 /// Nominal on-demand cloud price of one catalogue GPU for an hour, US dollars: round
 /// figures for comparing GPU types, not quotes; set `hardware.cost_per_gpu_hour` for yours.
 pub fn list_price(gpu: &str) -> Option<f64> {
-    const PRICES: [(&str, f64); 4] = [
+    const PRICES: [(&str, f64); 6] = [
         ("H100-SXM", 3.0),
         ("H200", 3.8),
         ("A100-80GB", 1.8),
         ("L40S", 1.0),
+        ("RTX PRO 6000 Blackwell", 1.8),
+        ("RTX 4090", 0.7),
     ];
     PRICES
         .iter()

@@ -53,6 +53,136 @@ struct VidurRow {
     ms: std::collections::BTreeMap<String, f64>,
 }
 
+/// A per-kernel profile of one GPU measured by LLMServingSim's profiler (vLLM 0.19): a
+/// one-layer model's dense kernels by token count, its LM head by sequence count, and its
+/// attention kernel over batches of one prefill chunk and `n` decodes.
+#[derive(Debug, Clone, Deserialize)]
+struct KernelProfile {
+    /// The catalogue GPU it was measured on.
+    gpu: String,
+    /// The profiled model's shape (Hugging Face config fields, after the profiler's overrides).
+    config: Value,
+    tokens: Vec<f64>,
+    /// Per kernel (`qkv_proj`, `o_proj`, `gate_up_proj`, `down_proj`, `layernorm`,
+    /// `rotary_emb`, `act_fn`), µs at each of `tokens`.
+    dense_us: std::collections::BTreeMap<String, Vec<f64>>,
+    lm_head: LmHeadTable,
+    /// Rows of `[prefill chunk, its KV prefix, decodes, each decode's KV length, µs]`.
+    attention: Vec<[f64; 5]>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct LmHeadTable {
+    sequences: Vec<f64>,
+    latency_us: Vec<f64>,
+}
+
+/// The per-kernel profile of vLLM 0.19 on the RTX PRO 6000 Blackwell (Server Edition).
+fn rtx_pro_6000_profile() -> KernelProfile {
+    serde_json::from_str(include_str!("../../data/kernels/rtx_pro_6000_vllm019.json"))
+        .expect("rtx_pro_6000_vllm019.json is valid")
+}
+
+impl KernelProfile {
+    /// The profiled one-layer model.
+    fn model(&self) -> Model {
+        let arch = hf::from_config_value(&self.config).expect("the profile's config imports");
+        Model::new(format!("profiled layer on {}", self.gpu), arch)
+    }
+
+    /// The attention batch of one grid row: the chunk (if any), then the decodes.
+    fn attention_batch(row: &[f64; 5]) -> Vec<SeqWork> {
+        let [chunk, prefix, decodes, kv, _] = *row;
+        let mut batch = Vec::with_capacity(decodes as usize + 1);
+        if chunk > 0.0 {
+            batch.push(SeqWork {
+                new_tokens: chunk as u32,
+                context: prefix as u32,
+                decode: false,
+            });
+        }
+        batch.extend(std::iter::repeat_n(
+            SeqWork {
+                new_tokens: 1,
+                context: kv as u32,
+                decode: true,
+            },
+            decodes as usize,
+        ));
+        batch
+    }
+
+    /// The elementwise kernels of one layer at `tokens`, µs: two (fused residual-add) RMS
+    /// norms, rotary embedding and the activation.
+    fn elementwise_us(&self, i: usize) -> f64 {
+        let d = &self.dense_us;
+        2.0 * d["layernorm"][i] + d["rotary_emb"][i] + d["act_fn"][i]
+    }
+
+    /// The four GEMMs of one layer at `tokens`, µs.
+    fn gemm_us(&self, i: usize) -> f64 {
+        ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
+            .iter()
+            .map(|k| self.dense_us[*k][i])
+            .sum()
+    }
+}
+
+/// Whole steps of the profiled one-layer model on the RTX PRO 6000, priced two ways: summed
+/// from its per-kernel profile (GEMMs, attention, elementwise, LM head) and by the simulator
+/// under `cal` (the same kernels). Decode batches of 1–256 at 512–16384 tokens of context,
+/// single prefill chunks, and chunked-prefill steps (one 256-token chunk plus decodes).
+pub fn rtx_step_checks(cal: &Calibration) -> Vec<StepCheck> {
+    let p = rtx_pro_6000_profile();
+    let model = p.model();
+    let gpu = GpuSpec {
+        calibration: cal.clone(),
+        ..engine::hardware::lookup(&p.gpu).expect("the catalogue has the profiled GPU")
+    };
+    let hw = Hardware {
+        gpu,
+        tp: 1,
+        allreduce_latency_per_layer: 0.0,
+    };
+    let t = Calibrated::new(&model, &hw, None, 0.0);
+    let mut out = Vec::new();
+    for row in &p.attention {
+        let [chunk, prefix, decodes, kv, us] = *row;
+        let wanted = match (chunk > 0.0, decodes > 0.0) {
+            (false, true) => {
+                [1.0, 8.0, 32.0, 64.0, 128.0, 256.0].contains(&decodes)
+                    && [512.0, 4096.0, 16384.0].contains(&kv)
+            }
+            (true, false) => prefix == 0.0 && [256.0, 1024.0, 2048.0].contains(&chunk),
+            _ => chunk == 256.0 && prefix == 1024.0 && [16.0, 64.0].contains(&decodes) && kv == 2048.0,
+        };
+        if !wanted {
+            continue;
+        }
+        let tokens = chunk + decodes;
+        let seqs = decodes + if chunk > 0.0 { 1.0 } else { 0.0 };
+        let (Some(i), Some(h)) = (
+            p.tokens.iter().position(|&x| x == tokens),
+            p.lm_head.sequences.iter().position(|&x| x == seqs),
+        ) else {
+            continue;
+        };
+        let profile = (p.gemm_us(i) + us + p.elementwise_us(i) + p.lm_head.latency_us[h]) * 1e-6;
+        let bd = t.breakdown(KernelProfile::attention_batch(row));
+        let label = match (chunk > 0.0, decodes > 0.0) {
+            (false, _) => format!("decode {decodes}×{kv}"),
+            (true, false) => format!("prefill {chunk}"),
+            _ => format!("chunk {chunk}+{prefix} & decode {decodes}×{kv}"),
+        };
+        out.push(StepCheck {
+            label: format!("1 layer {label}"),
+            profile,
+            predicted: bd.gemm + bd.attention + bd.elementwise,
+        });
+    }
+    out
+}
+
 /// What a profile point measured.
 #[derive(Debug, Clone)]
 enum Query {
@@ -73,7 +203,8 @@ enum Query {
 /// One measured kernel time and what the simulator must price to match it.
 #[derive(Debug, Clone)]
 pub struct Point {
-    /// Which figures it constrains: `gemm`, `attention`, `allreduce` or `elementwise`.
+    /// Which figures it constrains: `gemm`, `attention`, `allreduce` or `elementwise`; or
+    /// `mixed attention` (checked only).
     pub group: &'static str,
     /// Model, TP and shape, for reports.
     pub label: String,
@@ -197,7 +328,8 @@ pub struct Profiles {
 impl Profiles {
     /// The profiles of `gpu` (a catalogue name) shipped in `fidelity/data/kernels/`: for the
     /// H100, AIConfigurator's per-layer tables and Vidur's elementwise operators; for the
-    /// A100, Vidur's GEMM and elementwise operators (the only A100 kernels measured).
+    /// A100, Vidur's GEMM and elementwise operators (the only A100 kernels measured); for the
+    /// RTX PRO 6000 Blackwell, LLMServingSim's per-kernel profile of vLLM 0.19.
     pub fn for_gpu(gpu: &str) -> Self {
         let vidur: Vec<VidurRow> =
             serde_json::from_str(include_str!("../../data/kernels/vidur.json"))
@@ -213,7 +345,13 @@ impl Profiles {
                 "h100"
             }
             "A100-80GB" => "a100",
-            _ => return p,
+            _ => {
+                let k = rtx_pro_6000_profile();
+                if k.gpu == gpu {
+                    p.add_kernel_profile(&k);
+                }
+                return p;
+            }
         };
         for r in vidur.iter().filter(|r| r.gpu == vidur_gpu) {
             let Some(arch) = catalogue::lookup(&r.model) else {
@@ -265,6 +403,65 @@ impl Profiles {
             );
         }
         p
+    }
+
+    /// Every point of a per-kernel profile: its four GEMMs and the LM head, the layer's
+    /// elementwise kernels, and the attention grid.
+    fn add_kernel_profile(&mut self, k: &KernelProfile) {
+        let model = k.model();
+        let a = &model.arch;
+        let (h, hd) = (a.hidden_size as f64, a.head_dim() as f64);
+        let (q, kv, ffn) = (
+            a.num_heads as f64 * hd,
+            a.num_kv_heads as f64 * hd,
+            a.intermediate_size as f64,
+        );
+        let m = self.models.len();
+        self.models.push((model, 1));
+        for (i, &t) in k.tokens.iter().enumerate() {
+            for (op, kk, n) in [
+                ("qkv_proj", h, q + 2.0 * kv),
+                ("o_proj", q, h),
+                ("gate_up_proj", h, 2.0 * ffn),
+                ("down_proj", ffn, h),
+            ] {
+                self.push(
+                    "gemm",
+                    format!("{op} m={t}"),
+                    k.dense_us[op][i],
+                    m,
+                    Query::Gemm(t, kk, n),
+                );
+            }
+            self.push(
+                "elementwise",
+                format!("elementwise m={t}"),
+                k.elementwise_us(i),
+                m,
+                Query::Elementwise(t),
+            );
+        }
+        for (s, us) in k.lm_head.sequences.iter().zip(&k.lm_head.latency_us) {
+            self.push("gemm", format!("LM head m={s}"), *us, m, Query::LmHead(*s));
+        }
+        for row in &k.attention {
+            let [c, pre, n, kvd, us] = *row;
+            // A chunk and decodes in one kernel are checked, not fitted: the model prices
+            // them as the sum of the two, like the H100's profiles (which have no mixed
+            // batches), and the decodes there run up to 3x slower than alone.
+            let group = if c > 0.0 && n > 0.0 {
+                "mixed attention"
+            } else {
+                "attention"
+            };
+            self.push(
+                group,
+                format!("attention chunk {c}+{pre}, {n} decodes × {kvd}"),
+                us,
+                m,
+                Query::Attention(KernelProfile::attention_batch(row)),
+            );
+        }
     }
 
     fn add_layer_profiles(&mut self) {
