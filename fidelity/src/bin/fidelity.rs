@@ -10,7 +10,8 @@
 //! timing model (`calibrated`, `roofline`, `opal-analytical`) for comparison; `--only`
 //! replays the runs whose name contains NAME; `--patch` merges a scenario fragment over every
 //! replay (e.g. `'{"worker": {"async_scheduling": false}}'`). `--profiles` prints whole H100
-//! steps summed from the per-layer profiles against the simulator's. `--runs DIR` replays
+//! steps summed from the per-layer profiles against the simulator's, then whole steps of the
+//! RTX PRO 6000's one-layer profile (GEMMs, attention, elementwise, LM head) likewise. `--runs DIR` replays
 //! real runs stored under DIR in the shared measurements' layout (`replay_data*/` and
 //! `default_args/`) instead of the built-in ones — how held-back runs are checked; `--gpu`
 //! names the GPU of runs whose name does not.
@@ -87,15 +88,47 @@ fn main() -> ExitCode {
     }
 }
 
-/// Whole steps summed from the per-layer H100 profiles against the simulator's kernels.
+/// Whole steps summed from the per-layer H100 profiles, and from the RTX PRO 6000's
+/// per-kernel profile, against the simulator's kernels under each GPU's calibration.
 fn print_step_checks() {
-    let checks = fidelity::fit::kernels::step_checks(&engine::hardware::h100_calibration());
+    use fidelity::fit::kernels::{decode_step_checks, rtx_step_checks, step_checks};
+    let h100 = engine::hardware::h100_calibration();
+    print_steps("step (H100)", &step_checks(&h100));
+    // Whether large, long decode batches are priced without bias: signed errors.
+    let large = decode_step_checks(
+        &h100,
+        &[64.0, 128.0, 256.0],
+        &[512.0, 1024.0, 2048.0, 4096.0],
+    );
+    let signed: Vec<f64> = large
+        .iter()
+        .map(|c| (c.predicted - c.profile) / c.profile * 100.0)
+        .collect();
+    let (lo, hi) = signed
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &e| {
+            (a.min(e), b.max(e))
+        });
+    println!(
+        "decode steps of 64-256 sequences at 512-4096 tokens ({} steps): median signed error {:+.1}% (from {lo:+.1}% to {hi:+.1}%)",
+        large.len(),
+        fidelity::report::median(signed.clone()),
+    );
+    println!();
+    print_steps(
+        "step (RTX PRO 6000 Blackwell)",
+        &rtx_step_checks(&engine::hardware::rtx_pro_6000_calibration()),
+    );
+}
+
+/// One GPU's step checks and their median absolute error.
+fn print_steps(title: &str, checks: &[fidelity::fit::kernels::StepCheck]) {
     println!(
         "{:<52} {:>12} {:>12} {:>7}",
-        "step (H100)", "profile ms", "predicted", "error"
+        title, "profile ms", "predicted", "error"
     );
     let mut errors = Vec::new();
-    for c in &checks {
+    for c in checks {
         let e = (c.predicted - c.profile) / c.profile * 100.0;
         errors.push(e.abs());
         println!(

@@ -30,10 +30,6 @@ fn main() {
             "  {group:<12} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
         );
     }
-    let (m50, m90, n) = fit::group_errors(&profiles, &kernels, "mixed attention");
-    if n > 0 {
-        println!("  mixed attention {n} points (chunk and decodes together; not fitted): {m50:.1}% / {m90:.1}%");
-    }
     let train: Vec<_> = fidelity::builtin_runs()
         .into_iter()
         .filter(|r| r.is_scored() && r.split == "train" && r.gpu == gpu)

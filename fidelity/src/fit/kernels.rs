@@ -128,13 +128,18 @@ impl KernelProfile {
     }
 }
 
-/// Whole steps of the profiled one-layer model on the RTX PRO 6000, priced two ways: summed
-/// from its per-kernel profile (GEMMs, attention, elementwise, LM head) and by the simulator
-/// under `cal` (the same kernels). Decode batches of 1–256 at 512–16384 tokens of context,
-/// single prefill chunks, and chunked-prefill steps (one 256-token chunk plus decodes).
+/// Whole steps of Llama-3.1-8B (32 layers) on the RTX PRO 6000, priced two ways: summed
+/// from the per-kernel profile of one of its layers (32 × the layer's GEMMs, attention and
+/// elementwise kernels, plus the LM head, interpolated between profiled sequence counts) and
+/// by the simulator under `cal` (the same kernels). Decode batches of 1–256 at 512–16384
+/// tokens of context, single prefill chunks, and chunked-prefill steps (a 256-token chunk
+/// with a 1024-token prefix plus 16 or 64 decodes at 2048).
 pub fn rtx_step_checks(cal: &Calibration) -> Vec<StepCheck> {
+    const LAYERS: u32 = 32;
     let p = rtx_pro_6000_profile();
-    let model = p.model();
+    let mut model = p.model();
+    model.arch.num_layers = LAYERS;
+    let model = Model::new(model.name, model.arch);
     let gpu = GpuSpec {
         calibration: cal.clone(),
         ..engine::hardware::lookup(&p.gpu).expect("the catalogue has the profiled GPU")
@@ -154,20 +159,26 @@ pub fn rtx_step_checks(cal: &Calibration) -> Vec<StepCheck> {
                     && [512.0, 4096.0, 16384.0].contains(&kv)
             }
             (true, false) => prefix == 0.0 && [256.0, 1024.0, 2048.0].contains(&chunk),
-            _ => chunk == 256.0 && prefix == 1024.0 && [16.0, 64.0].contains(&decodes) && kv == 2048.0,
+            _ => {
+                chunk == 256.0
+                    && prefix == 1024.0
+                    && [16.0, 64.0].contains(&decodes)
+                    && kv == 2048.0
+            }
         };
         if !wanted {
             continue;
         }
         let tokens = chunk + decodes;
         let seqs = decodes + if chunk > 0.0 { 1.0 } else { 0.0 };
-        let (Some(i), Some(h)) = (
+        let (Some(i), Some(head)) = (
             p.tokens.iter().position(|&x| x == tokens),
-            p.lm_head.sequences.iter().position(|&x| x == seqs),
+            interpolate(&p.lm_head.sequences, &p.lm_head.latency_us, seqs),
         ) else {
             continue;
         };
-        let profile = (p.gemm_us(i) + us + p.elementwise_us(i) + p.lm_head.latency_us[h]) * 1e-6;
+        let layer = p.gemm_us(i) + us + p.elementwise_us(i);
+        let profile = (LAYERS as f64 * layer + head) * 1e-6;
         let bd = t.breakdown(KernelProfile::attention_batch(row));
         let label = match (chunk > 0.0, decodes > 0.0) {
             (false, _) => format!("decode {decodes}×{kv}"),
@@ -175,12 +186,22 @@ pub fn rtx_step_checks(cal: &Calibration) -> Vec<StepCheck> {
             _ => format!("chunk {chunk}+{prefix} & decode {decodes}×{kv}"),
         };
         out.push(StepCheck {
-            label: format!("1 layer {label}"),
+            label: format!("Llama-3.1-8B {label}"),
             profile,
             predicted: bd.gemm + bd.attention + bd.elementwise,
         });
     }
     out
+}
+
+/// `ys` at `x`, linear between the two nearest of the ascending `xs`; none outside them.
+fn interpolate(xs: &[f64], ys: &[f64], x: f64) -> Option<f64> {
+    let j = xs.iter().position(|&v| v >= x)?;
+    if xs[j] == x {
+        return Some(ys[j]);
+    }
+    let i = j.checked_sub(1)?;
+    Some(ys[i] + (ys[j] - ys[i]) * (x - xs[i]) / (xs[j] - xs[i]))
 }
 
 /// What a profile point measured.
@@ -203,8 +224,8 @@ enum Query {
 /// One measured kernel time and what the simulator must price to match it.
 #[derive(Debug, Clone)]
 pub struct Point {
-    /// Which figures it constrains: `gemm`, `attention`, `allreduce` or `elementwise`; or
-    /// `mixed attention` (checked only).
+    /// Which figures it constrains: `gemm`, `attention` (decode or prefill batches),
+    /// `mixed attention` (both in one kernel), `allreduce` or `elementwise`.
     pub group: &'static str,
     /// Model, TP and shape, for reports.
     pub label: String,
@@ -229,6 +250,28 @@ pub struct StepCheck {
 /// The grid of steps compared with the per-layer profiles: decode batches of 1–256
 /// sequences at 512–4096 tokens of context, and single prefill chunks of 256–4096 tokens.
 pub fn step_checks(cal: &Calibration) -> Vec<StepCheck> {
+    step_grid(
+        cal,
+        &[1.0, 8.0, 32.0, 128.0, 256.0],
+        &[512.0, 4096.0],
+        &[256.0, 1024.0, 4096.0],
+    )
+}
+
+/// Whole decode steps of every bf16 per-layer profile, `batches` × `contexts` (each ordered
+/// by model, then context, then batch).
+pub fn decode_step_checks(cal: &Calibration, batches: &[f64], contexts: &[f64]) -> Vec<StepCheck> {
+    step_grid(cal, batches, contexts, &[])
+}
+
+/// Steps of every bf16 per-layer profile: decodes of `batches` × `contexts`, then single
+/// prefill chunks of `chunks`, model by model.
+fn step_grid(
+    cal: &Calibration,
+    batches: &[f64],
+    contexts: &[f64],
+    chunks: &[f64],
+) -> Vec<StepCheck> {
     let layers: Vec<LayerProfile> =
         serde_json::from_str(include_str!("../../data/kernels/aiconfigurator_h100.json"))
             .expect("aiconfigurator_h100.json is valid");
@@ -262,8 +305,8 @@ pub fn step_checks(cal: &Calibration) -> Vec<StepCheck> {
             Some((n * (gemm + attention_us + 2.0 * ar) + head) * 1e-6)
         };
         let ga = &l.generation_attention;
-        for &ctx in &[512.0, 4096.0] {
-            for &b in &[1.0, 8.0, 32.0, 128.0, 256.0] {
+        for &ctx in contexts {
+            for &b in batches {
                 let (Some(i), Some(j)) = (
                     ga.context.iter().position(|&c| c == ctx),
                     ga.tokens.iter().position(|&x| x == b),
@@ -290,7 +333,7 @@ pub fn step_checks(cal: &Calibration) -> Vec<StepCheck> {
             }
         }
         let ca = &l.context_attention;
-        for &isl in &[256.0, 1024.0, 4096.0] {
+        for &isl in chunks {
             let (Some(i), Some(j)) = (
                 ca.isl.iter().position(|&x| x == isl),
                 ca.batch_size.iter().position(|&x| x == 1.0),
@@ -446,9 +489,8 @@ impl Profiles {
         }
         for row in &k.attention {
             let [c, pre, n, kvd, us] = *row;
-            // A chunk and decodes in one kernel are checked, not fitted: the model prices
-            // them as the sum of the two, like the H100's profiles (which have no mixed
-            // batches), and the decodes there run up to 3x slower than alone.
+            // A chunk and decodes in one kernel: the decodes run slower than alone, fitted
+            // apart (after the decode and prefill figures) as one factor.
             let group = if c > 0.0 && n > 0.0 {
                 "mixed attention"
             } else {

@@ -30,7 +30,7 @@ const fn param(field: &'static str, lo: f64, hi: f64) -> Param {
 }
 
 /// The kernel figures, by the profile group that determines them.
-pub const KERNEL_GROUPS: [(&str, &[Param]); 4] = [
+pub const KERNEL_GROUPS: [(&str, &[Param]); 5] = [
     (
         "gemm",
         &[
@@ -49,6 +49,10 @@ pub const KERNEL_GROUPS: [(&str, &[Param]); 4] = [
             param("attention_fixed_us", 0.0, 60.0),
             param("attention_per_seq_ns", 0.0, 2000.0),
         ],
+    ),
+    (
+        "mixed attention",
+        &[param("mixed_decode_attention_factor", 0.1, 1.0)],
     ),
     (
         "allreduce",

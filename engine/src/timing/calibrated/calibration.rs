@@ -35,6 +35,10 @@ pub struct Calibration {
     pub prefill_attention_half_tokens: f64,
     /// Decode attention: fraction of HBM bandwidth reading the KV cache.
     pub decode_attention_efficiency: f64,
+    /// Decode attention in a step that also runs a prefill chunk (one varlen kernel, without
+    /// the decode-only path's split of long KV over blocks): its bandwidth as a fraction of
+    /// the decode-only one; 1 where no profile of such batches exists.
+    pub mixed_decode_attention_factor: f64,
     /// Attention: fixed cost per layer, µs.
     pub attention_fixed_us: f64,
     /// Attention: cost per sequence in the batch per layer, ns.
@@ -94,6 +98,10 @@ impl Calibration {
             (
                 "decode_attention_efficiency",
                 self.decode_attention_efficiency,
+            ),
+            (
+                "mixed_decode_attention_factor",
+                self.mixed_decode_attention_factor,
             ),
             ("elementwise_efficiency", self.elementwise_efficiency),
         ] {

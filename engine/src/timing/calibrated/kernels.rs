@@ -121,7 +121,12 @@ impl Kernels {
         let c = &self.cal;
         let prefill = (prefill_flops / (self.attention_flops * c.prefill_attention_efficiency))
             .max(prefill_bytes / self.bandwidth);
-        let decode = decode_bytes / (self.bandwidth * c.decode_attention_efficiency);
+        let mixed = if prefill_flops > 0.0 {
+            c.mixed_decode_attention_factor
+        } else {
+            1.0
+        };
+        let decode = decode_bytes / (self.bandwidth * c.decode_attention_efficiency * mixed);
         prefill + decode + c.attention_fixed_us * 1e-6 + seqs * c.attention_per_seq_ns * 1e-9
     }
 
