@@ -458,6 +458,21 @@ mod tests {
     }
 
     #[test]
+    fn every_catalogue_gpu_has_a_price_and_a_valid_calibration() {
+        for g in catalogue() {
+            assert!(list_price(&g.name).is_some(), "{}", g.name);
+            let mut p = Problems::new();
+            g.validate("gpu", &mut p);
+            assert!(p.as_slice().is_empty(), "{}: {:?}", g.name, p.as_slice());
+        }
+        assert_eq!(
+            lookup("rtx 4090").map(|g| g.calibration.allreduce_bus_gbps),
+            Some(25.0),
+            "PCIe Gen4, as the L40S"
+        );
+    }
+
+    #[test]
     fn gpu_prices_name_catalogue_gpus_and_are_not_negative() {
         let cfg = HardwareConfig {
             gpu_prices: [("B200".to_string(), 5.0), ("H200".to_string(), -1.0)].into(),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Every run under `dir` (searched recursively for `*_ground_truth.json.gz`), in name order.
 /// `gpu` names the catalogue GPU of runs whose experiment name does not say (`h100`, `h200`,
-/// `a100`, `l40s`).
+/// `a100`, `l40s`, `pro6000`, `4090`; spaces, dashes and underscores ignored).
 pub fn load_runs(dir: &Path, gpu: Option<&str>) -> Result<Vec<Run>, String> {
     let mut truths = Vec::new();
     find(dir, &mut truths).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -132,16 +132,7 @@ fn load_run(root: &Path, truth_path: &Path, gpu: Option<&str>) -> Result<Run, St
         .map(|(_, v)| v.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let lower = format!("{named} {experiment}").to_lowercase();
-    let gpu = ["h200", "a100", "l40s", "h100"]
-        .iter()
-        .find(|g| lower.contains(*g))
-        .map(|g| match *g {
-            "h200" => "H200",
-            "a100" => "A100-80GB",
-            "l40s" => "L40S",
-            _ => "H100-SXM",
-        })
+    let gpu = named_gpu(&format!("{named} {experiment}"))
         .or(gpu)
         .unwrap_or("H100-SXM")
         .to_string();
@@ -192,6 +183,27 @@ fn load_run(root: &Path, truth_path: &Path, gpu: Option<&str>) -> Result<Run, St
         experiment,
         stream,
     })
+}
+
+/// The catalogue GPU a run's configuration or name mentions, if any.
+fn named_gpu(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    // The RTX names are matched without separators (`rtx_pro_6000`, `RTXPRO6000`).
+    let squeezed = lower.replace([' ', '-', '_'], "");
+    ["h200", "a100", "l40s", "pro6000", "4090", "h100"]
+        .iter()
+        .find(|g| match **g {
+            "pro6000" | "4090" => squeezed.contains(*g),
+            _ => lower.contains(*g),
+        })
+        .map(|g| match *g {
+            "h200" => "H200",
+            "a100" => "A100-80GB",
+            "l40s" => "L40S",
+            "pro6000" => "RTX PRO 6000 Blackwell",
+            "4090" => "RTX 4090",
+            _ => "H100-SXM",
+        })
 }
 
 /// The vLLM settings of an exp-config the replay must follow, as a scenario fragment.
@@ -304,6 +316,25 @@ mod tests {
         named.extend([0; 8]);
         assert_eq!(gunzip(&named).unwrap(), data);
         assert!(gunzip(b"{}").is_err());
+    }
+
+    #[test]
+    fn the_gpu_is_read_from_the_run_name() {
+        assert_eq!(named_gpu("20260101-h100-llama-2-7b"), Some("H100-SXM"));
+        assert_eq!(
+            named_gpu("RTXPRO6000_Qwen3-32B"),
+            Some("RTX PRO 6000 Blackwell")
+        );
+        assert_eq!(
+            named_gpu("x rtx-pro-6000 y"),
+            Some("RTX PRO 6000 Blackwell")
+        );
+        assert_eq!(named_gpu("RTX_4090-llama"), Some("RTX 4090"));
+        // Separators still part the datacentre names: "llama-100" is not an A100.
+        assert_eq!(named_gpu("llama-100k"), None);
+        for g in ["H100-SXM", "RTX PRO 6000 Blackwell", "RTX 4090"] {
+            assert!(engine::hardware::lookup(g).is_some(), "{g}");
+        }
     }
 
     #[test]
