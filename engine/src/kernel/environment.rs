@@ -329,7 +329,9 @@ impl Environment {
             Callback::Resume(pid) => self.resume(pid, None),
             Callback::Interrupt(pid, cause) => {
                 let mut st = self.state();
+                let cause = st.take_cause(cause);
                 let Some(p) = st.proc_mut(pid) else {
+                    drop(st);
                     return; // finished meanwhile: SimPy ignores the interruption too
                 };
                 if let Some(Wait::Event(target)) = p.target.take() {
@@ -341,12 +343,14 @@ impl Environment {
             Callback::Check(cid) => self.state().check(cid),
             Callback::BuildValue(cid) => self.state().build_value(cid),
             Callback::TriggerGet(store) => {
-                if let Some(store) = store.upgrade() {
+                let store = self.state().store(store);
+                if let Some(store) = store {
                     store.trigger_get();
                 }
             }
             Callback::TriggerPut(store) => {
-                if let Some(store) = store.upgrade() {
+                let store = self.state().store(store);
+                if let Some(store) = store {
                     store.trigger_put();
                 }
             }
@@ -473,6 +477,7 @@ impl Environment {
             return Err(KernelError::InterruptSelf);
         }
         let id = st.new_event();
+        let cause = st.keep_cause(cause);
         st.add_callback(id, Callback::Interrupt(pid, cause));
         st.schedule(id, URGENT, 0.0);
         st.release(id);

@@ -12,7 +12,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 
-use super::callback::Callback;
+use std::rc::{Rc, Weak};
+
+use super::callback::{Callback, StoreTrigger};
 use super::error::{Interrupt, SimError};
 
 /// SimPy's `URGENT`: process initialisation and interruptions.
@@ -36,6 +38,16 @@ pub(crate) struct Pid {
 
 /// Index of a condition record (owned by exactly one condition event slot).
 pub(crate) type CondIdx = u32;
+
+/// Index of an interrupt's cause in the cause slab (owned by one `Callback::Interrupt`).
+pub(crate) type CauseIdx = u32;
+
+/// A generation-checked index into the store registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StoreId {
+    idx: u32,
+    gen: u32,
+}
 
 /// SimPy's event life cycle: pending → triggered (scheduled) → processed (callbacks ran).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +224,13 @@ pub(crate) struct State {
     free_procs: Vec<u32>,
     conds: Vec<Option<CondRecord>>,
     free_conds: Vec<u32>,
+    /// Causes of interrupts not yet delivered, so that callbacks stay plain data.
+    causes: Vec<Option<Rc<str>>>,
+    free_causes: Vec<u32>,
+    /// Every live store, by `StoreId`: what a `TriggerGet`/`TriggerPut` callback reaches
+    /// (`None` once the store is dropped; its generation then moves on).
+    stores: Vec<(u32, Option<Weak<dyn StoreTrigger>>)>,
+    free_stores: Vec<u32>,
     /// The process being polled (SimPy `Environment.active_process`).
     pub(crate) active: Option<Pid>,
     /// The first invalid delay asked for (see `Environment::fault`).
@@ -232,6 +251,10 @@ impl State {
             free_procs: Vec::new(),
             conds: Vec::new(),
             free_conds: Vec::new(),
+            causes: Vec::new(),
+            free_causes: Vec::new(),
+            stores: Vec::new(),
+            free_stores: Vec::new(),
             active: None,
             first_fault: None,
         }
@@ -542,6 +565,59 @@ impl State {
         p.interrupt = None;
         self.free_procs.push(pid.idx);
         p.done
+    }
+
+    // ----- interrupt causes and stores -------------------------------------------------------
+
+    /// Keeps `cause` until its interrupt is delivered.
+    pub(crate) fn keep_cause(&mut self, cause: Option<Rc<str>>) -> CauseIdx {
+        match self.free_causes.pop() {
+            Some(i) => {
+                self.causes[i as usize] = cause;
+                i
+            }
+            None => {
+                self.causes.push(cause);
+                u32::try_from(self.causes.len() - 1).expect("more than 2^32 interrupts")
+            }
+        }
+    }
+
+    /// Takes back the cause kept by [`keep_cause`](Self::keep_cause).
+    pub(crate) fn take_cause(&mut self, i: CauseIdx) -> Option<Rc<str>> {
+        self.free_causes.push(i);
+        self.causes[i as usize].take()
+    }
+
+    /// Registers a store for its callbacks to reach.
+    pub(crate) fn register_store(&mut self, store: Weak<dyn StoreTrigger>) -> StoreId {
+        if let Some(idx) = self.free_stores.pop() {
+            let entry = &mut self.stores[idx as usize];
+            entry.1 = Some(store);
+            StoreId { idx, gen: entry.0 }
+        } else {
+            let idx = u32::try_from(self.stores.len()).expect("more than 2^32 stores");
+            self.stores.push((0, Some(store)));
+            StoreId { idx, gen: 0 }
+        }
+    }
+
+    /// Forgets a dropped store: callbacks still naming it reach nothing.
+    pub(crate) fn unregister_store(&mut self, id: StoreId) {
+        let entry = &mut self.stores[id.idx as usize];
+        debug_assert_eq!(entry.0, id.gen, "stale store id");
+        entry.0 = entry.0.wrapping_add(1);
+        entry.1 = None;
+        self.free_stores.push(id.idx);
+    }
+
+    /// The store `id` names, if it is still alive. (Upgrading runs no store code; the caller
+    /// drops the handle outside the borrow, as it may be the store's last.)
+    pub(crate) fn store(&self, id: StoreId) -> Option<Rc<dyn StoreTrigger>> {
+        match &self.stores[id.idx as usize] {
+            (gen, Some(weak)) if *gen == id.gen => weak.upgrade(),
+            _ => None,
+        }
     }
 
     // ----- conditions -------------------------------------------------------------------------

@@ -20,7 +20,7 @@ use super::callback::{Callback, StoreTrigger};
 use super::environment::Environment;
 use super::error::{KernelError, SimError};
 use super::event::{AsEvent, EventRef};
-use super::state::{EventId, EventState};
+use super::state::{EventId, EventState, StoreId};
 
 /// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
 pub struct Store<T> {
@@ -31,8 +31,8 @@ struct StoreInner<T> {
     env: Environment,
     capacity: usize,
     queues: RefCell<Queues<T>>,
-    /// Handle used in event callbacks (set right after construction).
-    this: Weak<dyn StoreTrigger>,
+    /// The store's registration, which its event callbacks name.
+    id: StoreId,
 }
 
 struct Queues<T> {
@@ -62,6 +62,7 @@ impl<T: 'static> Store<T> {
 
     fn build(env: &Environment, capacity: usize) -> Self {
         let inner = Rc::new_cyclic(|weak: &Weak<StoreInner<T>>| StoreInner {
+            id: env.state().register_store(weak.clone()),
             env: env.clone(),
             capacity,
             queues: RefCell::new(Queues {
@@ -71,7 +72,6 @@ impl<T: 'static> Store<T> {
                 cells: Vec::new(),
                 free_cells: Vec::new(),
             }),
-            this: weak.clone(),
         });
         Store { inner }
     }
@@ -84,10 +84,7 @@ impl<T: 'static> Store<T> {
         // item goes straight in (one move of it, not three), and the event is created
         // already triggered, in one look at the kernel.
         let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
-        let id = self.new_event(
-            Some(Callback::TriggerGet(self.inner.this.clone())),
-            accepted,
-        );
+        let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), accepted);
         if accepted {
             q.items.push_back(item);
             drop(q);
@@ -118,7 +115,7 @@ impl<T: 'static> Store<T> {
         // trigger a get when processed) and only the queue holds it.
         let mut st = self.inner.env.state();
         let id = st.new_event();
-        st.add_callback(id, Callback::TriggerGet(self.inner.this.clone()));
+        st.add_callback(id, Callback::TriggerGet(self.inner.id));
         st.schedule(id, super::state::NORMAL, 0.0);
         st.release(id);
         Ok(())
@@ -141,8 +138,7 @@ impl<T: 'static> Store<T> {
         let served = q.get_queue.is_empty() && !q.items.is_empty();
         // A get's processing tries the oldest waiting put; an unbounded store accepts every
         // put at once, so none ever waits and that callback would never do anything.
-        let cb = (self.inner.capacity != usize::MAX)
-            .then(|| Callback::TriggerPut(self.inner.this.clone()));
+        let cb = (self.inner.capacity != usize::MAX).then(|| Callback::TriggerPut(self.inner.id));
         let id = self.new_event(cb, served);
         if served {
             let item = q.items.pop_front();
@@ -232,6 +228,12 @@ impl<T: 'static> StoreTrigger for StoreInner<T> {
         if let Some(id) = served {
             self.env.succeed_id(id).expect("a queued get is pending");
         }
+    }
+}
+
+impl<T> Drop for StoreInner<T> {
+    fn drop(&mut self) {
+        self.env.state().unregister_store(self.id);
     }
 }
 
