@@ -244,8 +244,18 @@ impl Environment {
                 self.state().finish_processing(id, callbacks);
             }
             Popped::Wake(pid, body) => self.poll_body(pid, body, None),
-            Popped::Resumed(id, pid, body) => self.poll_body(pid, body, Some(id)),
-            Popped::Done(id) => self.state().release(id),
+            Popped::Resumed(id, first, pid, body) => {
+                if let Some(cb) = first {
+                    self.run_callback(cb);
+                }
+                self.poll_body(pid, body, Some(id))
+            }
+            Popped::Done(id, first) => {
+                if let Some(cb) = first {
+                    self.run_callback(cb);
+                }
+                self.state().release(id)
+            }
             Popped::Stale => {}
         }
     }

@@ -97,13 +97,14 @@ pub(crate) enum Popped {
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
     /// `State::start_resume`).
     Wake(Pid, ProcFuture),
-    /// An event, now processed, whose only callback resumed process `pid` (already made
-    /// active, its body taken out): the queue's reference is released after the poll, where
-    /// `finish_processing` would have released it.
-    Resumed(EventId, Pid, ProcFuture),
-    /// An event, now processed, whose only callback resumed a process that has finished
-    /// meanwhile: only the queue's reference is left to release.
-    Done(EventId),
+    /// An event, now processed, whose last callback resumes process `pid` (already made
+    /// active, its body taken out), after the store trigger before it, if any, has run:
+    /// the queue's reference is released after the poll, where `finish_processing` would
+    /// have released it.
+    Resumed(EventId, Option<Callback>, Pid, ProcFuture),
+    /// Like `Resumed`, but the process has finished meanwhile: only the store trigger, if
+    /// any, and the release of the queue's reference are left.
+    Done(EventId, Option<Callback>),
     /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
     Stale,
 }
@@ -453,16 +454,25 @@ impl State {
             Queued::Event(id) => {
                 let slot = self.slot_mut(id);
                 slot.state = EventState::Processed;
-                // The common case, a timeout or an event awaited by one process: resume it
-                // here, in this borrow, keeping the callback vector in its slot.
-                if let [Callback::Resume(pid)] = slot.callbacks[..] {
-                    slot.callbacks.clear();
-                    return match self.start_resume(pid, None) {
-                        Some(body) => Popped::Resumed(id, pid, body),
-                        None => Popped::Done(id),
-                    };
+                // The common cases, a timeout or an event awaited by one process, and a store
+                // put or get awaited by the process that made it (the store's trigger comes
+                // first, registered at creation): take the process's body here, in this
+                // borrow, keeping the callback vector in its slot. Nothing a store trigger
+                // does depends on which process is active, so the order is unchanged.
+                let (first, pid) = if let [Callback::Resume(pid)] = slot.callbacks[..] {
+                    (None, pid)
+                } else if let [cb @ (Callback::TriggerGet(_) | Callback::TriggerPut(_)), Callback::Resume(pid)] =
+                    slot.callbacks[..]
+                {
+                    (Some(cb), pid)
+                } else {
+                    return Popped::Event(id, std::mem::take(&mut slot.callbacks));
+                };
+                slot.callbacks.clear();
+                match self.start_resume(pid, None) {
+                    Some(body) => Popped::Resumed(id, first, pid, body),
+                    None => Popped::Done(id, first),
                 }
-                Popped::Event(id, std::mem::take(&mut slot.callbacks))
             }
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but

@@ -20,7 +20,7 @@ use super::callback::{Callback, StoreTrigger};
 use super::environment::Environment;
 use super::error::{KernelError, SimError};
 use super::event::{AsEvent, EventRef};
-use super::state::{EventId, EventState, StoreId};
+use super::state::{EventId, EventState, StoreId, NORMAL};
 
 /// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
 pub struct Store<T> {
@@ -116,7 +116,7 @@ impl<T: 'static> Store<T> {
         let mut st = self.inner.env.state();
         let id = st.new_event();
         st.add_callback(id, Callback::TriggerGet(self.inner.id));
-        st.schedule(id, super::state::NORMAL, 0.0);
+        st.schedule(id, NORMAL, 0.0);
         st.release(id);
         Ok(())
     }
@@ -146,8 +146,12 @@ impl<T: 'static> Store<T> {
             drop(q);
         } else {
             q.get_queue.push_back((id, cell));
+            // With no item, `trigger_get` would find nothing to hand over.
+            let item_waits = !q.items.is_empty();
             drop(q);
-            self.inner.trigger_get();
+            if item_waits {
+                self.inner.trigger_get();
+            }
         }
         StoreGet {
             store: Rc::clone(&self.inner),
@@ -182,7 +186,7 @@ impl<T: 'static> Store<T> {
             st.add_callback(id, cb);
         }
         if triggered {
-            st.schedule(id, super::state::NORMAL, 0.0);
+            st.schedule(id, NORMAL, 0.0);
         }
         id
     }
@@ -209,7 +213,7 @@ impl<T: 'static> StoreTrigger for StoreInner<T> {
             }
         };
         if let Some(id) = accepted {
-            self.env.succeed_id(id).expect("a queued put is pending");
+            self.env.state().schedule(id, NORMAL, 0.0); // (a queued put is pending)
         }
     }
 
@@ -226,7 +230,7 @@ impl<T: 'static> StoreTrigger for StoreInner<T> {
             }
         };
         if let Some(id) = served {
-            self.env.succeed_id(id).expect("a queued get is pending");
+            self.env.state().schedule(id, NORMAL, 0.0); // (a queued get is pending)
         }
     }
 }
