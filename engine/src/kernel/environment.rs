@@ -87,10 +87,37 @@ impl Environment {
     /// first such error is also kept as the run's [`fault`](Self::fault), so a driver learns
     /// of it even when the process that asked ignores it.
     pub fn timeout(&self, delay: f64) -> Timeout {
-        match self.try_timeout(delay) {
-            Ok(t) => t,
-            Err(e) => Timeout::invalid(self.clone(), e),
+        let mut st = self.state();
+        // Taken inside a process, the timeout is almost always awaited at once by that
+        // process: it starts as a bare queue entry that wakes the process (as a sleep's),
+        // ordered exactly as the event would be, and gets an event only if something else
+        // asks for one (see `Timeout`).
+        let Some(pid) = st.active else {
+            drop(st);
+            return match self.try_timeout(delay) {
+                Ok(t) => t,
+                Err(e) => Timeout::invalid(self.clone(), e),
+            };
+        };
+        if delay.is_nan() || delay < 0.0 {
+            let e = st.fault(SimError::InvalidDelay(delay));
+            drop(st);
+            return Timeout::invalid(self.clone(), e);
         }
+        let at = st.now + delay;
+        if !at.is_finite() && delay.is_finite() {
+            let now = st.now;
+            let e = st.fault(SimError::TimeOverflow { now, delay });
+            drop(st);
+            return Timeout::invalid(self.clone(), e);
+        }
+        let seq = if at.is_finite() {
+            st.schedule_wake(pid, delay)
+        } else {
+            NEVER
+        };
+        drop(st);
+        Timeout::entry(self.clone(), at, seq, pid)
     }
 
     /// Like [`timeout`](Self::timeout) but reports an invalid delay at once, for building
@@ -460,6 +487,42 @@ impl Environment {
         p.target = Some(Wait::Sleep(seq));
         *waiting = true;
         Poll::Pending
+    }
+
+    /// The wait protocol of a lazy timeout's entry numbered `seq`, due at `at`, taken by
+    /// process `owner`: `None` when the awaiting process is another one, which needs the
+    /// event. Otherwise as [`poll_sleep`](Self::poll_sleep), except that an entry that has
+    /// fired already continues at once, as a processed event does.
+    pub(crate) fn poll_entry(
+        &self,
+        at: f64,
+        seq: u64,
+        owner: Pid,
+        waiting: &mut bool,
+    ) -> Option<Poll<Result<(), Interrupt>>> {
+        let mut st = self.state();
+        let pid = st
+            .active
+            .expect("kernel events are awaited inside a process");
+        let p = st.proc_mut(pid).expect("active process is alive");
+        if *waiting {
+            *waiting = false;
+            return Some(Poll::Ready(p.interrupt.take().map_or(Ok(()), Err)));
+        }
+        if pid != owner {
+            return None;
+        }
+        if st.entry_fired(at, seq) {
+            return Some(Poll::Ready(Ok(())));
+        }
+        let p = st.proc_mut(pid).expect("active process is alive");
+        assert!(
+            p.target.is_none(),
+            "a process waits on one event at a time; combine events with any_of/all_of"
+        );
+        p.target = Some(Wait::Sleep(seq));
+        *waiting = true;
+        Some(Poll::Pending)
     }
 
     /// Triggers `id` now with NORMAL priority (SimPy `Event.succeed`).

@@ -8,7 +8,7 @@
 //! capacity, so the steady state (timeout → resume → timeout) allocates nothing.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -219,6 +219,12 @@ pub(crate) struct State {
     /// and sifts once, instead of a pop's sift and a push's (a process that wakes from a
     /// timed wait usually takes its next one before anything else pops).
     top_taken: bool,
+    /// The highest key of a wake entry taken so far: a wake entry has fired iff its key is
+    /// at most this (see `entry_fired`).
+    wake_max: u128,
+    /// Lazy timeouts whose event was made while their entry was queued, by the entry's
+    /// sequence number: the entry fires the event (holding the queue's reference).
+    lazy: BTreeMap<u64, EventId>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pub(crate) procs: Vec<ProcSlot>,
@@ -246,6 +252,8 @@ impl State {
             heap: BinaryHeap::new(),
             lane: VecDeque::new(),
             top_taken: false,
+            wake_max: 0,
+            lazy: BTreeMap::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             procs: Vec::new(),
@@ -370,6 +378,37 @@ impl State {
         self.enqueue(time, NORMAL, Queued::Wake(pid))
     }
 
+    /// Whether the wake entry numbered `seq`, due at `time`, has been taken from the queue
+    /// (`false` for [`NEVER`]). Entries leave in key order and a new entry's key exceeds
+    /// that of every wake entry taken before it was queued (it is due no earlier, and is
+    /// NORMAL with a later sequence number), so comparing with the highest key taken is exact.
+    pub(crate) fn entry_fired(&self, time: f64, seq: u64) -> bool {
+        seq != NEVER
+            && Scheduled::new(time, NORMAL, seq, Queued::Wake(Pid { idx: 0, gen: 0 })).key()
+                <= self.wake_max
+    }
+
+    /// The event of a lazy timeout (a wake entry numbered `seq`, due at `time`) that
+    /// something other than its own process's await needs, with one reference (the
+    /// caller's). It is processed already if the entry has fired, fired by the entry
+    /// otherwise, and left pending if the entry is never queued.
+    pub(crate) fn materialize(&mut self, time: f64, seq: u64) -> EventId {
+        let id = self.new_event();
+        if seq == NEVER {
+            return id;
+        }
+        let fired = self.entry_fired(time, seq);
+        let slot = self.slot_mut(id);
+        if fired {
+            slot.state = EventState::Processed;
+        } else {
+            slot.state = EventState::Triggered;
+            slot.refs += 1; // the entry's, as a queued event's
+            self.lazy.insert(seq, id);
+        }
+        id
+    }
+
     /// Puts an entry in the queue with the next sequence number, which it returns.
     fn enqueue(&mut self, time: f64, priority: u8, what: Queued) -> u64 {
         let seq = self.seq;
@@ -451,29 +490,7 @@ impl State {
         }
         self.now = next.time();
         match next.what() {
-            Queued::Event(id) => {
-                let slot = self.slot_mut(id);
-                slot.state = EventState::Processed;
-                // The common cases, a timeout or an event awaited by one process, and a store
-                // put or get awaited by the process that made it (the store's trigger comes
-                // first, registered at creation): take the process's body here, in this
-                // borrow, keeping the callback vector in its slot. Nothing a store trigger
-                // does depends on which process is active, so the order is unchanged.
-                let (first, pid) = if let [Callback::Resume(pid)] = slot.callbacks[..] {
-                    (None, pid)
-                } else if let [cb @ (Callback::TriggerGet(_) | Callback::TriggerPut(_)), Callback::Resume(pid)] =
-                    slot.callbacks[..]
-                {
-                    (Some(cb), pid)
-                } else {
-                    return Popped::Event(id, std::mem::take(&mut slot.callbacks));
-                };
-                slot.callbacks.clear();
-                match self.start_resume(pid, None) {
-                    Some(body) => Popped::Resumed(id, first, pid, body),
-                    None => Popped::Done(id, first),
-                }
-            }
+            Queued::Event(id) => self.fire(id),
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but
                 // wakes nobody.
@@ -487,14 +504,52 @@ impl State {
                     }
                     _ => None,
                 };
+                // (Only wake entries can be lazy timeouts: see `entry_fired`.)
+                self.wake_max = self.wake_max.max(next.key());
                 match body {
                     Some(body) => {
                         self.active = Some(pid);
                         Popped::Wake(pid, body)
                     }
-                    None => Popped::Stale,
+                    // A lazy timeout whose event was made meanwhile fires it here.
+                    None => self.fire_lazy(seq),
                 }
             }
+        }
+    }
+
+    /// A wake entry numbered `seq` woke nobody: it fires its lazy timeout's event, if made.
+    #[inline(never)]
+    fn fire_lazy(&mut self, seq: u64) -> Popped {
+        match self.lazy.remove(&seq) {
+            Some(id) => self.fire(id),
+            None => Popped::Stale,
+        }
+    }
+
+    /// Processes event `id`, whose queue entry was just taken: see [`pop`](Self::pop).
+    #[inline(always)]
+    fn fire(&mut self, id: EventId) -> Popped {
+        let slot = self.slot_mut(id);
+        slot.state = EventState::Processed;
+        // The common cases, a timeout or an event awaited by one process, and a store
+        // put or get awaited by the process that made it (the store's trigger comes
+        // first, registered at creation): take the process's body here, in this
+        // borrow, keeping the callback vector in its slot. Nothing a store trigger
+        // does depends on which process is active, so the order is unchanged.
+        let (first, pid) = if let [Callback::Resume(pid)] = slot.callbacks[..] {
+            (None, pid)
+        } else if let [cb @ (Callback::TriggerGet(_) | Callback::TriggerPut(_)), Callback::Resume(pid)] =
+            slot.callbacks[..]
+        {
+            (Some(cb), pid)
+        } else {
+            return Popped::Event(id, std::mem::take(&mut slot.callbacks));
+        };
+        slot.callbacks.clear();
+        match self.start_resume(pid, None) {
+            Some(body) => Popped::Resumed(id, first, pid, body),
+            None => Popped::Done(id, first),
         }
     }
 
