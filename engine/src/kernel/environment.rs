@@ -270,7 +270,12 @@ impl Environment {
                 }
                 self.state().finish_processing(id, callbacks);
             }
-            Popped::Wake(pid, body) => self.poll_body(pid, body, None),
+            Popped::Wake(trigger, pid, body) => {
+                if let Some(cb) = trigger {
+                    self.run_callback(cb);
+                }
+                self.poll_body(pid, body, None)
+            }
             Popped::Resumed(id, first, pid, body) => {
                 if let Some(cb) = first {
                     self.run_callback(cb);
@@ -283,7 +288,11 @@ impl Environment {
                 }
                 self.state().release(id)
             }
-            Popped::Stale => {}
+            Popped::Stale(trigger) => {
+                if let Some(cb) = trigger {
+                    self.run_callback(cb);
+                }
+            }
         }
     }
 
@@ -493,6 +502,7 @@ impl Environment {
     /// process `owner`: `None` when the awaiting process is another one, which needs the
     /// event. Otherwise as [`poll_sleep`](Self::poll_sleep), except that an entry that has
     /// fired already continues at once, as a processed event does.
+    #[inline(always)]
     pub(crate) fn poll_entry(
         &self,
         at: f64,
@@ -504,9 +514,9 @@ impl Environment {
         let pid = st
             .active
             .expect("kernel events are awaited inside a process");
-        let p = st.proc_mut(pid).expect("active process is alive");
         if *waiting {
             *waiting = false;
+            let p = st.proc_mut(pid).expect("active process is alive");
             return Some(Poll::Ready(p.interrupt.take().map_or(Ok(()), Err)));
         }
         if pid != owner {

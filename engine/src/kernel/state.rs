@@ -95,8 +95,8 @@ pub(crate) enum Popped {
     /// An event, now processed, with its callbacks to run.
     Event(EventId, Vec<Callback>),
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
-    /// `State::start_resume`).
-    Wake(Pid, ProcFuture),
+    /// `State::start_resume`), after a lazy put's store trigger, if any, has run.
+    Wake(Option<Callback>, Pid, ProcFuture),
     /// An event, now processed, whose last callback resumes process `pid` (already made
     /// active, its body taken out), after the store trigger before it, if any, has run:
     /// the queue's reference is released after the poll, where `finish_processing` would
@@ -105,8 +105,9 @@ pub(crate) enum Popped {
     /// Like `Resumed`, but the process has finished meanwhile: only the store trigger, if
     /// any, and the release of the queue's reference are left.
     Done(EventId, Option<Callback>),
-    /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
-    Stale,
+    /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody,
+    /// but a lazy put's store trigger, if any, runs.
+    Stale(Option<Callback>),
 }
 
 /// What a process waits on (SimPy `Process._target`).
@@ -225,6 +226,11 @@ pub(crate) struct State {
     /// Lazy timeouts whose event was made while their entry was queued, by the entry's
     /// sequence number: the entry fires the event (holding the queue's reference).
     lazy: BTreeMap<u64, EventId>,
+    /// Lazy puts (wake entries standing for accepted store puts, see `StorePut`) whose
+    /// entries are queued and whose events were not made, by sequence number: each entry
+    /// runs its store's trigger when taken. Their entries are all due now and leave in
+    /// this order, so the next one to leave is always the front.
+    lazy_puts: VecDeque<(u64, StoreId)>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pub(crate) procs: Vec<ProcSlot>,
@@ -254,6 +260,7 @@ impl State {
             top_taken: false,
             wake_max: 0,
             lazy: BTreeMap::new(),
+            lazy_puts: VecDeque::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             procs: Vec::new(),
@@ -378,6 +385,15 @@ impl State {
         self.enqueue(time, NORMAL, Queued::Wake(pid))
     }
 
+    /// Queues the entry of a lazy put into `store`, made by process `pid`: a wake-up of
+    /// `pid` now, exactly where the put's event would go, that triggers the store's gets
+    /// first; returns its sequence number.
+    pub(crate) fn schedule_put(&mut self, pid: Pid, store: StoreId) -> u64 {
+        let seq = self.schedule_wake(pid, 0.0);
+        self.lazy_puts.push_back((seq, store));
+        seq
+    }
+
     /// Whether the wake entry numbered `seq`, due at `time`, has been taken from the queue
     /// (`false` for [`NEVER`]). Entries leave in key order and a new entry's key exceeds
     /// that of every wake entry taken before it was queued (it is due no earlier, and is
@@ -392,7 +408,14 @@ impl State {
     /// something other than its own process's await needs, with one reference (the
     /// caller's). It is processed already if the entry has fired, fired by the entry
     /// otherwise, and left pending if the entry is never queued.
-    pub(crate) fn materialize(&mut self, time: f64, seq: u64) -> EventId {
+    /// A lazy put's entry (`put_into` its store) hands its store trigger to the event, as
+    /// the event's first callback.
+    pub(crate) fn materialize(
+        &mut self,
+        time: f64,
+        seq: u64,
+        put_into: Option<StoreId>,
+    ) -> EventId {
         let id = self.new_event();
         if seq == NEVER {
             return id;
@@ -405,6 +428,12 @@ impl State {
             slot.state = EventState::Triggered;
             slot.refs += 1; // the entry's, as a queued event's
             self.lazy.insert(seq, id);
+            if let Some(store) = put_into {
+                if let Some(pos) = self.lazy_puts.iter().position(|&(s, _)| s == seq) {
+                    self.lazy_puts.remove(pos);
+                }
+                self.add_callback(id, Callback::TriggerGet(store));
+            }
         }
         id
     }
@@ -506,24 +535,36 @@ impl State {
                 };
                 // (Only wake entries can be lazy timeouts: see `entry_fired`.)
                 self.wake_max = self.wake_max.max(next.key());
+                // A lazy put's entry triggers its store, as the put's event does first.
+                let trigger = match self.lazy_puts.front() {
+                    Some(&(s, store)) if s == seq => {
+                        self.lazy_puts.pop_front();
+                        Some(Callback::TriggerGet(store))
+                    }
+                    _ => None,
+                };
                 match body {
                     Some(body) => {
                         self.active = Some(pid);
-                        Popped::Wake(pid, body)
+                        Popped::Wake(trigger, pid, body)
                     }
-                    // A lazy timeout whose event was made meanwhile fires it here.
-                    None => self.fire_lazy(seq),
+                    // A lazy timeout or put whose event was made meanwhile fires it here.
+                    None => self.fire_lazy(seq, trigger),
                 }
             }
         }
     }
 
-    /// A wake entry numbered `seq` woke nobody: it fires its lazy timeout's event, if made.
+    /// A wake entry numbered `seq` woke nobody: it fires its lazy timeout's or put's event,
+    /// if made, or else runs its put's `trigger`, if any.
     #[inline(never)]
-    fn fire_lazy(&mut self, seq: u64) -> Popped {
+    fn fire_lazy(&mut self, seq: u64, trigger: Option<Callback>) -> Popped {
         match self.lazy.remove(&seq) {
-            Some(id) => self.fire(id),
-            None => Popped::Stale,
+            Some(id) => {
+                debug_assert!(trigger.is_none(), "a made event took over the trigger");
+                self.fire(id)
+            }
+            None => Popped::Stale(trigger),
         }
     }
 

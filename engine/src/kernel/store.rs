@@ -9,7 +9,7 @@
 //! before it was served is cancelled, so an abandoned wait never swallows a later item; and an
 //! item already handed to an abandoned get goes back to the front of the store.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -21,6 +21,7 @@ use super::environment::Environment;
 use super::error::{KernelError, SimError};
 use super::event::{AsEvent, EventRef};
 use super::state::{EventId, EventState, StoreId, NORMAL};
+use super::timeout::At;
 
 /// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
 pub struct Store<T> {
@@ -84,18 +85,40 @@ impl<T: 'static> Store<T> {
         // item goes straight in (one move of it, not three), and the event is created
         // already triggered, in one look at the kernel.
         let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
-        let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), accepted);
         if accepted {
             q.items.push_back(item);
             drop(q);
-        } else {
-            q.put_queue.push_back((id, item));
-            drop(q);
-            self.inner.trigger_put();
+            // Inside a process, almost always awaited at once by that process: a bare
+            // queue entry that triggers the store's gets and wakes the process, with an
+            // event made only if something else asks for one (as a lazy `Timeout`).
+            let mut st = self.inner.env.state();
+            if let Some(owner) = st.active {
+                let seq = st.schedule_put(owner, self.inner.id);
+                let time = st.now;
+                drop(st);
+                return StorePut {
+                    store: Rc::clone(&self.inner),
+                    at: Cell::new(At::Entry { time, seq, owner }),
+                    waiting: false,
+                    settled: true, // accepted: nothing to withdraw
+                };
+            }
+            drop(st);
+            let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), true);
+            return StorePut {
+                store: Rc::clone(&self.inner),
+                at: Cell::new(At::Event(id)),
+                waiting: false,
+                settled: false,
+            };
         }
+        let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), false);
+        q.put_queue.push_back((id, item));
+        drop(q);
+        self.inner.trigger_put();
         StorePut {
             store: Rc::clone(&self.inner),
-            id,
+            at: Cell::new(At::Event(id)),
             waiting: false,
             settled: false,
         }
@@ -267,7 +290,8 @@ impl<T> StoreInner<T> {
 /// A pending or finished `store.put(item)`: await it to wait until the store accepted the item.
 pub struct StorePut<T: 'static> {
     store: Rc<StoreInner<T>>,
-    id: EventId,
+    /// The put's event, or the bare entry standing for an accepted put made inside a process.
+    at: Cell<At>,
     waiting: bool,
     settled: bool,
 }
@@ -275,13 +299,32 @@ pub struct StorePut<T: 'static> {
 impl<T: 'static> StorePut<T> {
     /// True once the store accepted the item.
     pub fn triggered(&self) -> bool {
-        self.store.env.state().state_of(self.id) != EventState::Pending
+        match self.at.get() {
+            At::Event(id) => self.store.env.state().state_of(id) != EventState::Pending,
+            At::Entry { .. } => true,
+        }
+    }
+
+    /// The put's event, made now if it is still a bare entry.
+    fn event(&self) -> EventId {
+        match self.at.get() {
+            At::Event(id) => id,
+            At::Entry { time, seq, .. } => {
+                let id = self
+                    .store
+                    .env
+                    .state()
+                    .materialize(time, seq, Some(self.store.id));
+                self.at.set(At::Event(id));
+                id
+            }
+        }
     }
 
     fn settle(&mut self) {
         if !self.settled {
             self.settled = true;
-            let withdrawn = self.store.cancel_put(self.id);
+            let withdrawn = self.store.cancel_put(self.event());
             drop(withdrawn); // outside every borrow
         }
     }
@@ -290,13 +333,16 @@ impl<T: 'static> StorePut<T> {
 impl<T: 'static> Drop for StorePut<T> {
     fn drop(&mut self) {
         self.settle();
-        self.store.env.state().release(self.id);
+        // (A bare entry needs nothing: it still triggers the store's gets when it fires.)
+        if let At::Event(id) = self.at.get() {
+            self.store.env.state().release(id);
+        }
     }
 }
 
 impl<T: 'static> AsEvent for StorePut<T> {
     fn as_event(&self) -> EventRef {
-        EventRef::new(&self.store.env, self.id)
+        EventRef::new(&self.store.env, self.event())
     }
 }
 
@@ -305,7 +351,22 @@ impl<T: 'static> Future for StorePut<T> {
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        match this.store.env.poll_wait(this.id, &mut this.waiting) {
+        let mut poll = None;
+        if let At::Entry { time, seq, owner } = this.at.get() {
+            poll = this
+                .store
+                .env
+                .poll_entry(time, seq, owner, &mut this.waiting);
+        }
+        // Another process awaits it: it needs the event.
+        let poll = match poll {
+            Some(poll) => poll,
+            None => {
+                let id = this.event();
+                this.store.env.poll_wait(id, &mut this.waiting)
+            }
+        };
+        match poll {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => {
                 this.settled = true;
@@ -403,4 +464,84 @@ pub async fn get_with_timeout<T: 'static>(
     let timer = env.try_timeout(timeout)?;
     env.any_of([get.as_event(), timer.as_event()]).await?;
     Ok(get.try_take())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Condition;
+
+    /// Runs a mix of awaited, dropped, handed-over and condition-watched puts; with `eager`,
+    /// every put gets its event at once (exactly the event a put had before puts were lazy).
+    fn scenario(eager: bool) -> Vec<(&'static str, f64, u32)> {
+        let env = Environment::new();
+        let store: Store<u32> = Store::new(&env);
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let handoff: Rc<RefCell<Option<StorePut<u32>>>> = Rc::new(RefCell::new(None));
+        let put = move |s: &Store<u32>, v| {
+            let p = s.put(v);
+            if eager {
+                drop(p.as_event());
+            }
+            p
+        };
+        env.process({
+            let (env, store, log) = (env.clone(), store.clone(), Rc::clone(&log));
+            async move {
+                for _ in 0..6 {
+                    let v = store.get().await?;
+                    log.borrow_mut().push(("got", env.now(), v));
+                }
+                Ok::<_, SimError>(())
+            }
+        });
+        env.process({
+            let (env, store, log, handoff) = (
+                env.clone(),
+                store.clone(),
+                Rc::clone(&log),
+                Rc::clone(&handoff),
+            );
+            async move {
+                drop(put(&store, 1)); // never awaited: still triggers the getter
+                let p2 = put(&store, 2);
+                env.timeout(1.0).await?;
+                let seen = p2.triggered() && p2.as_event().processed();
+                log.borrow_mut().push(("p2", env.now(), seen as u32));
+                let p3 = put(&store, 3);
+                let c: Condition = env.any_of([p3.as_event()]);
+                c.await?;
+                log.borrow_mut().push(("p3", env.now(), 3));
+                *handoff.borrow_mut() = Some(put(&store, 4));
+                put(&store, 5).await?;
+                log.borrow_mut().push(("p5", env.now(), 5));
+                put(&store, 6).await?;
+                log.borrow_mut().push(("p6", env.now(), 6));
+                Ok::<_, SimError>(())
+            }
+        });
+        env.process({
+            let (env, log, handoff) = (env.clone(), Rc::clone(&log), Rc::clone(&handoff));
+            async move {
+                env.timeout(2.0).await?;
+                let p4 = handoff.borrow_mut().take().expect("handed over at 1");
+                p4.await?;
+                log.borrow_mut().push(("p4", env.now(), 4));
+                Ok::<_, SimError>(())
+            }
+        });
+        env.run();
+        assert_eq!(env.live_events(), 0);
+        let out = log.borrow().clone();
+        out
+    }
+
+    /// A put made and awaited inside a process is a bare queue entry; every other use gets
+    /// its event. Either way the run is the same, event for event.
+    #[test]
+    fn a_lazy_put_runs_as_its_event_would() {
+        let lazy = scenario(false);
+        assert_eq!(lazy, scenario(true));
+        assert_eq!(lazy.iter().filter(|e| e.0 == "got").count(), 6);
+    }
 }

@@ -20,9 +20,9 @@ pub struct Timeout {
     waiting: bool,
 }
 
-/// What stands for a valid timeout in the kernel.
+/// What stands for a valid timeout (or an accepted store put) in the kernel.
 #[derive(Clone, Copy)]
-enum At {
+pub(crate) enum At {
     /// A bare queue entry numbered `seq` ([`NEVER`] for an infinite delay: none), due at
     /// `time`, that wakes `owner`, the process that took the timeout, if it sleeps on it:
     /// the common case, awaited at once by its owner, creates and releases no event. Its
@@ -62,7 +62,7 @@ impl Timeout {
         match at.get() {
             At::Event(id) => id,
             At::Entry { time, seq, .. } => {
-                let id = self.env.state().materialize(time, seq);
+                let id = self.env.state().materialize(time, seq, None);
                 at.set(At::Event(id));
                 id
             }
