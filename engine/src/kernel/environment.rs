@@ -12,7 +12,7 @@ use super::error::{Interrupt, KernelError, SimError};
 use super::event::{AsEvent, Event, EventRef};
 use super::process::Process;
 use super::state::{
-    EventId, EventState, Pid, Popped, ProcFuture, State, Wait, NEVER, NORMAL, URGENT,
+    EventId, EventState, Pid, Popped, ProcFuture, State, StoreId, Wait, NEVER, NORMAL, URGENT,
 };
 use super::timeout::{Sleep, Timeout};
 
@@ -112,7 +112,7 @@ impl Environment {
             return Timeout::invalid(self.clone(), e);
         }
         let seq = if at.is_finite() {
-            st.schedule_wake(pid, delay)
+            st.schedule_timeout(pid, delay)
         } else {
             NEVER
         };
@@ -270,29 +270,16 @@ impl Environment {
                 }
                 self.state().finish_processing(id, callbacks);
             }
-            Popped::Wake(trigger, pid, body) => {
-                if let Some(cb) = trigger {
-                    self.run_callback(cb);
-                }
-                self.poll_body(pid, body, None)
-            }
-            Popped::Resumed(id, first, pid, body) => {
-                if let Some(cb) = first {
-                    self.run_callback(cb);
-                }
-                self.poll_body(pid, body, Some(id))
-            }
-            Popped::Done(id, first) => {
-                if let Some(cb) = first {
-                    self.run_callback(cb);
-                }
-                self.state().release(id)
-            }
-            Popped::Stale(trigger) => {
-                if let Some(cb) = trigger {
-                    self.run_callback(cb);
+            Popped::Wake(pid, body) => self.poll_body(pid, body, None),
+            Popped::Put(store, resumed) => {
+                self.trigger_get(store);
+                if let Some((pid, body)) = resumed {
+                    self.poll_body(pid, body, None);
                 }
             }
+            Popped::Resumed(id, pid, body) => self.poll_body(pid, body, Some(id)),
+            Popped::Done(id) => self.state().release(id),
+            Popped::Stale => {}
         }
     }
 
@@ -400,6 +387,16 @@ impl Environment {
                     store.trigger_put();
                 }
             }
+        }
+    }
+
+    /// Triggers the gets of `store`, for a lazy put's entry (see `Popped::Put`), as the
+    /// put event's `Callback::TriggerGet` would. (Out of line: the driver's loop stays small.)
+    #[inline(never)]
+    fn trigger_get(&self, store: StoreId) {
+        let store = self.state().store(store);
+        if let Some(store) = store {
+            store.trigger_get();
         }
     }
 

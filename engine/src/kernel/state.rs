@@ -73,8 +73,9 @@ struct Slot {
 struct Scheduled {
     /// The time's bits: the key's high half.
     time: u64,
-    /// `priority << 56 | seq << 1 | wake`, the key's low half (seq < 2^55: centuries of
-    /// events; `wake` below it never decides an order, as no two entries share a seq).
+    /// `priority << 56 | seq << 2 | kind`, the key's low half (seq < 2^54: centuries of
+    /// events; `kind`, 0 event, 1 sleep, 2 put, 3 timeout, below it never decides an order,
+    /// as no two entries share a seq).
     low: u64,
     /// The event's or the process's slot index and generation, `gen << 32 | idx`.
     id: u64,
@@ -88,6 +89,12 @@ enum Queued {
     /// A process's own sleep (see `Environment::sleep`): the process resumes, if it still
     /// waits on this entry.
     Wake(Pid),
+    /// A lazy timeout (see `Timeout`): as a sleep, or its event fires if one was made.
+    Timeout(Pid),
+    /// A lazy put (see `StorePut`): its store's gets are triggered, then the process that
+    /// made it resumes, if it waits on this entry. (A kind apart, so that sleeps and
+    /// timeouts pay nothing for it.)
+    Put(Pid),
 }
 
 /// What the next queue entry turned out to be (see `State::pop`).
@@ -95,19 +102,20 @@ pub(crate) enum Popped {
     /// An event, now processed, with its callbacks to run.
     Event(EventId, Vec<Callback>),
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
-    /// `State::start_resume`), after a lazy put's store trigger, if any, has run.
-    Wake(Option<Callback>, Pid, ProcFuture),
-    /// An event, now processed, whose last callback resumes process `pid` (already made
-    /// active, its body taken out), after the store trigger before it, if any, has run:
-    /// the queue's reference is released after the poll, where `finish_processing` would
-    /// have released it.
-    Resumed(EventId, Option<Callback>, Pid, ProcFuture),
-    /// Like `Resumed`, but the process has finished meanwhile: only the store trigger, if
-    /// any, and the release of the queue's reference are left.
-    Done(EventId, Option<Callback>),
-    /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody,
-    /// but a lazy put's store trigger, if any, runs.
-    Stale(Option<Callback>),
+    /// `State::start_resume`).
+    Wake(Pid, ProcFuture),
+    /// A lazy put's entry: its store's trigger runs, then its process, if it waits on the
+    /// put, is polled (made active, its body taken out).
+    Put(StoreId, Option<(Pid, ProcFuture)>),
+    /// An event, now processed, whose only callback resumed process `pid` (already made
+    /// active, its body taken out): the queue's reference is released after the poll, where
+    /// `finish_processing` would have released it.
+    Resumed(EventId, Pid, ProcFuture),
+    /// An event, now processed, whose only callback resumed a process that has finished
+    /// meanwhile: only the queue's reference is left to release.
+    Done(EventId),
+    /// A sleep's entry whose process no longer waits on it (interrupted): it wakes nobody.
+    Stale,
 }
 
 /// What a process waits on (SimPy `Process._target`).
@@ -123,16 +131,25 @@ pub(crate) enum Wait {
 /// The sleep number of a sleep that is never queued (an infinite delay): no entry has it.
 pub(crate) const NEVER: u64 = u64::MAX;
 
+/// A process id no process ever has: the owner of a put's entry that wakes nobody
+/// (`Store::try_put`).
+pub(crate) const NOBODY: Pid = Pid {
+    idx: u32::MAX,
+    gen: u32::MAX,
+};
+
 impl Scheduled {
     fn new(time: f64, priority: u8, seq: u64, what: Queued) -> Self {
-        debug_assert!(time >= 0.0 && seq < 1 << 55);
-        let (wake, idx, gen) = match what {
+        debug_assert!(time >= 0.0 && seq < 1 << 54);
+        let (kind, idx, gen) = match what {
             Queued::Event(EventId { idx, gen }) => (0, idx, gen),
             Queued::Wake(Pid { idx, gen }) => (1, idx, gen),
+            Queued::Put(Pid { idx, gen }) => (2, idx, gen),
+            Queued::Timeout(Pid { idx, gen }) => (3, idx, gen),
         };
         Self {
             time: (time + 0.0).to_bits(),
-            low: (priority as u64) << 56 | seq << 1 | wake,
+            low: (priority as u64) << 56 | seq << 2 | kind,
             id: (gen as u64) << 32 | idx as u64,
         }
     }
@@ -145,15 +162,16 @@ impl Scheduled {
 
     fn what(&self) -> Queued {
         let (idx, gen) = (self.id as u32, (self.id >> 32) as u32);
-        if self.low & 1 == 0 {
-            Queued::Event(EventId { idx, gen })
-        } else {
-            Queued::Wake(Pid { idx, gen })
+        match self.low & 3 {
+            0 => Queued::Event(EventId { idx, gen }),
+            1 => Queued::Wake(Pid { idx, gen }),
+            2 => Queued::Put(Pid { idx, gen }),
+            _ => Queued::Timeout(Pid { idx, gen }),
         }
     }
 
     fn seq(&self) -> u64 {
-        (self.low & ((1 << 56) - 1)) >> 1
+        (self.low & ((1 << 56) - 1)) >> 2
     }
 
     fn time(&self) -> f64 {
@@ -220,13 +238,13 @@ pub(crate) struct State {
     /// and sifts once, instead of a pop's sift and a push's (a process that wakes from a
     /// timed wait usually takes its next one before anything else pops).
     top_taken: bool,
-    /// The highest key of a wake entry taken so far: a wake entry has fired iff its key is
-    /// at most this (see `entry_fired`).
-    wake_max: u128,
+    /// The highest key of a lazy timeout's or put's entry taken so far: such an entry has
+    /// fired iff its key is at most this (see `entry_fired`).
+    lazy_max: u128,
     /// Lazy timeouts whose event was made while their entry was queued, by the entry's
     /// sequence number: the entry fires the event (holding the queue's reference).
     lazy: BTreeMap<u64, EventId>,
-    /// Lazy puts (wake entries standing for accepted store puts, see `StorePut`) whose
+    /// Lazy puts (entries standing for accepted store puts, see `StorePut`) whose
     /// entries are queued and whose events were not made, by sequence number: each entry
     /// runs its store's trigger when taken. Their entries are all due now and leave in
     /// this order, so the next one to leave is always the front.
@@ -258,7 +276,7 @@ impl State {
             heap: BinaryHeap::new(),
             lane: VecDeque::new(),
             top_taken: false,
-            wake_max: 0,
+            lazy_max: 0,
             lazy: BTreeMap::new(),
             lazy_puts: VecDeque::new(),
             slots: Vec::new(),
@@ -385,26 +403,34 @@ impl State {
         self.enqueue(time, NORMAL, Queued::Wake(pid))
     }
 
+    /// Queues the entry of a lazy timeout taken by process `pid` (see `Timeout`): ordered
+    /// as [`schedule_wake`](Self::schedule_wake)'s, and so as the timeout's event.
+    pub(crate) fn schedule_timeout(&mut self, pid: Pid, delay: f64) -> u64 {
+        let time = self.now + delay;
+        self.enqueue(time, NORMAL, Queued::Timeout(pid))
+    }
+
     /// Queues the entry of a lazy put into `store`, made by process `pid`: a wake-up of
     /// `pid` now, exactly where the put's event would go, that triggers the store's gets
     /// first; returns its sequence number.
     pub(crate) fn schedule_put(&mut self, pid: Pid, store: StoreId) -> u64 {
-        let seq = self.schedule_wake(pid, 0.0);
+        let time = self.now;
+        let seq = self.enqueue(time, NORMAL, Queued::Put(pid));
         self.lazy_puts.push_back((seq, store));
         seq
     }
 
-    /// Whether the wake entry numbered `seq`, due at `time`, has been taken from the queue
-    /// (`false` for [`NEVER`]). Entries leave in key order and a new entry's key exceeds
-    /// that of every wake entry taken before it was queued (it is due no earlier, and is
-    /// NORMAL with a later sequence number), so comparing with the highest key taken is exact.
+    /// Whether the lazy timeout's or put's entry numbered `seq`, due at `time`, has been
+    /// taken from the queue (`false` for [`NEVER`]). Entries leave in key order, and a new
+    /// entry's key exceeds that of every entry taken before it was queued (it is due no
+    /// earlier, and is NORMAL with a later sequence number, which decides before the kind
+    /// does), so comparing with the highest key taken is exact.
     pub(crate) fn entry_fired(&self, time: f64, seq: u64) -> bool {
-        seq != NEVER
-            && Scheduled::new(time, NORMAL, seq, Queued::Wake(Pid { idx: 0, gen: 0 })).key()
-                <= self.wake_max
+        let pid = Pid { idx: 0, gen: 0 };
+        seq != NEVER && Scheduled::new(time, NORMAL, seq, Queued::Wake(pid)).key() <= self.lazy_max
     }
 
-    /// The event of a lazy timeout (a wake entry numbered `seq`, due at `time`) that
+    /// The event of a lazy timeout or put (the entry numbered `seq`, due at `time`) that
     /// something other than its own process's await needs, with one reference (the
     /// caller's). It is processed already if the entry has fired, fired by the entry
     /// otherwise, and left pending if the entry is never queued.
@@ -523,48 +549,76 @@ impl State {
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but
                 // wakes nobody.
-                let seq = next.seq();
-                let body = match self.proc_mut(pid) {
-                    Some(p) if p.target == Some(Wait::Sleep(seq)) => {
-                        // (An interrupt ends the sleep before it is delivered: none pends.)
-                        debug_assert!(p.interrupt.is_none());
-                        p.target = None;
-                        p.body.take()
-                    }
-                    _ => None,
-                };
-                // (Only wake entries can be lazy timeouts: see `entry_fired`.)
-                self.wake_max = self.wake_max.max(next.key());
-                // A lazy put's entry triggers its store, as the put's event does first.
-                let trigger = match self.lazy_puts.front() {
-                    Some(&(s, store)) if s == seq => {
-                        self.lazy_puts.pop_front();
-                        Some(Callback::TriggerGet(store))
-                    }
-                    _ => None,
-                };
-                match body {
+                match self.wake_body(pid, next.seq()) {
                     Some(body) => {
                         self.active = Some(pid);
-                        Popped::Wake(trigger, pid, body)
+                        Popped::Wake(pid, body)
                     }
-                    // A lazy timeout or put whose event was made meanwhile fires it here.
-                    None => self.fire_lazy(seq, trigger),
+                    None => Popped::Stale,
                 }
             }
+            Queued::Timeout(pid) => self.take_timeout(pid, next),
+            Queued::Put(pid) => self.take_put(pid, next),
         }
     }
 
-    /// A wake entry numbered `seq` woke nobody: it fires its lazy timeout's or put's event,
-    /// if made, or else runs its put's `trigger`, if any.
+    /// Takes a lazy timeout's entry `next`, for process `pid`. (Out of line, as the put's:
+    /// the driver's loop, inlined in the simulation's, stays as small as without them.)
     #[inline(never)]
-    fn fire_lazy(&mut self, seq: u64, trigger: Option<Callback>) -> Popped {
-        match self.lazy.remove(&seq) {
-            Some(id) => {
-                debug_assert!(trigger.is_none(), "a made event took over the trigger");
-                self.fire(id)
+    fn take_timeout(&mut self, pid: Pid, next: Scheduled) -> Popped {
+        let seq = next.seq();
+        self.lazy_max = self.lazy_max.max(next.key());
+        match self.wake_body(pid, seq) {
+            Some(body) => {
+                self.active = Some(pid);
+                Popped::Wake(pid, body)
             }
-            None => Popped::Stale(trigger),
+            // Its event, if made meanwhile, fires here.
+            None => self.fire_lazy(seq),
+        }
+    }
+
+    /// Takes a lazy put's entry `next`, made by process `pid`.
+    #[inline(never)]
+    fn take_put(&mut self, pid: Pid, next: Scheduled) -> Popped {
+        let seq = next.seq();
+        self.lazy_max = self.lazy_max.max(next.key());
+        // The put's store trigger, its event's first callback, unless the event
+        // was made meanwhile and took it over.
+        let store = match self.lazy_puts.front() {
+            Some(&(s, store)) if s == seq => store,
+            _ => return self.fire_lazy(seq),
+        };
+        self.lazy_puts.pop_front();
+        let body = self.wake_body(pid, seq);
+        if body.is_some() {
+            self.active = Some(pid);
+        }
+        Popped::Put(store, body.map(|b| (pid, b)))
+    }
+
+    /// The body of process `pid`, taken out to be polled, if it still sleeps on the entry
+    /// numbered `seq`.
+    #[inline(always)]
+    fn wake_body(&mut self, pid: Pid, seq: u64) -> Option<ProcFuture> {
+        match self.proc_mut(pid) {
+            Some(p) if p.target == Some(Wait::Sleep(seq)) => {
+                // (An interrupt ends the sleep before it is delivered: none pends.)
+                debug_assert!(p.interrupt.is_none());
+                p.target = None;
+                p.body.take()
+            }
+            _ => None,
+        }
+    }
+
+    /// A wake or put entry numbered `seq` woke nobody: it fires its lazy timeout's or put's
+    /// event, if one was made.
+    #[inline(never)]
+    fn fire_lazy(&mut self, seq: u64) -> Popped {
+        match self.lazy.remove(&seq) {
+            Some(id) => self.fire(id),
+            None => Popped::Stale,
         }
     }
 
@@ -573,25 +627,16 @@ impl State {
     fn fire(&mut self, id: EventId) -> Popped {
         let slot = self.slot_mut(id);
         slot.state = EventState::Processed;
-        // The common cases, a timeout or an event awaited by one process, and a store
-        // put or get awaited by the process that made it (the store's trigger comes
-        // first, registered at creation): take the process's body here, in this
-        // borrow, keeping the callback vector in its slot. Nothing a store trigger
-        // does depends on which process is active, so the order is unchanged.
-        let (first, pid) = if let [Callback::Resume(pid)] = slot.callbacks[..] {
-            (None, pid)
-        } else if let [cb @ (Callback::TriggerGet(_) | Callback::TriggerPut(_)), Callback::Resume(pid)] =
-            slot.callbacks[..]
-        {
-            (Some(cb), pid)
-        } else {
-            return Popped::Event(id, std::mem::take(&mut slot.callbacks));
-        };
-        slot.callbacks.clear();
-        match self.start_resume(pid, None) {
-            Some(body) => Popped::Resumed(id, first, pid, body),
-            None => Popped::Done(id, first),
+        // The common case, an event awaited by one process: resume it here, in this
+        // borrow, keeping the callback vector in its slot.
+        if let [Callback::Resume(pid)] = slot.callbacks[..] {
+            slot.callbacks.clear();
+            return match self.start_resume(pid, None) {
+                Some(body) => Popped::Resumed(id, pid, body),
+                None => Popped::Done(id),
+            };
         }
+        Popped::Event(id, std::mem::take(&mut slot.callbacks))
     }
 
     /// Makes `pid` the active process, with `interrupt` to deliver at its current wait, and

@@ -20,7 +20,7 @@ use super::callback::{Callback, StoreTrigger};
 use super::environment::Environment;
 use super::error::{KernelError, SimError};
 use super::event::{AsEvent, EventRef};
-use super::state::{EventId, EventState, StoreId, NORMAL};
+use super::state::{EventId, EventState, StoreId, NOBODY, NORMAL};
 use super::timeout::At;
 
 /// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
@@ -134,13 +134,9 @@ impl<T: 'static> Store<T> {
             }
             q.items.push_back(item);
         }
-        // What `put` and dropping its handle do for an accepted put: the event fires (to
-        // trigger a get when processed) and only the queue holds it.
-        let mut st = self.inner.env.state();
-        let id = st.new_event();
-        st.add_callback(id, Callback::TriggerGet(self.inner.id));
-        st.schedule(id, NORMAL, 0.0);
-        st.release(id);
+        // What `put` and dropping its handle do for an accepted put: its entry fires (to
+        // trigger a get) where the event would, as a lazy put's that no process sleeps on.
+        self.inner.env.state().schedule_put(NOBODY, self.inner.id);
         Ok(())
     }
 
