@@ -12,7 +12,7 @@ use super::error::{Interrupt, KernelError, SimError};
 use super::event::{AsEvent, Event, EventRef};
 use super::process::Process;
 use super::state::{
-    EventId, EventState, Pid, Popped, ProcFuture, State, Wait, NEVER, NORMAL, URGENT,
+    EventId, EventState, Pid, Popped, ProcFuture, State, StoreId, Wait, NEVER, NORMAL, URGENT,
 };
 use super::timeout::{Sleep, Timeout};
 
@@ -87,10 +87,37 @@ impl Environment {
     /// first such error is also kept as the run's [`fault`](Self::fault), so a driver learns
     /// of it even when the process that asked ignores it.
     pub fn timeout(&self, delay: f64) -> Timeout {
-        match self.try_timeout(delay) {
-            Ok(t) => t,
-            Err(e) => Timeout::invalid(self.clone(), e),
+        let mut st = self.state();
+        // Taken inside a process, the timeout is almost always awaited at once by that
+        // process: it starts as a bare queue entry that wakes the process (as a sleep's),
+        // ordered exactly as the event would be, and gets an event only if something else
+        // asks for one (see `Timeout`).
+        let Some(pid) = st.active else {
+            drop(st);
+            return match self.try_timeout(delay) {
+                Ok(t) => t,
+                Err(e) => Timeout::invalid(self.clone(), e),
+            };
+        };
+        if delay.is_nan() || delay < 0.0 {
+            let e = st.fault(SimError::InvalidDelay(delay));
+            drop(st);
+            return Timeout::invalid(self.clone(), e);
         }
+        let at = st.now + delay;
+        if !at.is_finite() && delay.is_finite() {
+            let now = st.now;
+            let e = st.fault(SimError::TimeOverflow { now, delay });
+            drop(st);
+            return Timeout::invalid(self.clone(), e);
+        }
+        let seq = if at.is_finite() {
+            st.schedule_timeout(pid, delay)
+        } else {
+            NEVER
+        };
+        drop(st);
+        Timeout::entry(self.clone(), at, seq, pid)
     }
 
     /// Like [`timeout`](Self::timeout) but reports an invalid delay at once, for building
@@ -244,6 +271,12 @@ impl Environment {
                 self.state().finish_processing(id, callbacks);
             }
             Popped::Wake(pid, body) => self.poll_body(pid, body, None),
+            Popped::Put(store, resumed) => {
+                self.trigger_get(store);
+                if let Some((pid, body)) = resumed {
+                    self.poll_body(pid, body, None);
+                }
+            }
             Popped::Resumed(id, pid, body) => self.poll_body(pid, body, Some(id)),
             Popped::Done(id) => self.state().release(id),
             Popped::Stale => {}
@@ -329,7 +362,9 @@ impl Environment {
             Callback::Resume(pid) => self.resume(pid, None),
             Callback::Interrupt(pid, cause) => {
                 let mut st = self.state();
+                let cause = st.take_cause(cause);
                 let Some(p) = st.proc_mut(pid) else {
+                    drop(st);
                     return; // finished meanwhile: SimPy ignores the interruption too
                 };
                 if let Some(Wait::Event(target)) = p.target.take() {
@@ -341,15 +376,27 @@ impl Environment {
             Callback::Check(cid) => self.state().check(cid),
             Callback::BuildValue(cid) => self.state().build_value(cid),
             Callback::TriggerGet(store) => {
-                if let Some(store) = store.upgrade() {
+                let store = self.state().store(store);
+                if let Some(store) = store {
                     store.trigger_get();
                 }
             }
             Callback::TriggerPut(store) => {
-                if let Some(store) = store.upgrade() {
+                let store = self.state().store(store);
+                if let Some(store) = store {
                     store.trigger_put();
                 }
             }
+        }
+    }
+
+    /// Triggers the gets of `store`, for a lazy put's entry (see `Popped::Put`), as the
+    /// put event's `Callback::TriggerGet` would. (Out of line: the driver's loop stays small.)
+    #[inline(never)]
+    fn trigger_get(&self, store: StoreId) {
+        let store = self.state().store(store);
+        if let Some(store) = store {
+            store.trigger_get();
         }
     }
 
@@ -448,6 +495,43 @@ impl Environment {
         Poll::Pending
     }
 
+    /// The wait protocol of a lazy timeout's entry numbered `seq`, due at `at`, taken by
+    /// process `owner`: `None` when the awaiting process is another one, which needs the
+    /// event. Otherwise as [`poll_sleep`](Self::poll_sleep), except that an entry that has
+    /// fired already continues at once, as a processed event does.
+    #[inline(always)]
+    pub(crate) fn poll_entry(
+        &self,
+        at: f64,
+        seq: u64,
+        owner: Pid,
+        waiting: &mut bool,
+    ) -> Option<Poll<Result<(), Interrupt>>> {
+        let mut st = self.state();
+        let pid = st
+            .active
+            .expect("kernel events are awaited inside a process");
+        if *waiting {
+            *waiting = false;
+            let p = st.proc_mut(pid).expect("active process is alive");
+            return Some(Poll::Ready(p.interrupt.take().map_or(Ok(()), Err)));
+        }
+        if pid != owner {
+            return None;
+        }
+        if st.entry_fired(at, seq) {
+            return Some(Poll::Ready(Ok(())));
+        }
+        let p = st.proc_mut(pid).expect("active process is alive");
+        assert!(
+            p.target.is_none(),
+            "a process waits on one event at a time; combine events with any_of/all_of"
+        );
+        p.target = Some(Wait::Sleep(seq));
+        *waiting = true;
+        Some(Poll::Pending)
+    }
+
     /// Triggers `id` now with NORMAL priority (SimPy `Event.succeed`).
     pub(crate) fn succeed_id(&self, id: EventId) -> Result<(), KernelError> {
         let mut st = self.state();
@@ -473,6 +557,7 @@ impl Environment {
             return Err(KernelError::InterruptSelf);
         }
         let id = st.new_event();
+        let cause = st.keep_cause(cause);
         st.add_callback(id, Callback::Interrupt(pid, cause));
         st.schedule(id, URGENT, 0.0);
         st.release(id);

@@ -111,7 +111,10 @@
 //! handles and stores, so the hot path — timeout, resume, next timeout — allocates nothing in the
 //! steady state. A process's own timed wait inside the crate (the worker's step) is a *sleep*: a
 //! queue entry that names the process instead of an event, ordered exactly as the timeout it
-//! replaces, so the hottest wait creates, awaits and releases no event. Processes are boxed
+//! replaces, so the hottest wait creates, awaits and releases no event. Timeouts and accepted
+//! store puts made inside a process start the same way (*lazy*: almost always their own
+//! process awaits them at once) and get their event only when something else asks for it;
+//! a `try_put`'s entry only triggers the store's gets. Processes are boxed
 //! futures polled with a no-op waker: the kernel itself knows
 //! which process waits on which event, so wakers carry no information.
 //!

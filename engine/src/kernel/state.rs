@@ -8,11 +8,13 @@
 //! capacity, so the steady state (timeout → resume → timeout) allocates nothing.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 
-use super::callback::Callback;
+use std::rc::{Rc, Weak};
+
+use super::callback::{Callback, StoreTrigger};
 use super::error::{Interrupt, SimError};
 
 /// SimPy's `URGENT`: process initialisation and interruptions.
@@ -36,6 +38,16 @@ pub(crate) struct Pid {
 
 /// Index of a condition record (owned by exactly one condition event slot).
 pub(crate) type CondIdx = u32;
+
+/// Index of an interrupt's cause in the cause slab (owned by one `Callback::Interrupt`).
+pub(crate) type CauseIdx = u32;
+
+/// A generation-checked index into the store registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StoreId {
+    idx: u32,
+    gen: u32,
+}
 
 /// SimPy's event life cycle: pending → triggered (scheduled) → processed (callbacks ran).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,8 +73,9 @@ struct Slot {
 struct Scheduled {
     /// The time's bits: the key's high half.
     time: u64,
-    /// `priority << 56 | seq << 1 | wake`, the key's low half (seq < 2^55: centuries of
-    /// events; `wake` below it never decides an order, as no two entries share a seq).
+    /// `priority << 56 | seq << 2 | kind`, the key's low half (seq < 2^54: centuries of
+    /// events; `kind`, 0 event, 1 sleep, 2 put, 3 timeout, below it never decides an order,
+    /// as no two entries share a seq).
     low: u64,
     /// The event's or the process's slot index and generation, `gen << 32 | idx`.
     id: u64,
@@ -76,6 +89,12 @@ enum Queued {
     /// A process's own sleep (see `Environment::sleep`): the process resumes, if it still
     /// waits on this entry.
     Wake(Pid),
+    /// A lazy timeout (see `Timeout`): as a sleep, or its event fires if one was made.
+    Timeout(Pid),
+    /// A lazy put (see `StorePut`): its store's gets are triggered, then the process that
+    /// made it resumes, if it waits on this entry. (A kind apart, so that sleeps and
+    /// timeouts pay nothing for it.)
+    Put(Pid),
 }
 
 /// What the next queue entry turned out to be (see `State::pop`).
@@ -85,6 +104,9 @@ pub(crate) enum Popped {
     /// Process `pid`'s sleep is over: its body, taken out to be polled (see
     /// `State::start_resume`).
     Wake(Pid, ProcFuture),
+    /// A lazy put's entry: its store's trigger runs, then its process, if it waits on the
+    /// put, is polled (made active, its body taken out).
+    Put(StoreId, Option<(Pid, ProcFuture)>),
     /// An event, now processed, whose only callback resumed process `pid` (already made
     /// active, its body taken out): the queue's reference is released after the poll, where
     /// `finish_processing` would have released it.
@@ -109,16 +131,25 @@ pub(crate) enum Wait {
 /// The sleep number of a sleep that is never queued (an infinite delay): no entry has it.
 pub(crate) const NEVER: u64 = u64::MAX;
 
+/// A process id no process ever has: the owner of a put's entry that wakes nobody
+/// (`Store::try_put`).
+pub(crate) const NOBODY: Pid = Pid {
+    idx: u32::MAX,
+    gen: u32::MAX,
+};
+
 impl Scheduled {
     fn new(time: f64, priority: u8, seq: u64, what: Queued) -> Self {
-        debug_assert!(time >= 0.0 && seq < 1 << 55);
-        let (wake, idx, gen) = match what {
+        debug_assert!(time >= 0.0 && seq < 1 << 54);
+        let (kind, idx, gen) = match what {
             Queued::Event(EventId { idx, gen }) => (0, idx, gen),
             Queued::Wake(Pid { idx, gen }) => (1, idx, gen),
+            Queued::Put(Pid { idx, gen }) => (2, idx, gen),
+            Queued::Timeout(Pid { idx, gen }) => (3, idx, gen),
         };
         Self {
             time: (time + 0.0).to_bits(),
-            low: (priority as u64) << 56 | seq << 1 | wake,
+            low: (priority as u64) << 56 | seq << 2 | kind,
             id: (gen as u64) << 32 | idx as u64,
         }
     }
@@ -131,15 +162,16 @@ impl Scheduled {
 
     fn what(&self) -> Queued {
         let (idx, gen) = (self.id as u32, (self.id >> 32) as u32);
-        if self.low & 1 == 0 {
-            Queued::Event(EventId { idx, gen })
-        } else {
-            Queued::Wake(Pid { idx, gen })
+        match self.low & 3 {
+            0 => Queued::Event(EventId { idx, gen }),
+            1 => Queued::Wake(Pid { idx, gen }),
+            2 => Queued::Put(Pid { idx, gen }),
+            _ => Queued::Timeout(Pid { idx, gen }),
         }
     }
 
     fn seq(&self) -> u64 {
-        (self.low & ((1 << 56) - 1)) >> 1
+        (self.low & ((1 << 56) - 1)) >> 2
     }
 
     fn time(&self) -> f64 {
@@ -206,12 +238,30 @@ pub(crate) struct State {
     /// and sifts once, instead of a pop's sift and a push's (a process that wakes from a
     /// timed wait usually takes its next one before anything else pops).
     top_taken: bool,
+    /// The highest key of a lazy timeout's or put's entry taken so far: such an entry has
+    /// fired iff its key is at most this (see `entry_fired`).
+    lazy_max: u128,
+    /// Lazy timeouts whose event was made while their entry was queued, by the entry's
+    /// sequence number: the entry fires the event (holding the queue's reference).
+    lazy: BTreeMap<u64, EventId>,
+    /// Lazy puts (entries standing for accepted store puts, see `StorePut`) whose
+    /// entries are queued and whose events were not made, by sequence number: each entry
+    /// runs its store's trigger when taken. Their entries are all due now and leave in
+    /// this order, so the next one to leave is always the front.
+    lazy_puts: VecDeque<(u64, StoreId)>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pub(crate) procs: Vec<ProcSlot>,
     free_procs: Vec<u32>,
     conds: Vec<Option<CondRecord>>,
     free_conds: Vec<u32>,
+    /// Causes of interrupts not yet delivered, so that callbacks stay plain data.
+    causes: Vec<Option<Rc<str>>>,
+    free_causes: Vec<u32>,
+    /// Every live store, by `StoreId`: what a `TriggerGet`/`TriggerPut` callback reaches
+    /// (`None` once the store is dropped; its generation then moves on).
+    stores: Vec<(u32, Option<Weak<dyn StoreTrigger>>)>,
+    free_stores: Vec<u32>,
     /// The process being polled (SimPy `Environment.active_process`).
     pub(crate) active: Option<Pid>,
     /// The first invalid delay asked for (see `Environment::fault`).
@@ -226,12 +276,19 @@ impl State {
             heap: BinaryHeap::new(),
             lane: VecDeque::new(),
             top_taken: false,
+            lazy_max: 0,
+            lazy: BTreeMap::new(),
+            lazy_puts: VecDeque::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             procs: Vec::new(),
             free_procs: Vec::new(),
             conds: Vec::new(),
             free_conds: Vec::new(),
+            causes: Vec::new(),
+            free_causes: Vec::new(),
+            stores: Vec::new(),
+            free_stores: Vec::new(),
             active: None,
             first_fault: None,
         }
@@ -346,6 +403,67 @@ impl State {
         self.enqueue(time, NORMAL, Queued::Wake(pid))
     }
 
+    /// Queues the entry of a lazy timeout taken by process `pid` (see `Timeout`): ordered
+    /// as [`schedule_wake`](Self::schedule_wake)'s, and so as the timeout's event.
+    pub(crate) fn schedule_timeout(&mut self, pid: Pid, delay: f64) -> u64 {
+        let time = self.now + delay;
+        self.enqueue(time, NORMAL, Queued::Timeout(pid))
+    }
+
+    /// Queues the entry of a lazy put into `store`, made by process `pid`: a wake-up of
+    /// `pid` now, exactly where the put's event would go, that triggers the store's gets
+    /// first; returns its sequence number.
+    pub(crate) fn schedule_put(&mut self, pid: Pid, store: StoreId) -> u64 {
+        let time = self.now;
+        let seq = self.enqueue(time, NORMAL, Queued::Put(pid));
+        self.lazy_puts.push_back((seq, store));
+        seq
+    }
+
+    /// Whether the lazy timeout's or put's entry numbered `seq`, due at `time`, has been
+    /// taken from the queue (`false` for [`NEVER`]). Entries leave in key order, and a new
+    /// entry's key exceeds that of every entry taken before it was queued (it is due no
+    /// earlier, and is NORMAL with a later sequence number, which decides before the kind
+    /// does), so comparing with the highest key taken is exact.
+    pub(crate) fn entry_fired(&self, time: f64, seq: u64) -> bool {
+        let pid = Pid { idx: 0, gen: 0 };
+        seq != NEVER && Scheduled::new(time, NORMAL, seq, Queued::Wake(pid)).key() <= self.lazy_max
+    }
+
+    /// The event of a lazy timeout or put (the entry numbered `seq`, due at `time`) that
+    /// something other than its own process's await needs, with one reference (the
+    /// caller's). It is processed already if the entry has fired, fired by the entry
+    /// otherwise, and left pending if the entry is never queued.
+    /// A lazy put's entry (`put_into` its store) hands its store trigger to the event, as
+    /// the event's first callback.
+    pub(crate) fn materialize(
+        &mut self,
+        time: f64,
+        seq: u64,
+        put_into: Option<StoreId>,
+    ) -> EventId {
+        let id = self.new_event();
+        if seq == NEVER {
+            return id;
+        }
+        let fired = self.entry_fired(time, seq);
+        let slot = self.slot_mut(id);
+        if fired {
+            slot.state = EventState::Processed;
+        } else {
+            slot.state = EventState::Triggered;
+            slot.refs += 1; // the entry's, as a queued event's
+            self.lazy.insert(seq, id);
+            if let Some(store) = put_into {
+                if let Some(pos) = self.lazy_puts.iter().position(|&(s, _)| s == seq) {
+                    self.lazy_puts.remove(pos);
+                }
+                self.add_callback(id, Callback::TriggerGet(store));
+            }
+        }
+        id
+    }
+
     /// Puts an entry in the queue with the next sequence number, which it returns.
     fn enqueue(&mut self, time: f64, priority: u8, what: Queued) -> u64 {
         let seq = self.seq;
@@ -427,34 +545,11 @@ impl State {
         }
         self.now = next.time();
         match next.what() {
-            Queued::Event(id) => {
-                let slot = self.slot_mut(id);
-                slot.state = EventState::Processed;
-                // The common case, a timeout or an event awaited by one process: resume it
-                // here, in this borrow, keeping the callback vector in its slot.
-                if let [Callback::Resume(pid)] = slot.callbacks[..] {
-                    slot.callbacks.clear();
-                    return match self.start_resume(pid, None) {
-                        Some(body) => Popped::Resumed(id, pid, body),
-                        None => Popped::Done(id),
-                    };
-                }
-                Popped::Event(id, std::mem::take(&mut slot.callbacks))
-            }
+            Queued::Event(id) => self.fire(id),
             Queued::Wake(pid) => {
                 // An interrupted sleep's entry still fires, as SimPy's timeout does, but
                 // wakes nobody.
-                let seq = next.seq();
-                let body = match self.proc_mut(pid) {
-                    Some(p) if p.target == Some(Wait::Sleep(seq)) => {
-                        // (An interrupt ends the sleep before it is delivered: none pends.)
-                        debug_assert!(p.interrupt.is_none());
-                        p.target = None;
-                        p.body.take()
-                    }
-                    _ => None,
-                };
-                match body {
+                match self.wake_body(pid, next.seq()) {
                     Some(body) => {
                         self.active = Some(pid);
                         Popped::Wake(pid, body)
@@ -462,7 +557,86 @@ impl State {
                     None => Popped::Stale,
                 }
             }
+            Queued::Timeout(pid) => self.take_timeout(pid, next),
+            Queued::Put(pid) => self.take_put(pid, next),
         }
+    }
+
+    /// Takes a lazy timeout's entry `next`, for process `pid`. (Out of line, as the put's:
+    /// the driver's loop, inlined in the simulation's, stays as small as without them.)
+    #[inline(never)]
+    fn take_timeout(&mut self, pid: Pid, next: Scheduled) -> Popped {
+        let seq = next.seq();
+        self.lazy_max = self.lazy_max.max(next.key());
+        match self.wake_body(pid, seq) {
+            Some(body) => {
+                self.active = Some(pid);
+                Popped::Wake(pid, body)
+            }
+            // Its event, if made meanwhile, fires here.
+            None => self.fire_lazy(seq),
+        }
+    }
+
+    /// Takes a lazy put's entry `next`, made by process `pid`.
+    #[inline(never)]
+    fn take_put(&mut self, pid: Pid, next: Scheduled) -> Popped {
+        let seq = next.seq();
+        self.lazy_max = self.lazy_max.max(next.key());
+        // The put's store trigger, its event's first callback, unless the event
+        // was made meanwhile and took it over.
+        let store = match self.lazy_puts.front() {
+            Some(&(s, store)) if s == seq => store,
+            _ => return self.fire_lazy(seq),
+        };
+        self.lazy_puts.pop_front();
+        let body = self.wake_body(pid, seq);
+        if body.is_some() {
+            self.active = Some(pid);
+        }
+        Popped::Put(store, body.map(|b| (pid, b)))
+    }
+
+    /// The body of process `pid`, taken out to be polled, if it still sleeps on the entry
+    /// numbered `seq`.
+    #[inline(always)]
+    fn wake_body(&mut self, pid: Pid, seq: u64) -> Option<ProcFuture> {
+        match self.proc_mut(pid) {
+            Some(p) if p.target == Some(Wait::Sleep(seq)) => {
+                // (An interrupt ends the sleep before it is delivered: none pends.)
+                debug_assert!(p.interrupt.is_none());
+                p.target = None;
+                p.body.take()
+            }
+            _ => None,
+        }
+    }
+
+    /// A wake or put entry numbered `seq` woke nobody: it fires its lazy timeout's or put's
+    /// event, if one was made.
+    #[inline(never)]
+    fn fire_lazy(&mut self, seq: u64) -> Popped {
+        match self.lazy.remove(&seq) {
+            Some(id) => self.fire(id),
+            None => Popped::Stale,
+        }
+    }
+
+    /// Processes event `id`, whose queue entry was just taken: see [`pop`](Self::pop).
+    #[inline(always)]
+    fn fire(&mut self, id: EventId) -> Popped {
+        let slot = self.slot_mut(id);
+        slot.state = EventState::Processed;
+        // The common case, an event awaited by one process: resume it here, in this
+        // borrow, keeping the callback vector in its slot.
+        if let [Callback::Resume(pid)] = slot.callbacks[..] {
+            slot.callbacks.clear();
+            return match self.start_resume(pid, None) {
+                Some(body) => Popped::Resumed(id, pid, body),
+                None => Popped::Done(id),
+            };
+        }
+        Popped::Event(id, std::mem::take(&mut slot.callbacks))
     }
 
     /// Makes `pid` the active process, with `interrupt` to deliver at its current wait, and
@@ -542,6 +716,59 @@ impl State {
         p.interrupt = None;
         self.free_procs.push(pid.idx);
         p.done
+    }
+
+    // ----- interrupt causes and stores -------------------------------------------------------
+
+    /// Keeps `cause` until its interrupt is delivered.
+    pub(crate) fn keep_cause(&mut self, cause: Option<Rc<str>>) -> CauseIdx {
+        match self.free_causes.pop() {
+            Some(i) => {
+                self.causes[i as usize] = cause;
+                i
+            }
+            None => {
+                self.causes.push(cause);
+                u32::try_from(self.causes.len() - 1).expect("more than 2^32 interrupts")
+            }
+        }
+    }
+
+    /// Takes back the cause kept by [`keep_cause`](Self::keep_cause).
+    pub(crate) fn take_cause(&mut self, i: CauseIdx) -> Option<Rc<str>> {
+        self.free_causes.push(i);
+        self.causes[i as usize].take()
+    }
+
+    /// Registers a store for its callbacks to reach.
+    pub(crate) fn register_store(&mut self, store: Weak<dyn StoreTrigger>) -> StoreId {
+        if let Some(idx) = self.free_stores.pop() {
+            let entry = &mut self.stores[idx as usize];
+            entry.1 = Some(store);
+            StoreId { idx, gen: entry.0 }
+        } else {
+            let idx = u32::try_from(self.stores.len()).expect("more than 2^32 stores");
+            self.stores.push((0, Some(store)));
+            StoreId { idx, gen: 0 }
+        }
+    }
+
+    /// Forgets a dropped store: callbacks still naming it reach nothing.
+    pub(crate) fn unregister_store(&mut self, id: StoreId) {
+        let entry = &mut self.stores[id.idx as usize];
+        debug_assert_eq!(entry.0, id.gen, "stale store id");
+        entry.0 = entry.0.wrapping_add(1);
+        entry.1 = None;
+        self.free_stores.push(id.idx);
+    }
+
+    /// The store `id` names, if it is still alive. (Upgrading runs no store code; the caller
+    /// drops the handle outside the borrow, as it may be the store's last.)
+    pub(crate) fn store(&self, id: StoreId) -> Option<Rc<dyn StoreTrigger>> {
+        match &self.stores[id.idx as usize] {
+            (gen, Some(weak)) if *gen == id.gen => weak.upgrade(),
+            _ => None,
+        }
     }
 
     // ----- conditions -------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 //! before it was served is cancelled, so an abandoned wait never swallows a later item; and an
 //! item already handed to an abandoned get goes back to the front of the store.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,7 +20,8 @@ use super::callback::{Callback, StoreTrigger};
 use super::environment::Environment;
 use super::error::{KernelError, SimError};
 use super::event::{AsEvent, EventRef};
-use super::state::{EventId, EventState};
+use super::state::{EventId, EventState, StoreId, NOBODY, NORMAL};
+use super::timeout::At;
 
 /// A FIFO queue of items shared by processes. Cheap to clone; clones share the queue.
 pub struct Store<T> {
@@ -31,8 +32,8 @@ struct StoreInner<T> {
     env: Environment,
     capacity: usize,
     queues: RefCell<Queues<T>>,
-    /// Handle used in event callbacks (set right after construction).
-    this: Weak<dyn StoreTrigger>,
+    /// The store's registration, which its event callbacks name.
+    id: StoreId,
 }
 
 struct Queues<T> {
@@ -62,6 +63,7 @@ impl<T: 'static> Store<T> {
 
     fn build(env: &Environment, capacity: usize) -> Self {
         let inner = Rc::new_cyclic(|weak: &Weak<StoreInner<T>>| StoreInner {
+            id: env.state().register_store(weak.clone()),
             env: env.clone(),
             capacity,
             queues: RefCell::new(Queues {
@@ -71,7 +73,6 @@ impl<T: 'static> Store<T> {
                 cells: Vec::new(),
                 free_cells: Vec::new(),
             }),
-            this: weak.clone(),
         });
         Store { inner }
     }
@@ -84,21 +85,40 @@ impl<T: 'static> Store<T> {
         // item goes straight in (one move of it, not three), and the event is created
         // already triggered, in one look at the kernel.
         let accepted = q.put_queue.is_empty() && q.items.len() < self.inner.capacity;
-        let id = self.new_event(
-            Some(Callback::TriggerGet(self.inner.this.clone())),
-            accepted,
-        );
         if accepted {
             q.items.push_back(item);
             drop(q);
-        } else {
-            q.put_queue.push_back((id, item));
-            drop(q);
-            self.inner.trigger_put();
+            // Inside a process, almost always awaited at once by that process: a bare
+            // queue entry that triggers the store's gets and wakes the process, with an
+            // event made only if something else asks for one (as a lazy `Timeout`).
+            let mut st = self.inner.env.state();
+            if let Some(owner) = st.active {
+                let seq = st.schedule_put(owner, self.inner.id);
+                let time = st.now;
+                drop(st);
+                return StorePut {
+                    store: Rc::clone(&self.inner),
+                    at: Cell::new(At::Entry { time, seq, owner }),
+                    waiting: false,
+                    settled: true, // accepted: nothing to withdraw
+                };
+            }
+            drop(st);
+            let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), true);
+            return StorePut {
+                store: Rc::clone(&self.inner),
+                at: Cell::new(At::Event(id)),
+                waiting: false,
+                settled: false,
+            };
         }
+        let id = self.new_event(Some(Callback::TriggerGet(self.inner.id)), false);
+        q.put_queue.push_back((id, item));
+        drop(q);
+        self.inner.trigger_put();
         StorePut {
             store: Rc::clone(&self.inner),
-            id,
+            at: Cell::new(At::Event(id)),
             waiting: false,
             settled: false,
         }
@@ -114,13 +134,9 @@ impl<T: 'static> Store<T> {
             }
             q.items.push_back(item);
         }
-        // What `put` and dropping its handle do for an accepted put: the event fires (to
-        // trigger a get when processed) and only the queue holds it.
-        let mut st = self.inner.env.state();
-        let id = st.new_event();
-        st.add_callback(id, Callback::TriggerGet(self.inner.this.clone()));
-        st.schedule(id, super::state::NORMAL, 0.0);
-        st.release(id);
+        // What `put` and dropping its handle do for an accepted put: its entry fires (to
+        // trigger a get) where the event would, as a lazy put's that no process sleeps on.
+        self.inner.env.state().schedule_put(NOBODY, self.inner.id);
         Ok(())
     }
 
@@ -141,8 +157,7 @@ impl<T: 'static> Store<T> {
         let served = q.get_queue.is_empty() && !q.items.is_empty();
         // A get's processing tries the oldest waiting put; an unbounded store accepts every
         // put at once, so none ever waits and that callback would never do anything.
-        let cb = (self.inner.capacity != usize::MAX)
-            .then(|| Callback::TriggerPut(self.inner.this.clone()));
+        let cb = (self.inner.capacity != usize::MAX).then(|| Callback::TriggerPut(self.inner.id));
         let id = self.new_event(cb, served);
         if served {
             let item = q.items.pop_front();
@@ -150,8 +165,12 @@ impl<T: 'static> Store<T> {
             drop(q);
         } else {
             q.get_queue.push_back((id, cell));
+            // With no item, `trigger_get` would find nothing to hand over.
+            let item_waits = !q.items.is_empty();
             drop(q);
-            self.inner.trigger_get();
+            if item_waits {
+                self.inner.trigger_get();
+            }
         }
         StoreGet {
             store: Rc::clone(&self.inner),
@@ -186,7 +205,7 @@ impl<T: 'static> Store<T> {
             st.add_callback(id, cb);
         }
         if triggered {
-            st.schedule(id, super::state::NORMAL, 0.0);
+            st.schedule(id, NORMAL, 0.0);
         }
         id
     }
@@ -213,7 +232,7 @@ impl<T: 'static> StoreTrigger for StoreInner<T> {
             }
         };
         if let Some(id) = accepted {
-            self.env.succeed_id(id).expect("a queued put is pending");
+            self.env.state().schedule(id, NORMAL, 0.0); // (a queued put is pending)
         }
     }
 
@@ -230,8 +249,14 @@ impl<T: 'static> StoreTrigger for StoreInner<T> {
             }
         };
         if let Some(id) = served {
-            self.env.succeed_id(id).expect("a queued get is pending");
+            self.env.state().schedule(id, NORMAL, 0.0); // (a queued get is pending)
         }
+    }
+}
+
+impl<T> Drop for StoreInner<T> {
+    fn drop(&mut self) {
+        self.env.state().unregister_store(self.id);
     }
 }
 
@@ -261,7 +286,8 @@ impl<T> StoreInner<T> {
 /// A pending or finished `store.put(item)`: await it to wait until the store accepted the item.
 pub struct StorePut<T: 'static> {
     store: Rc<StoreInner<T>>,
-    id: EventId,
+    /// The put's event, or the bare entry standing for an accepted put made inside a process.
+    at: Cell<At>,
     waiting: bool,
     settled: bool,
 }
@@ -269,13 +295,32 @@ pub struct StorePut<T: 'static> {
 impl<T: 'static> StorePut<T> {
     /// True once the store accepted the item.
     pub fn triggered(&self) -> bool {
-        self.store.env.state().state_of(self.id) != EventState::Pending
+        match self.at.get() {
+            At::Event(id) => self.store.env.state().state_of(id) != EventState::Pending,
+            At::Entry { .. } => true,
+        }
+    }
+
+    /// The put's event, made now if it is still a bare entry.
+    fn event(&self) -> EventId {
+        match self.at.get() {
+            At::Event(id) => id,
+            At::Entry { time, seq, .. } => {
+                let id = self
+                    .store
+                    .env
+                    .state()
+                    .materialize(time, seq, Some(self.store.id));
+                self.at.set(At::Event(id));
+                id
+            }
+        }
     }
 
     fn settle(&mut self) {
         if !self.settled {
             self.settled = true;
-            let withdrawn = self.store.cancel_put(self.id);
+            let withdrawn = self.store.cancel_put(self.event());
             drop(withdrawn); // outside every borrow
         }
     }
@@ -284,13 +329,16 @@ impl<T: 'static> StorePut<T> {
 impl<T: 'static> Drop for StorePut<T> {
     fn drop(&mut self) {
         self.settle();
-        self.store.env.state().release(self.id);
+        // (A bare entry needs nothing: it still triggers the store's gets when it fires.)
+        if let At::Event(id) = self.at.get() {
+            self.store.env.state().release(id);
+        }
     }
 }
 
 impl<T: 'static> AsEvent for StorePut<T> {
     fn as_event(&self) -> EventRef {
-        EventRef::new(&self.store.env, self.id)
+        EventRef::new(&self.store.env, self.event())
     }
 }
 
@@ -299,7 +347,22 @@ impl<T: 'static> Future for StorePut<T> {
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        match this.store.env.poll_wait(this.id, &mut this.waiting) {
+        let mut poll = None;
+        if let At::Entry { time, seq, owner } = this.at.get() {
+            poll = this
+                .store
+                .env
+                .poll_entry(time, seq, owner, &mut this.waiting);
+        }
+        // Another process awaits it: it needs the event.
+        let poll = match poll {
+            Some(poll) => poll,
+            None => {
+                let id = this.event();
+                this.store.env.poll_wait(id, &mut this.waiting)
+            }
+        };
+        match poll {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => {
                 this.settled = true;
@@ -397,4 +460,84 @@ pub async fn get_with_timeout<T: 'static>(
     let timer = env.try_timeout(timeout)?;
     env.any_of([get.as_event(), timer.as_event()]).await?;
     Ok(get.try_take())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Condition;
+
+    /// Runs a mix of awaited, dropped, handed-over and condition-watched puts; with `eager`,
+    /// every put gets its event at once (exactly the event a put had before puts were lazy).
+    fn scenario(eager: bool) -> Vec<(&'static str, f64, u32)> {
+        let env = Environment::new();
+        let store: Store<u32> = Store::new(&env);
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let handoff: Rc<RefCell<Option<StorePut<u32>>>> = Rc::new(RefCell::new(None));
+        let put = move |s: &Store<u32>, v| {
+            let p = s.put(v);
+            if eager {
+                drop(p.as_event());
+            }
+            p
+        };
+        env.process({
+            let (env, store, log) = (env.clone(), store.clone(), Rc::clone(&log));
+            async move {
+                for _ in 0..6 {
+                    let v = store.get().await?;
+                    log.borrow_mut().push(("got", env.now(), v));
+                }
+                Ok::<_, SimError>(())
+            }
+        });
+        env.process({
+            let (env, store, log, handoff) = (
+                env.clone(),
+                store.clone(),
+                Rc::clone(&log),
+                Rc::clone(&handoff),
+            );
+            async move {
+                drop(put(&store, 1)); // never awaited: still triggers the getter
+                let p2 = put(&store, 2);
+                env.timeout(1.0).await?;
+                let seen = p2.triggered() && p2.as_event().processed();
+                log.borrow_mut().push(("p2", env.now(), seen as u32));
+                let p3 = put(&store, 3);
+                let c: Condition = env.any_of([p3.as_event()]);
+                c.await?;
+                log.borrow_mut().push(("p3", env.now(), 3));
+                *handoff.borrow_mut() = Some(put(&store, 4));
+                put(&store, 5).await?;
+                log.borrow_mut().push(("p5", env.now(), 5));
+                put(&store, 6).await?;
+                log.borrow_mut().push(("p6", env.now(), 6));
+                Ok::<_, SimError>(())
+            }
+        });
+        env.process({
+            let (env, log, handoff) = (env.clone(), Rc::clone(&log), Rc::clone(&handoff));
+            async move {
+                env.timeout(2.0).await?;
+                let p4 = handoff.borrow_mut().take().expect("handed over at 1");
+                p4.await?;
+                log.borrow_mut().push(("p4", env.now(), 4));
+                Ok::<_, SimError>(())
+            }
+        });
+        env.run();
+        assert_eq!(env.live_events(), 0);
+        let out = log.borrow().clone();
+        out
+    }
+
+    /// A put made and awaited inside a process is a bare queue entry; every other use gets
+    /// its event. Either way the run is the same, event for event.
+    #[test]
+    fn a_lazy_put_runs_as_its_event_would() {
+        let lazy = scenario(false);
+        assert_eq!(lazy, scenario(true));
+        assert_eq!(lazy.iter().filter(|e| e.0 == "got").count(), 6);
+    }
 }
