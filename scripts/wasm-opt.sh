@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Trunk's post-build hook: shrinks the release wasm with binaryen's wasm-opt (the npm
 # `binaryen` package pinned in tests/package.json; Debian's is too old to read this wasm),
-# and updates the wasm's integrity hash in index.html, which Trunk computed before.
+# strips wasm-bindgen's JS glue of indentation and comments (scripts/strip-glue.mjs: Trunk's
+# minifier cannot parse it; 10.2 -> 8.9 KB gzipped), and updates both files' integrity
+# hashes in index.html, which Trunk computed before.
 set -euo pipefail
 [ "${TRUNK_PROFILE:-}" = release ] || exit 0
 cd "$(dirname "$0")/.."
@@ -20,4 +22,10 @@ for wasm in "$TRUNK_STAGING_DIR"/*.wasm; do
   "$opt" -O3 --low-memory-unused --strip-debug --strip-producers "$wasm" -o "$wasm.opt"
   mv "$wasm.opt" "$wasm"
   sed -i "s|$before|$(digest "$wasm")|" "$TRUNK_STAGING_DIR/index.html"
+  glue="${wasm%_bg.wasm}.js"
+  if [ -f "$glue" ]; then
+    before=$(digest "$glue")
+    node scripts/strip-glue.mjs "$glue"
+    sed -i "s|$before|$(digest "$glue")|" "$TRUNK_STAGING_DIR/index.html"
+  fi
 done
