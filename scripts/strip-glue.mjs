@@ -1,8 +1,9 @@
 // Trunk's JS minifier cannot parse wasm-bindgen's glue (`export { .., __wbg_init as default }`)
-// and ships it as written. This drops what the browser does not need from it: indentation,
-// whole-line comments and blank lines. Line breaks stay, so automatic semicolon insertion
-// reads the code as before. Where that could change the code (a template literal or a
-// string spanning lines, a comment block with code after it), it leaves the file as it is.
+// and ships it as written, as it copies web/worker.js. This drops what the browser does not
+// need from either: indentation, whole-line comments and blank lines. Line breaks stay, so
+// automatic semicolon insertion reads the code as before. Where that could change the code
+// (a template literal or a string spanning lines, a comment block with code after it), it
+// leaves the file as it is.
 // usage: node scripts/strip-glue.mjs FILE.js
 import fs from 'node:fs';
 
