@@ -28,7 +28,14 @@ pub fn min_max_per_column(
     let flush = |out: &mut Vec<usize>,
                  (_, first, low, high, last): (i64, usize, usize, usize, usize)| {
         let mut keep = [first, low, high, last];
-        keep.sort_unstable();
+        // Four items: an insertion sort, not a copy of the standard library's sort for `usize`.
+        for k in 1..keep.len() {
+            let mut j = k;
+            while j > 0 && keep[j - 1] > keep[j] {
+                keep.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         for (k, &i) in keep.iter().enumerate() {
             if k == 0 || keep[k - 1] != i {
                 out.push(i);

@@ -320,12 +320,16 @@ fn knee_markers(
 /// knee have all arrived.
 pub fn knees(points: &[SweepPoint], curves: usize) -> Vec<(String, &SweepPoint)> {
     let curves = curves.max(1);
-    let mut arrived: Vec<usize> = points.iter().map(|p| p.index).collect();
-    arrived.sort_unstable();
+    // Which indices arrived, as flags rather than a sorted list: a sort of `usize` would be
+    // a copy of the standard library's sort in the wasm for this alone.
+    let mut arrived = vec![false; points.iter().map(|p| p.index + 1).max().unwrap_or(0)];
+    for p in points {
+        arrived[p.index] = true;
+    }
     let settled = |knee: usize| {
         (knee % curves..=knee + curves)
             .step_by(curves)
-            .all(|i| arrived.binary_search(&i).is_ok())
+            .all(|i| arrived.get(i) == Some(&true))
     };
     let results = SweepResults {
         header: engine::sweep::SweepHeader {
