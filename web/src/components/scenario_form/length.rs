@@ -1,6 +1,6 @@
 //! A token-length distribution sub-form: its type select and that type's parameters.
 
-use super::{edit, field_id, num, FormCtx, Num};
+use super::{edit, field_id, FormCtx};
 use serde_json::Value;
 use yew::prelude::*;
 
@@ -9,25 +9,6 @@ const LABELS: [(&str, &str); 4] = [
     ("uniform", "Uniform"),
     ("normal", "Normal"),
     ("lognormal", "Lognormal (heavy tail)"),
-];
-
-/// Each type's parameters, in the length's unit except the lognormal's CV.
-const CONSTANT: [Num; 1] = [num("value", "Value").whole().in_unit()];
-const UNIFORM: [Num; 2] = [
-    num("min", "Min").whole().in_unit(),
-    num("max", "Max").whole().in_unit(),
-];
-const NORMAL: [Num; 4] = [
-    num("mean", "Mean").in_unit(),
-    num("std", "Std dev").in_unit(),
-    num("min", "Min").whole().in_unit(),
-    num("max", "Max").whole().in_unit(),
-];
-const LOGNORMAL: [Num; 4] = [
-    num("mean", "Mean").in_unit().hint("Before clamping."),
-    num("cv", "CV").step(0.1).hint("Std dev / mean."),
-    num("min", "Min").whole().in_unit(),
-    num("max", "Max").whole().in_unit(),
 ];
 
 /// The fields of the length distribution at `path`, titled `label`.
@@ -48,16 +29,23 @@ pub fn length_fields(c: &FormCtx, path: &str, label: &'static str, unit: &'stati
             <legend>{ label }</legend>
             { c.select(&f("type"), "Distribution", "Samples are rounded and clamped to [min, max].", &LABELS, Some(on_type)) }
             if ty == "constant" {
-                { c.numbers_in(path, Some(unit), &CONSTANT) }
+                { c.number(&f("value"), "Value").whole().unit(unit).html() }
             }
             if ty == "uniform" {
-                { c.numbers_in(path, Some(unit), &UNIFORM) }
+                { c.number(&f("min"), "Min").whole().unit(unit).html() }
+                { c.number(&f("max"), "Max").whole().unit(unit).html() }
             }
             if ty == "normal" {
-                { c.numbers_in(path, Some(unit), &NORMAL) }
+                { c.number(&f("mean"), "Mean").unit(unit).html() }
+                { c.number(&f("std"), "Std dev").unit(unit).html() }
+                { c.number(&f("min"), "Min").whole().unit(unit).html() }
+                { c.number(&f("max"), "Max").whole().unit(unit).html() }
             }
             if ty == "lognormal" {
-                { c.numbers_in(path, Some(unit), &LOGNORMAL) }
+                { c.number(&f("mean"), "Mean").unit(unit).hint("Before clamping.").html() }
+                { c.number(&f("cv"), "CV").step(0.1).hint("Std dev / mean.").html() }
+                { c.number(&f("min"), "Min").whole().unit(unit).html() }
+                { c.number(&f("max"), "Max").whole().unit(unit).html() }
             }
             if !known {
                 <p class="field-hint">{ format!("Unknown type \"{ty}\": choose one above.") }</p>

@@ -206,7 +206,6 @@ pub struct Num {
     hint: Option<&'static str>,
     step: Option<f64>,
     whole: bool,
-    in_unit: bool,
 }
 
 /// The number field at `key` (under the table's prefix), labelled `label`.
@@ -218,7 +217,6 @@ pub const fn num(key: &'static str, label: &'static str) -> Num {
         hint: None,
         step: None,
         whole: false,
-        in_unit: false,
     }
 }
 
@@ -243,30 +241,25 @@ impl Num {
         self.step = Some(step);
         self
     }
-    /// Shows the unit the table is drawn in (see [`FormCtx::numbers_in`]).
-    pub const fn in_unit(mut self) -> Self {
-        self.in_unit = true;
-        self
-    }
 }
 
 impl FormCtx {
-    /// The number fields of `fields`, in order, each at `prefix.key`; the same fields as the
-    /// `c.number(..).html()` chains would give.
+    /// The number fields of `fields`, in order, each at `prefix.key` (at `key` when `prefix`
+    /// is empty); the same fields as the `c.number(..).html()` chains would give.
     pub fn numbers(&self, prefix: &str, fields: &[Num]) -> Html {
-        self.numbers_in(prefix, None, fields)
-    }
-
-    /// As [`FormCtx::numbers`], the fields marked [`Num::in_unit`] showing `unit`.
-    pub fn numbers_in(&self, prefix: &str, unit: Option<&'static str>, fields: &[Num]) -> Html {
         fields
             .iter()
             .map(|f| {
+                let path = if prefix.is_empty() {
+                    f.key.to_string()
+                } else {
+                    format!("{prefix}.{}", f.key)
+                };
                 NumberSpec {
                     ctx: self.clone(),
-                    path: format!("{prefix}.{}", f.key),
+                    path,
                     label: f.label,
-                    unit: if f.in_unit { unit } else { f.unit },
+                    unit: f.unit,
                     hint: f.hint,
                     min: f.whole.then_some(0.0),
                     step: f.step,
