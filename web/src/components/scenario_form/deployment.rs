@@ -1,39 +1,11 @@
 //! The `deployment` section: worker pools with roles (prefill/decode disaggregation), each
 //! pool's GPU, TP and scheduler overrides, the KV link between pools and the decode policy.
 
-use super::{edit, num, Num, SectionProps};
+use super::{edit, SectionProps};
 use crate::components::form::{FieldGroup, ListItem};
 use engine::hardware;
 use serde_json::{json, Map, Value};
 use yew::prelude::*;
-
-/// The KV link between prefill and decode pools.
-const KV_LINK_FIELDS: [Num; 3] = [
-    num("bandwidth_gbps", "KV link bandwidth")
-        .unit("GB/s")
-        .hint("Per prefill worker, shared by its transfers."),
-    num("latency_s", "KV link latency")
-        .unit("s")
-        .step(0.0001)
-        .hint("Paid once per transfer."),
-    num("concurrency", "Transfers at once")
-        .whole()
-        .hint("Per prefill worker; more wait in line."),
-];
-
-/// A pool's overrides of the hardware and worker sections.
-const POOL_OVERRIDE_FIELDS: [Num; 3] = [
-    num("hardware.tp", "Tensor parallel")
-        .whole()
-        .unit("GPUs")
-        .hint("GPUs per worker of this pool."),
-    num("worker.max_num_seqs", "Max sequences")
-        .whole()
-        .hint("Requests one worker runs at once."),
-    num("worker.max_num_batched_tokens", "Max batched tokens")
-        .whole()
-        .hint("Tokens per step."),
-];
 
 const ROLES: [(&str, &str); 3] = [
     ("mixed", "Mixed (prefill and decode)"),
@@ -147,7 +119,12 @@ pub fn deployment_section(props: &SectionProps) -> Html {
                 <button type="button" onclick={on_add}>{ "+ Add pool" }</button>
                 <button type="button" onclick={on_drop}>{ "Back to one mixed pool" }</button>
             </div>
-            { c.numbers("deployment.kv_transfer", &KV_LINK_FIELDS) }
+            { c.number("deployment.kv_transfer.bandwidth_gbps", "KV link bandwidth").unit("GB/s")
+                .hint("Per prefill worker, shared by its transfers.").html() }
+            { c.number("deployment.kv_transfer.latency_s", "KV link latency").unit("s").step(0.0001)
+                .hint("Paid once per transfer.").html() }
+            { c.number("deployment.kv_transfer.concurrency", "Transfers at once").whole()
+                .hint("Per prefill worker; more wait in line.").html() }
             { c.select("deployment.decode_policy.policy", "Decode policy", "Which decode worker gets a prefilled request.", &edit::POLICIES, Some(on_policy)) }
         </FieldGroup>
     }
@@ -216,7 +193,12 @@ fn pool_card(props: &PoolCardProps) -> Html {
             <crate::components::form::SelectField id={super::field_id(&gpu_path)} label="GPU"
                 value={gpu_value} options={gpu_options} hint="Replaces the Hardware section's GPU for this pool."
                 error={c.error(&gpu_path).or_else(|| c.error(&f("hardware")))} disabled={c.disabled} on_change={on_gpu} />
-            { c.numbers(&at, &POOL_OVERRIDE_FIELDS) }
+            { c.number(&f("hardware.tp"), "Tensor parallel").whole().unit("GPUs")
+                .hint("GPUs per worker of this pool.").html() }
+            { c.number(&f("worker.max_num_seqs"), "Max sequences").whole()
+                .hint("Requests one worker runs at once.").html() }
+            { c.number(&f("worker.max_num_batched_tokens"), "Max batched tokens").whole()
+                .hint("Tokens per step.").html() }
         </ListItem>
     }
 }

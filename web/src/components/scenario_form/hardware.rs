@@ -1,27 +1,10 @@
 //! The `hardware` section: GPU type (catalogue or custom figures), tensor parallelism.
 
-use super::{edit, num, Num, SectionProps};
+use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
 use engine::hardware;
 use serde_json::Value;
 use yew::prelude::*;
-
-/// A custom GPU's figures.
-const CUSTOM_GPU_FIELDS: [Num; 4] = [
-    num("peak_tflops", "Peak compute")
-        .unit("TFLOP/s")
-        .hint("Dense bf16 peak."),
-    num("fp8_tflops", "FP8 peak")
-        .unit("TFLOP/s")
-        .hint("Dense FP8 peak; 0 when the GPU has no FP8 units."),
-    num("hbm_tbps", "HBM bandwidth")
-        .unit("TB/s")
-        .step(0.1)
-        .hint("Datasheet memory bandwidth."),
-    num("memory_gb", "Memory")
-        .unit("GB")
-        .hint("HBM capacity per GPU."),
-];
 
 /// GPU, tensor-parallel degree and all-reduce cost.
 #[function_component(HardwareSection)]
@@ -58,7 +41,14 @@ pub fn hardware_section(props: &SectionProps) -> Html {
             { c.select("hardware.gpu", "GPU", "Datasheet dense bf16 peak, HBM bandwidth and memory.", &options, Some(on_gpu)) }
             if custom {
                 <div class="subfields">
-                    { c.numbers("hardware.custom", &CUSTOM_GPU_FIELDS) }
+                    { c.number("hardware.custom.peak_tflops", "Peak compute").unit("TFLOP/s")
+                        .hint("Dense bf16 peak.").html() }
+                    { c.number("hardware.custom.fp8_tflops", "FP8 peak").unit("TFLOP/s")
+                        .hint("Dense FP8 peak; 0 when the GPU has no FP8 units.").html() }
+                    { c.number("hardware.custom.hbm_tbps", "HBM bandwidth").unit("TB/s").step(0.1)
+                        .hint("Datasheet memory bandwidth.").html() }
+                    { c.number("hardware.custom.memory_gb", "Memory").unit("GB")
+                        .hint("HBM capacity per GPU.").html() }
                 </div>
             }
             { c.number("hardware.tp", "Tensor parallel").whole().unit("GPUs")

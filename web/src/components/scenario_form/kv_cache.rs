@@ -1,27 +1,9 @@
 //! The `kv_cache` section: the ordered offload tiers behind the GPU prefix cache.
 
-use super::{edit, num, Num, SectionProps};
+use super::{edit, SectionProps};
 use crate::components::form::{FieldGroup, ListItem};
 use serde_json::Value;
 use yew::prelude::*;
-
-/// An offload tier's link and capacity.
-const TIER_FIELDS: [Num; 4] = [
-    num("bandwidth_gbps", "Bandwidth")
-        .unit("GB/s")
-        .hint("Shared by concurrent transfers."),
-    num("latency_s", "Latency")
-        .unit("s")
-        .step(0.000001)
-        .hint("Paid once per transfer."),
-    num("concurrency", "Concurrency")
-        .whole()
-        .unit("transfers")
-        .hint("Served at once; more queue."),
-    num("capacity_gb", "Capacity")
-        .unit("GB")
-        .hint("Per worker or in total, by scope."),
-];
 
 const STORE_WHEN: [(&str, &str); 2] = [
     (
@@ -93,7 +75,10 @@ pub fn kv_cache_section(props: &SectionProps) -> Html {
                     <ListItem key={format!("tier-{i}")} title={format!("Tier {}: {title}", i + 1)} index={i} len={n}
                         {on_move} {on_remove} disabled={c.disabled} testid={format!("tier-{i}")}>
                         { c.text(&format!("{p}.name"), "Name", "Shown in results.") }
-                        { c.numbers(&p, &TIER_FIELDS) }
+                        { c.number(&format!("{p}.bandwidth_gbps"), "Bandwidth").unit("GB/s").hint("Shared by concurrent transfers.").html() }
+                        { c.number(&format!("{p}.latency_s"), "Latency").unit("s").step(0.000001).hint("Paid once per transfer.").html() }
+                        { c.number(&format!("{p}.concurrency"), "Concurrency").whole().unit("transfers").hint("Served at once; more queue.").html() }
+                        { c.number(&format!("{p}.capacity_gb"), "Capacity").unit("GB").hint("Per worker or in total, by scope.").html() }
                         { c.select(&format!("{p}.scope"), "Scope", "Who can read the tier.", &SCOPES, None) }
                     </ListItem>
                 }

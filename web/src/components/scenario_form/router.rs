@@ -1,42 +1,8 @@
 //! The `router` section: routing policy with its parameters, KV event interval, autoscaler.
 
-use super::{edit, num, Num, SectionProps};
+use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
 use yew::prelude::*;
-
-/// The prefix-load policy's weights.
-const PREFIX_LOAD_FIELDS: [Num; 2] = [
-    num("w_prefix", "Prefix weight")
-        .step(0.1)
-        .hint("Weight of the cached-prefix fraction."),
-    num("w_load", "Load weight")
-        .step(0.1)
-        .hint("Weight of the normalised load."),
-];
-
-/// The autoscaler's bounds, thresholds and delays.
-const AUTOSCALER_FIELDS: [Num; 6] = [
-    num("min_workers", "Min workers")
-        .whole()
-        .hint("Never fewer."),
-    num("max_workers", "Max workers")
-        .whole()
-        .hint("Never more, pending ones included."),
-    num("max_queue_threshold", "Scale-up queue")
-        .whole()
-        .unit("requests")
-        .hint("Scale up when a worker has more outstanding."),
-    num("scale_down_threshold", "Scale-down queue")
-        .whole()
-        .unit("requests")
-        .hint("Load is low while no worker has more."),
-    num("scale_latency", "Scale-up latency")
-        .unit("s")
-        .hint("Until a new worker accepts requests."),
-    num("cooldown", "Cooldown")
-        .unit("s")
-        .hint("Low load this long before scaling down."),
-];
 
 /// Policy, KV view staleness and autoscaling.
 #[function_component(RouterSection)]
@@ -56,7 +22,10 @@ pub fn router_section(props: &SectionProps) -> Html {
             { c.select("router.policy.policy", "Routing policy", "Which worker gets each request.", &edit::POLICIES, Some(on_policy)) }
             if policy == "prefix_load" {
                 <div class="subfields">
-                    { c.numbers("router.policy", &PREFIX_LOAD_FIELDS) }
+                    { c.number("router.policy.w_prefix", "Prefix weight").step(0.1)
+                        .hint("Weight of the cached-prefix fraction.").html() }
+                    { c.number("router.policy.w_load", "Load weight").step(0.1)
+                        .hint("Weight of the normalised load.").html() }
                 </div>
             }
             { c.number("router.kv_event_interval", "KV event interval").unit("s").step(0.1)
@@ -64,7 +33,16 @@ pub fn router_section(props: &SectionProps) -> Html {
             { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }
             if autoscale {
                 <div class="subfields">
-                    { c.numbers("router.autoscaler", &AUTOSCALER_FIELDS) }
+                    { c.number("router.autoscaler.min_workers", "Min workers").whole().hint("Never fewer.").html() }
+                    { c.number("router.autoscaler.max_workers", "Max workers").whole().hint("Never more, pending ones included.").html() }
+                    { c.number("router.autoscaler.max_queue_threshold", "Scale-up queue").whole().unit("requests")
+                        .hint("Scale up when a worker has more outstanding.").html() }
+                    { c.number("router.autoscaler.scale_down_threshold", "Scale-down queue").whole().unit("requests")
+                        .hint("Load is low while no worker has more.").html() }
+                    { c.number("router.autoscaler.scale_latency", "Scale-up latency").unit("s")
+                        .hint("Until a new worker accepts requests.").html() }
+                    { c.number("router.autoscaler.cooldown", "Cooldown").unit("s")
+                        .hint("Low load this long before scaling down.").html() }
                 </div>
             }
         </FieldGroup>

@@ -1,82 +1,11 @@
 //! One workload stage: its type, stop conditions and its generator's fields.
 
 use super::length::length_fields;
-use super::{edit, num, FormCtx, Num};
+use super::{edit, FormCtx};
 use crate::components::data_files::{drop_handlers, DataFileField};
 use crate::components::form::{ListItem, Toggle};
 use serde_json::Value;
 use yew::prelude::*;
-
-/// A shared prefix's groups and length.
-const PREFIX_FIELDS: [Num; 2] = [
-    num("groups", "Groups").whole().hint("Distinct prefixes."),
-    num("length", "Prefix length").whole().unit("tokens"),
-];
-
-/// A RAG stage's rate, system prompt and corpus.
-const RAG_FIELDS: [Num; 6] = [
-    num("request_rate", "Request rate")
-        .unit("req/s")
-        .step(0.5)
-        .hint("Mean arrivals per second."),
-    num("jitter", "Jitter")
-        .step(0.1)
-        .hint("Random share of the gap, 0..1; 1 is Poisson."),
-    num("system_prompt_length", "System prompt")
-        .whole()
-        .unit("tokens")
-        .hint("Shared by every request."),
-    num("num_documents", "Corpus size").whole().unit("docs"),
-    num("document_size", "Document size").whole().unit("tokens"),
-    num("docs_per_request", "Docs per request")
-        .whole()
-        .hint("Distinct; at most the corpus size."),
-];
-
-/// A RAG stage's output length and concurrency cap.
-const RAG_OUTPUT_FIELDS: [Num; 2] = [
-    num("output_length", "Output length")
-        .whole()
-        .unit("tokens")
-        .hint("Tokens to generate, fixed."),
-    num("max_concurrent_requests", "Max in flight")
-        .whole()
-        .unit("requests")
-        .hint("0 means no cap."),
-];
-
-/// A synthetic-sessions stage's sessions, pacing and system prompt.
-const SESSION_FIELDS: [Num; 5] = [
-    num("num_sessions", "Sessions")
-        .whole()
-        .hint("Sessions to run."),
-    num("session_rate", "Session rate")
-        .unit("sessions/s")
-        .step(0.1)
-        .hint("New sessions per second, Poisson."),
-    num("think_time", "Think time")
-        .unit("s")
-        .step(0.5)
-        .hint("Mean pause before each later turn; 0 is none."),
-    num("system_prompt_length", "System prompt")
-        .whole()
-        .unit("tokens")
-        .hint("Shared by all sessions."),
-    num("max_concurrent_sessions", "Max active sessions")
-        .whole()
-        .hint("0 means no cap."),
-];
-
-/// A trace stage's time scale and hash block size.
-const TRACE_FIELDS: [Num; 2] = [
-    num("time_scale", "Time scale")
-        .step(0.1)
-        .hint("Multiplies every timestamp: 2 replays at half the rate."),
-    num("hash_block_size", "Hash block size")
-        .whole()
-        .unit("tokens")
-        .hint("Tokens per hash id (512 in Mooncake traces)."),
-];
 
 const POPULARITY: [(&str, &str); 2] = [("uniform", "Uniform"), ("zipf", "Zipf (few popular)")];
 
@@ -170,7 +99,8 @@ fn synthetic(c: &FormCtx, p: &str, ty: &str) -> Html {
                 hint="Every request starts with one group's prefix (prefix-cache hits)." />
             if has_prefix {
                 <div class="subfields">
-                    { c.numbers(&sp, &PREFIX_FIELDS) }
+                    { c.number(&format!("{sp}.groups"), "Groups").whole().hint("Distinct prefixes.").html() }
+                    { c.number(&format!("{sp}.length"), "Prefix length").whole().unit("tokens").html() }
                     { popularity(c, &format!("{sp}.popularity"), "Group popularity", "How requests pick a group.") }
                 </div>
             }
@@ -196,10 +126,16 @@ fn rag(c: &FormCtx, p: &str) -> Html {
     let f = |k: &str| format!("{p}.{k}");
     html! {
         <>
-            { c.numbers(p, &RAG_FIELDS) }
+            { c.number(&f("request_rate"), "Request rate").unit("req/s").step(0.5).hint("Mean arrivals per second.").html() }
+            { c.number(&f("jitter"), "Jitter").step(0.1).hint("Random share of the gap, 0..1; 1 is Poisson.").html() }
+            { c.number(&f("system_prompt_length"), "System prompt").whole().unit("tokens").hint("Shared by every request.").html() }
+            { c.number(&f("num_documents"), "Corpus size").whole().unit("docs").html() }
+            { c.number(&f("document_size"), "Document size").whole().unit("tokens").html() }
+            { c.number(&f("docs_per_request"), "Docs per request").whole().hint("Distinct; at most the corpus size.").html() }
             { popularity(c, &f("document_popularity"), "Document popularity", "Which documents get retrieved.") }
             { length_fields(c, &f("query_length"), "Query length", "tokens") }
-            { c.numbers(p, &RAG_OUTPUT_FIELDS) }
+            { c.number(&f("output_length"), "Output length").whole().unit("tokens").hint("Tokens to generate, fixed.").html() }
+            { c.number(&f("max_concurrent_requests"), "Max in flight").whole().unit("requests").hint("0 means no cap.").html() }
         </>
     }
 }
@@ -208,7 +144,11 @@ fn synthetic_sessions(c: &FormCtx, p: &str) -> Html {
     let f = |k: &str| format!("{p}.{k}");
     html! {
         <>
-            { c.numbers(p, &SESSION_FIELDS) }
+            { c.number(&f("num_sessions"), "Sessions").whole().hint("Sessions to run.").html() }
+            { c.number(&f("session_rate"), "Session rate").unit("sessions/s").step(0.1).hint("New sessions per second, Poisson.").html() }
+            { c.number(&f("think_time"), "Think time").unit("s").step(0.5).hint("Mean pause before each later turn; 0 is none.").html() }
+            { c.number(&f("system_prompt_length"), "System prompt").whole().unit("tokens").hint("Shared by all sessions.").html() }
+            { c.number(&f("max_concurrent_sessions"), "Max active sessions").whole().hint("0 means no cap.").html() }
             { c.toggle(&f("open_loop"), "Open loop", "Send each turn its think time after the previous one was sent, not after its reply.") }
             { length_fields(c, &f("turns"), "Turns per session", "turns") }
             { length_fields(c, &f("input_length"), "User tokens per turn", "tokens") }
@@ -298,7 +238,8 @@ pub fn stage_card(props: &StageCardProps) -> Html {
                 <DataFileField ctx={c.clone()} path={format!("{p}.{key}")} />
             }
             if ty == "Trace" {
-                { c.numbers(&p, &TRACE_FIELDS) }
+                { c.number(&format!("{p}.time_scale"), "Time scale").step(0.1).hint("Multiplies every timestamp: 2 replays at half the rate.").html() }
+                { c.number(&format!("{p}.hash_block_size"), "Hash block size").whole().unit("tokens").hint("Tokens per hash id (512 in Mooncake traces).").html() }
             }
             if ty == "Sessions" {
                 { c.number(&format!("{p}.max_concurrent_sessions"), "Max active sessions").whole().hint("0 means no cap.").html() }

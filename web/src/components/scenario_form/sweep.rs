@@ -2,41 +2,10 @@
 //! for the SLO's edge (highest rate, fewest workers), and the price of a GPU-hour the cost
 //! column uses. Absent from the document until "Add a sweep".
 
-use super::{edit, field_id, num, FormCtx, Num, SectionProps};
+use super::{edit, field_id, FormCtx, SectionProps};
 use crate::components::form::{FieldGroup, ListItem, SelectField, SelectOption, TextField};
 use serde_json::{json, Value};
 use yew::prelude::*;
-
-/// The max-rate search's range and tolerance.
-const MAX_RATE_FIELDS: [Num; 3] = [
-    num("low", "Low")
-        .unit("req/s")
-        .hint("Lowest rate tried; must meet the SLO."),
-    num("high", "High")
-        .unit("req/s")
-        .hint("Highest rate tried."),
-    num("tolerance", "Tolerance")
-        .unit("req/s")
-        .step(0.1)
-        .hint("Bisection stops when low and high are this close."),
-];
-
-/// The min-workers search's range.
-const MIN_WORKERS_FIELDS: [Num; 2] = [
-    num("min", "Fewest workers").whole().hint("Fewest tried."),
-    num("max", "Most workers")
-        .whole()
-        .hint("Most tried; must meet the SLO."),
-];
-
-/// An axis range: first, last and how many values.
-const RANGE_FIELDS: [Num; 3] = [
-    num("from", "From").hint("First value."),
-    num("to", "To").hint("Last value."),
-    num("steps", "Steps")
-        .whole()
-        .hint("Values from first to last, evenly spaced."),
-];
 
 /// What "Add a sweep" writes: the request rate over a range, like the docs' example.
 fn new_sweep() -> Value {
@@ -225,12 +194,16 @@ fn search_fields(c: &FormCtx) -> Html {
             if kind == "max_rate" {
                 <div class="subfields">
                     { c.text("sweep.search.path", "Rate field", "The request rate searched; usually workload.stages[0].request_rate.") }
-                    { c.numbers("sweep.search", &MAX_RATE_FIELDS) }
+                    { c.number("sweep.search.low", "Low").unit("req/s").hint("Lowest rate tried; must meet the SLO.").html() }
+                    { c.number("sweep.search.high", "High").unit("req/s").hint("Highest rate tried.").html() }
+                    { c.number("sweep.search.tolerance", "Tolerance").unit("req/s").step(0.1)
+                        .hint("Bisection stops when low and high are this close.").html() }
                 </div>
             }
             if kind == "min_workers" {
                 <div class="subfields">
-                    { c.numbers("sweep.search", &MIN_WORKERS_FIELDS) }
+                    { c.number("sweep.search.min", "Fewest workers").whole().hint("Fewest tried.").html() }
+                    { c.number("sweep.search.max", "Most workers").whole().hint("Most tried; must meet the SLO.").html() }
                 </div>
             }
         </>
@@ -288,7 +261,9 @@ fn axis_fields(props: &AxisProps) -> Html {
                 <ValuesField ctx={c.clone()} path={format!("{at}.values")} />
             } else {
                 <div class="subfields">
-                    { c.numbers(&at, &RANGE_FIELDS) }
+                    { c.number(&format!("{at}.from"), "From").hint("First value.").html() }
+                    { c.number(&format!("{at}.to"), "To").hint("Last value.").html() }
+                    { c.number(&format!("{at}.steps"), "Steps").whole().hint("Values from first to last, evenly spaced.").html() }
                 </div>
             }
         </>
