@@ -107,6 +107,7 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
 }
 
 /// The scenario as a JSON tree without its race and sweep: what every entrant starts from.
+#[inline]
 fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.race = None;

@@ -85,6 +85,9 @@ impl Simulation {
     /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
+    // Inline, with the checks: they are compiled where runs are built (the page's wasm at its
+    // size-tuned opt-level, sharing the copy `Scenario::parse` uses), not in the engine at 2.
+    #[inline]
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
         // Not `validate`: a run reads neither the sweep nor the race section (and checking
         // them would parse scenarios, compiling the deserializer into the engine).
@@ -92,6 +95,16 @@ impl Simulation {
         if !problems.is_empty() {
             return Err(problems);
         }
+        let sections = crate::deployment::pool::sections(scenario)?;
+        Self::build(scenario, files, &sections)
+    }
+
+    /// [`Self::new`] for a valid scenario, given its pools' `sections`.
+    fn build(
+        scenario: &Scenario,
+        files: &ScenarioData,
+        sections: &[crate::deployment::pool::Sections],
+    ) -> Result<Self, Vec<Problem>> {
         let problem = |path: &str, message: String| {
             vec![Problem {
                 path: path.into(),
@@ -100,7 +113,7 @@ impl Simulation {
         };
         let model = scenario.model.resolve().map_err(|m| problem("model", m))?;
         let worker = &scenario.worker;
-        let (pools, autoscalers) = crate::deployment::pool::resolve(scenario, &model)?;
+        let (pools, autoscalers) = crate::deployment::pool::resolve(scenario, sections, &model)?;
         let timing = match &scenario.deployment {
             None => worker.timing.describe(&pools[0].hardware),
             Some(_) => pools

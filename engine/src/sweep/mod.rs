@@ -206,6 +206,7 @@ impl PointRun {
 }
 
 /// The scenario as a JSON tree, without its sweep (a point is one plain run).
+#[inline]
 fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.sweep = None;
