@@ -48,6 +48,7 @@ pub struct RaceConfig {
 impl RaceConfig {
     /// This section's own problems under `path` (whether each patch makes a valid scenario
     /// is checked against the document, see [`check_entrants`]).
+    #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let at = join(path, "entrants");
         let n = self.entrants.len();
