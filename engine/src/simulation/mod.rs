@@ -18,6 +18,7 @@
 pub(crate) mod context;
 mod recorder;
 mod results;
+mod setup;
 #[cfg(test)]
 mod tests;
 mod wire;
@@ -31,12 +32,13 @@ use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{KvIndex, KvIndexLayout};
-use crate::scenario::{missing_data_file, Scenario, ScenarioData};
+use crate::scenario::{Scenario, ScenarioData};
 use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
 use serde::Serialize;
+use setup::{build_stages, Setup};
 use std::rc::Rc;
 
 /// Where a run is, for a progress bar.
@@ -96,65 +98,21 @@ impl Simulation {
             return Err(problems);
         }
         let sections = crate::deployment::pool::sections(scenario)?;
-        Self::build(scenario, files, &sections)
+        let setup = Setup::resolve(scenario, &sections)?;
+        let (stages, expected) = build_stages(scenario, files)?;
+        Ok(Self::start(scenario, setup, stages, expected))
     }
 
-    /// [`Self::new`] for a valid scenario, given its pools' `sections`.
-    fn build(
-        scenario: &Scenario,
-        files: &ScenarioData,
-        sections: &[crate::deployment::pool::Sections],
-    ) -> Result<Self, Vec<Problem>> {
-        let problem = |path: &str, message: String| {
-            vec![Problem {
-                path: path.into(),
-                message,
-            }]
-        };
-        let model = scenario.model.resolve().map_err(|m| problem("model", m))?;
+    /// Starts every process of a valid scenario's run.
+    fn start(scenario: &Scenario, setup: Setup, stages: Vec<Stage>, expected: Option<u64>) -> Self {
+        let Setup {
+            model,
+            pools,
+            autoscalers,
+            timing,
+        } = setup;
         let worker = &scenario.worker;
-        let (pools, autoscalers) = crate::deployment::pool::resolve(scenario, sections, &model)?;
-        let timing = match &scenario.deployment {
-            None => worker.timing.describe(&pools[0].hardware),
-            Some(_) => pools
-                .iter()
-                .map(|p| format!("{}: {}", p.name, p.scheduler.timing.describe(&p.hardware)))
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-
         let seed = scenario.simulation.seed;
-        let mut stages = Vec::new();
-        let mut problems = Vec::new();
-        let mut expected = Some(0u64);
-        for (i, config) in scenario.workload.stages.iter().enumerate() {
-            let data = match config.data_file() {
-                Some(name) => match files.get(name) {
-                    Some(text) => Some(text),
-                    None => {
-                        problems.push(missing_data_file(i, config));
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, seed, generator)),
-                Err(mut p) => problems.append(&mut p),
-            }
-            expected = expected
-                .zip(config.total_requests)
-                .and_then(|(a, b)| a.checked_add(b));
-        }
-        if problems.is_empty() {
-            // The files' share of the work, now that they are parsed.
-            let shapes: Vec<_> = stages.iter().map(|s| s.generator.data_shape()).collect();
-            problems = scenario.work_problems(&shapes);
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-
         let env = Environment::new();
         let tiers = OffloadTiers::new(&scenario.kv_cache, model.kv_bytes_per_token as f64);
         let layout = KvIndexLayout {
@@ -186,7 +144,7 @@ impl Simulation {
             autoscalers,
         );
         let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
-        Ok(Self {
+        Self {
             ctx,
             orchestrator,
             router,
@@ -199,7 +157,7 @@ impl Simulation {
             timing,
             slo: scenario.slo.clone(),
             pools: scenario.deployment.is_some().then_some(pool_names),
-        })
+        }
     }
 
     /// Processes at most `max_events` kernel events and says where the run is.

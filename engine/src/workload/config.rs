@@ -665,6 +665,7 @@ impl StageConfig {
     /// `workload.stage.<stage_index>.<purpose>`, so adding or changing another component never
     /// shifts this stage's numbers. `data` is the text of `trace_file` / `sessions_file`.
     /// Problems are located at `workload.stages[<stage_index>]…`.
+    #[inline]
     pub fn build(
         &self,
         seed: u64,
