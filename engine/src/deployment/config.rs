@@ -88,11 +88,15 @@ impl PoolConfig {
     }
 
     /// The pool's `hardware` section: the top-level one with this pool's keys replaced.
+    // Inline, as are its callers (the checks, `Simulation::new`): the keys are read with the
+    // scenario's deserializer where documents are read (the page's wasm), not a second copy.
+    #[inline]
     pub fn effective_hardware(&self, top: &HardwareConfig) -> Result<HardwareConfig, String> {
         overlay(top, self.hardware.as_ref())
     }
 
     /// The pool's `worker` section: the top-level one with this pool's keys replaced.
+    #[inline]
     pub fn effective_worker(&self, top: &SchedulerConfig) -> Result<SchedulerConfig, String> {
         overlay(top, self.worker.as_ref())
     }
@@ -202,6 +206,7 @@ impl DeploymentConfig {
 
     /// Records every problem under `path` (normally `deployment`), given the top-level
     /// `hardware` and `worker` sections the pools start from.
+    #[inline]
     pub fn validate(
         &self,
         path: &str,

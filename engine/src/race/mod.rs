@@ -48,6 +48,7 @@ pub struct RaceConfig {
 impl RaceConfig {
     /// This section's own problems under `path` (whether each patch makes a valid scenario
     /// is checked against the document, see [`check_entrants`]).
+    #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let at = join(path, "entrants");
         let n = self.entrants.len();
@@ -107,6 +108,7 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
 }
 
 /// The scenario as a JSON tree without its race and sweep: what every entrant starts from.
+#[inline]
 fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.race = None;

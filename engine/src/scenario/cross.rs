@@ -21,6 +21,7 @@ use crate::workload::{GeneratorConfig, StageConfig};
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// Records every cross-section problem of `s`.
+#[inline]
 pub(super) fn validate(s: &Scenario, p: &mut Problems) {
     let model = s.model.resolve().ok();
     let hw = s.hardware.resolve().ok();
@@ -274,6 +275,7 @@ fn autoscaler(a: &AutoscalerConfig, num_workers: u32, p: &mut Problems) {
 /// A deployment's pools pass the same checks as the top-level sections with their own
 /// hardware and worker limits; the cluster-wide autoscaler and worker count give way to
 /// the pools'.
+#[inline]
 fn deployment(s: &Scenario, d: &DeploymentConfig, p: &mut Problems) {
     if s.router.autoscaler.enabled {
         p.push(

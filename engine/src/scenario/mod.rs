@@ -138,11 +138,13 @@ impl Scenario {
 
     /// [`Scenario::validate`] less the sweep's points and the race's entrants, which a run
     /// does not read (and which [`Scenario::parse`] has checked in every document read).
+    #[inline]
     pub(crate) fn validate_run(&self) -> Vec<Problem> {
         self.with_work_problems(self.section_problems())
     }
 
     /// Each section's own checks and the checks across sections.
+    #[inline]
     fn section_problems(&self) -> Problems {
         let mut p = Problems::new();
         if self.version != SCENARIO_VERSION {
@@ -182,6 +184,7 @@ impl Scenario {
     }
 
     /// `p`'s problems, or when there are none, the work estimate's.
+    #[inline]
     fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
         let problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).
@@ -200,9 +203,9 @@ impl Scenario {
     }
 
     /// The document as a JSON tree.
-    // Not inlined: the engine (a sweep's base) and the page (the form's defaults) share this
-    // one copy of the scenario's serialisation to a tree.
-    #[inline(never)]
+    // Inline, as are its callers in the engine (a sweep's and a race's base): the page's
+    // one copy (also the form's defaults) is compiled at its size-tuned opt-level.
+    #[inline]
     pub fn to_tree(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a scenario always serialises")
     }

@@ -18,6 +18,7 @@
 pub(crate) mod context;
 mod recorder;
 mod results;
+mod setup;
 #[cfg(test)]
 mod tests;
 mod wire;
@@ -31,12 +32,13 @@ use crate::kernel::{Environment, Process, SimError};
 use crate::offload::OffloadTiers;
 use crate::router::process::Router;
 use crate::router::{KvIndex, KvIndexLayout};
-use crate::scenario::{missing_data_file, Scenario, ScenarioData};
+use crate::scenario::{Scenario, ScenarioData};
 use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
 use context::Context;
 use serde::Serialize;
+use setup::{build_stages, Setup};
 use std::rc::Rc;
 
 /// Where a run is, for a progress bar.
@@ -85,6 +87,9 @@ impl Simulation {
     /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
+    // Inline, with the checks: they are compiled where runs are built (the page's wasm at its
+    // size-tuned opt-level, sharing the copy `Scenario::parse` uses), not in the engine at 2.
+    #[inline]
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
         // Not `validate`: a run reads neither the sweep nor the race section (and checking
         // them would parse scenarios, compiling the deserializer into the engine).
@@ -92,56 +97,22 @@ impl Simulation {
         if !problems.is_empty() {
             return Err(problems);
         }
-        let problem = |path: &str, message: String| {
-            vec![Problem {
-                path: path.into(),
-                message,
-            }]
-        };
-        let model = scenario.model.resolve().map_err(|m| problem("model", m))?;
+        let sections = crate::deployment::pool::sections(scenario)?;
+        let setup = Setup::resolve(scenario, &sections)?;
+        let (stages, expected) = build_stages(scenario, files)?;
+        Ok(Self::start(scenario, setup, stages, expected))
+    }
+
+    /// Starts every process of a valid scenario's run.
+    fn start(scenario: &Scenario, setup: Setup, stages: Vec<Stage>, expected: Option<u64>) -> Self {
+        let Setup {
+            model,
+            pools,
+            autoscalers,
+            timing,
+        } = setup;
         let worker = &scenario.worker;
-        let (pools, autoscalers) = crate::deployment::pool::resolve(scenario, &model)?;
-        let timing = match &scenario.deployment {
-            None => worker.timing.describe(&pools[0].hardware),
-            Some(_) => pools
-                .iter()
-                .map(|p| format!("{}: {}", p.name, p.scheduler.timing.describe(&p.hardware)))
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-
         let seed = scenario.simulation.seed;
-        let mut stages = Vec::new();
-        let mut problems = Vec::new();
-        let mut expected = Some(0u64);
-        for (i, config) in scenario.workload.stages.iter().enumerate() {
-            let data = match config.data_file() {
-                Some(name) => match files.get(name) {
-                    Some(text) => Some(text),
-                    None => {
-                        problems.push(missing_data_file(i, config));
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            match config.build(seed, i, data) {
-                Ok(generator) => stages.push(Stage::new(i as u32, config, seed, generator)),
-                Err(mut p) => problems.append(&mut p),
-            }
-            expected = expected
-                .zip(config.total_requests)
-                .and_then(|(a, b)| a.checked_add(b));
-        }
-        if problems.is_empty() {
-            // The files' share of the work, now that they are parsed.
-            let shapes: Vec<_> = stages.iter().map(|s| s.generator.data_shape()).collect();
-            problems = scenario.work_problems(&shapes);
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-
         let env = Environment::new();
         let tiers = OffloadTiers::new(&scenario.kv_cache, model.kv_bytes_per_token as f64);
         let layout = KvIndexLayout {
@@ -173,7 +144,7 @@ impl Simulation {
             autoscalers,
         );
         let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
-        Ok(Self {
+        Self {
             ctx,
             orchestrator,
             router,
@@ -186,7 +157,7 @@ impl Simulation {
             timing,
             slo: scenario.slo.clone(),
             pools: scenario.deployment.is_some().then_some(pool_names),
-        })
+        }
     }
 
     /// Processes at most `max_events` kernel events and says where the run is.

@@ -119,6 +119,7 @@ impl Axis {
         }
     }
 
+    #[inline]
     fn validate(&self, at: &str, p: &mut Problems) {
         if let Err(m) = path::parse(&self.path) {
             p.push(join(at, "path"), m);
@@ -174,6 +175,7 @@ impl SweepConfig {
 
     /// This section's own problems under `path` (whether each value makes a valid scenario
     /// is checked against the document, see `sweep::check_points`).
+    #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let vary = join(path, "vary");
         if self.vary.len() > MAX_AXES {

@@ -5,6 +5,10 @@
 //! A [`SweepPlan`] runs any point on its own ([`SweepPlan::run_point`]), so callers spread
 //! points over threads, Web Workers or machines (shards) and put them back in index order
 //! ([`SweepResults`]); a point's figures depend on its scenario alone, never on who ran it.
+//!
+//! What a caller drives (a plan, a point's steps and figures, the table) is `#[inline]`, so
+//! it is compiled in the caller (the page's wasm at its size-tuned opt-level), not in the
+//! engine at the simulation's.
 
 mod config;
 mod output;
@@ -176,6 +180,7 @@ impl PointRun {
     }
 
     /// The results of the run [`PointRun::next`] asked for (or why it could not run).
+    #[inline]
     pub fn record(&mut self, results: Result<&SimulationResults, String>) {
         let pending = self.pending.take().expect("record follows a run from next");
         let metrics = results.and_then(|r| metrics_of(&pending.scenario, r));
@@ -206,6 +211,7 @@ impl PointRun {
 }
 
 /// The scenario as a JSON tree, without its sweep (a point is one plain run).
+#[inline]
 fn base_tree(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.sweep = None;
@@ -224,6 +230,7 @@ fn point_scenario(
 }
 
 /// The JSON text of [`point_scenario`]'s scenario.
+#[inline]
 fn point_text(
     base: &Value,
     config: &SweepConfig,
@@ -264,6 +271,7 @@ fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults
 }
 
 /// A finished run's figures; a run stopped by an error is an error.
+#[inline]
 fn metrics_of(scenario: &Scenario, results: &SimulationResults) -> Result<PointMetrics, String> {
     if let Some(stop @ Stop::Error(_)) = &results.stop {
         return Err(stop.describe());

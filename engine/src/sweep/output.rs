@@ -156,6 +156,7 @@ impl SweepResults {
 
     /// The table's header and one row per point (`digits` decimals; 17 writes numbers in
     /// full), as the CLI prints it and the app shows it.
+    #[inline]
     pub fn table(&self, digits: usize) -> Vec<Vec<String>> {
         let mut rows = vec![self.columns()];
         rows.extend(self.points.iter().map(|p| self.cells(p, digits)));

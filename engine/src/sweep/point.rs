@@ -42,6 +42,7 @@ pub struct PointMetrics {
 
 impl PointMetrics {
     /// The figures of a finished run of `scenario`.
+    #[inline]
     pub fn new(scenario: &Scenario, r: &SimulationResults) -> Self {
         let first = r
             .requests
