@@ -5,10 +5,6 @@
 //! gives back the identical results. Each struct is listed field by field with a
 //! destructuring pattern: a field added to a results type fails to compile here until it
 //! is encoded too. Not a storage format: both ends must be the same build (checked).
-//!
-//! Every encoder and decoder is `#[inline]`, so it is compiled where results are sent and
-//! read (the page's wasm, at its size-tuned opt-level), not in the engine at the
-//! simulation's opt-level.
 
 use super::{RoutingRecord, SimulationResults, Stop};
 use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
@@ -39,7 +35,6 @@ const MAGIC: &[u8; 4] = b"OPR1";
 impl SimulationResults {
     /// The results as compact bytes (see the module docs); [`SimulationResults::from_bytes`]
     /// reads them back identically.
-    #[inline]
     pub fn to_bytes(&self) -> Vec<u8> {
         // Requests dominate: ~230 bytes each with their routing decisions and packed
         // candidate scores (Opal's reference run: 2.35 MB for 10,000), so one allocation
@@ -51,7 +46,6 @@ impl SimulationResults {
     }
 
     /// Reads results written by [`SimulationResults::to_bytes`] of this engine build.
-    #[inline]
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader { bytes, at: 0 };
         if r.take(4)? != MAGIC {
@@ -103,11 +97,9 @@ trait Wire: Sized {
 macro_rules! wire_number {
     ($($t:ty),*) => {$(
         impl Wire for $t {
-            #[inline]
             fn put(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
-            #[inline]
             fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
                 Ok(<$t>::from_le_bytes(r.array()?))
             }
@@ -120,12 +112,10 @@ wire_number!(u8, u32, u64, i32, f64);
 macro_rules! wire_struct {
     ($($t:ident { $($f:ident),* $(,)? })*) => {$(
         impl Wire for $t {
-            #[inline]
             fn put(&self, out: &mut Vec<u8>) {
                 let $t { $($f),* } = self;
                 $( $f.put(out); )*
             }
-            #[inline]
             fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
                 Ok($t { $($f: Wire::get(r)?),* })
             }
@@ -134,11 +124,9 @@ macro_rules! wire_struct {
 }
 
 impl Wire for bool {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         out.push(u8::from(*self));
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         match u8::get(r)? {
             0 => Ok(false),
@@ -149,11 +137,9 @@ impl Wire for bool {
 }
 
 impl Wire for usize {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         (*self as u64).put(out);
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let n = u64::get(r)?;
         usize::try_from(n).map_err(|_| WireError(format!("{n} does not fit usize")))
@@ -161,12 +147,10 @@ impl Wire for usize {
 }
 
 impl Wire for String {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.len().put(out);
         out.extend_from_slice(self.as_bytes());
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let n = r.len()?;
         String::from_utf8(r.take(n)?.to_vec()).map_err(|e| WireError(e.to_string()))
@@ -176,12 +160,10 @@ impl Wire for String {
 /// The engine's `&'static str` fields hold a few fixed names (policy bases, the version);
 /// decoded ones are interned so each distinct name is allocated once per instance.
 impl Wire for &'static str {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.len().put(out);
         out.extend_from_slice(self.as_bytes());
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         thread_local! {
             static NAMES: std::cell::RefCell<std::collections::BTreeSet<&'static str>> =
@@ -200,7 +182,6 @@ impl Wire for &'static str {
 }
 
 impl Wire for Basis {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         let i = Basis::ALL
             .iter()
@@ -208,7 +189,6 @@ impl Wire for Basis {
             .expect("every basis is listed");
         (i as u8).put(out);
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let i = u8::get(r)?;
         Basis::ALL
@@ -220,49 +200,41 @@ impl Wire for Basis {
 
 /// As their packed words: no unpacking here and repacking (a denominator search) there.
 impl Wire for Candidates {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         let w = self.words();
         w.len().put(out);
         w.iter().for_each(|x| x.put(out));
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Candidates::from_words(Vec::get(r)?).map_err(WireError)
     }
 }
 
 impl Wire for SessionSlot {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.0.put(out);
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(SessionSlot(SessionTurn::get(r)?))
     }
 }
 
 impl Wire for TierHit {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.0.put(out);
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(TierHit(u32::get(r)?))
     }
 }
 
 impl<T: Wire> Wire for Option<T> {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.is_some().put(out);
         if let Some(v) = self {
             v.put(out);
         }
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(if bool::get(r)? {
             Some(T::get(r)?)
@@ -273,12 +245,10 @@ impl<T: Wire> Wire for Option<T> {
 }
 
 impl<T: Wire> Wire for Vec<T> {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.len().put(out);
         self.iter().for_each(|v| v.put(out));
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let n = r.len()?;
         (0..n).map(|_| T::get(r)).collect()
@@ -286,11 +256,9 @@ impl<T: Wire> Wire for Vec<T> {
 }
 
 impl<T: Wire, const N: usize> Wire for [T; N] {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.iter().for_each(|v| v.put(out));
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let v: Vec<T> = (0..N).map(|_| T::get(r)).collect::<Result<_, _>>()?;
         Ok(v.try_into()
@@ -299,19 +267,16 @@ impl<T: Wire, const N: usize> Wire for [T; N] {
 }
 
 impl<A: Wire, B: Wire> Wire for (A, B) {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.0.put(out);
         self.1.put(out);
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok((A::get(r)?, B::get(r)?))
     }
 }
 
 impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         self.len().put(out);
         self.iter().for_each(|(k, v)| {
@@ -319,7 +284,6 @@ impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
             v.put(out);
         });
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let n = r.len()?;
         (0..n).map(|_| <(K, V)>::get(r)).collect()
@@ -327,7 +291,6 @@ impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
 }
 
 impl Wire for Stop {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         let tag: u8 = match self {
             Stop::SimulationTime => 0,
@@ -342,7 +305,6 @@ impl Wire for Stop {
             message.put(out);
         }
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(match u8::get(r)? {
             0 => Stop::SimulationTime,
@@ -357,7 +319,6 @@ impl Wire for Stop {
 }
 
 impl Wire for FailReason {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         match *self {
             FailReason::EmptyPrompt => 0u8.put(out),
@@ -377,7 +338,6 @@ impl Wire for FailReason {
             FailReason::NoWorker => 5u8.put(out),
         }
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(match u8::get(r)? {
             0 => FailReason::EmptyPrompt,
@@ -410,7 +370,6 @@ impl Wire for FailReason {
 }
 
 impl Wire for Metric {
-    #[inline]
     fn put(&self, out: &mut Vec<u8>) {
         out.push(match self {
             Metric::Ttft => 0,
@@ -418,7 +377,6 @@ impl Wire for Metric {
             Metric::E2e => 2,
         });
     }
-    #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(match u8::get(r)? {
             0 => Metric::Ttft,
