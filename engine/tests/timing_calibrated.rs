@@ -199,4 +199,16 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     let mixed = t.attention_time([chunk, decode(16384)]);
     let decode_kv = 16385.0 * 4096.0 / (1.792e12 * 0.786);
     assert_close(mixed - alone, decode_kv / 0.533 + 143e-9);
+    // One layer's norms, rotary and activation move (8·4096 + 2·5120 + 3·14336)·2 =
+    // 172,032 B per token. 256 tokens (44.0 MB) fit in the 128 MiB L2: at 3.64 × 1.792
+    // TB/s, 6.75 µs, plus 10.2 µs ≈ 16.95 µs; the profile: 17.45 µs.
+    let want = 256.0 * 172_032.0 / (1.792e12 * 3.64) + 10.2e-6;
+    assert_close(t.elementwise_time(256.0), want);
+    profiled(want, 17.45);
+    // 2048 tokens (352 MB): the first 128 MiB at 3.64 ×, the rest from HBM ≈ 152.5 µs; the
+    // profile: 137.8 µs.
+    let l2 = 128.0 * 1_048_576.0;
+    let want = (2048.0 * 172_032.0 - l2 + l2 / 3.64) / 1.792e12 + 10.2e-6;
+    assert_close(t.elementwise_time(2048.0), want);
+    profiled(want, 137.78);
 }

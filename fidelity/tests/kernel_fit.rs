@@ -12,8 +12,9 @@ fn the_rtx_pro_6000_figures_are_the_fit_of_its_kernel_profile() {
     let shipped = rtx_pro_6000_calibration();
     for (group, params) in KERNEL_GROUPS {
         let n = profiles.points.iter().filter(|p| p.group == group).count();
-        if group == "allreduce" {
-            assert_eq!(n, 0, "no all-reduce in a tp-1 profile");
+        if group == "allreduce" || group == "elementwise" {
+            // No all-reduce in a tp-1 profile; its elementwise kernels are timed in a layer.
+            assert_eq!(n, 0, "{group}");
             continue;
         }
         assert!(n > 100, "{group}: {n} points");

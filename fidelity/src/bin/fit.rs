@@ -22,12 +22,12 @@ fn main() {
     for (group, _) in KERNEL_GROUPS {
         let (b50, b90, n) = fit::group_errors(&profiles, &start, group);
         if n == 0 {
-            println!("  {group:<12} no profile: kept");
+            println!("  {group:<17} no profile: kept");
             continue;
         }
         let (a50, a90, _) = fit::group_errors(&profiles, &kernels, group);
         println!(
-            "  {group:<12} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
+            "  {group:<17} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
         );
     }
     let train: Vec<_> = fidelity::builtin_runs()

@@ -477,7 +477,7 @@ impl Profiles {
                 );
             }
             self.push(
-                "elementwise",
+                "layer elementwise",
                 format!("elementwise m={t}"),
                 k.elementwise_us(i),
                 m,

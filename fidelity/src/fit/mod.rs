@@ -30,7 +30,7 @@ const fn param(field: &'static str, lo: f64, hi: f64) -> Param {
 }
 
 /// The kernel figures, by the profile group that determines them.
-pub const KERNEL_GROUPS: [(&str, &[Param]); 5] = [
+pub const KERNEL_GROUPS: [(&str, &[Param]); 6] = [
     (
         "gemm",
         &[
@@ -67,6 +67,17 @@ pub const KERNEL_GROUPS: [(&str, &[Param]); 5] = [
         &[
             param("elementwise_fixed_us", 0.0, 100.0),
             param("elementwise_efficiency", 0.05, 1.0),
+        ],
+    ),
+    (
+        // A per-kernel profile timed in a running layer (each kernel's input fresh from the
+        // one before, so what fits in L2 is read from there). The `elementwise` group
+        // (Vidur's H100 and A100 operators) leaves the speedup at 1, as those GPUs ship.
+        "layer elementwise",
+        &[
+            param("elementwise_fixed_us", 0.0, 100.0),
+            param("elementwise_efficiency", 0.05, 1.0),
+            param("elementwise_l2_speedup", 1.0, 20.0),
         ],
     ),
 ];

@@ -47,6 +47,10 @@ pub struct Calibration {
     pub elementwise_fixed_us: f64,
     /// Norms, rotary embedding, activation and residual adds: fraction of HBM bandwidth.
     pub elementwise_efficiency: f64,
+    /// Norms, rotary embedding, activation and residual adds: how many times faster than HBM
+    /// the bytes of a layer's elementwise kernels move while they fit in the GPU's L2 cache
+    /// (the previous kernel's output is still on chip); 1 where no profile shows it.
+    pub elementwise_l2_speedup: f64,
     /// Tensor-parallel all-reduce: latency of one all-reduce over 2 GPUs, µs.
     pub allreduce_latency_us: f64,
     /// Tensor-parallel all-reduce: added latency per GPU beyond 2, µs.
@@ -110,6 +114,13 @@ impl Calibration {
             }
         }
         problems.in_range(path, "gemm_knee", self.gemm_knee, 1.0, 64.0);
+        problems.in_range(
+            path,
+            "elementwise_l2_speedup",
+            self.elementwise_l2_speedup,
+            1.0,
+            100.0,
+        );
         problems.positive(path, "allreduce_bus_gbps", self.allreduce_bus_gbps);
         for (field, v) in [
             ("gemm_fixed_us", self.gemm_fixed_us),

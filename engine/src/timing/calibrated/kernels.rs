@@ -15,6 +15,8 @@ pub(crate) struct Kernels {
     attention_flops: f64,
     /// HBM bytes/s.
     bandwidth: f64,
+    /// L2 cache bytes.
+    l2_bytes: f64,
     cal: Calibration,
 }
 
@@ -42,11 +44,18 @@ pub(crate) struct Experts {
 
 impl Kernels {
     /// Kernels of a GPU with the given peaks (per GPU, SI units).
-    pub fn new(gemm_flops: f64, attention_flops: f64, bandwidth: f64, cal: &Calibration) -> Self {
+    pub fn new(
+        gemm_flops: f64,
+        attention_flops: f64,
+        bandwidth: f64,
+        l2_bytes: f64,
+        cal: &Calibration,
+    ) -> Self {
         Self {
             gemm_flops,
             attention_flops,
             bandwidth,
+            l2_bytes,
             cal: cal.clone(),
         }
     }
@@ -131,9 +140,11 @@ impl Kernels {
     }
 
     /// Seconds of a layer's norms, rotary embedding, activation and residual adds, which
-    /// move `bytes` through HBM.
+    /// move `bytes`: the first L2-sized part at `elementwise_l2_speedup` times the HBM rate.
     pub fn elementwise(&self, bytes: f64) -> f64 {
-        bytes / (self.bandwidth * self.cal.elementwise_efficiency)
+        // Written as the bytes HBM saves, so a speedup of 1 leaves `bytes` exactly as it is.
+        let saved = bytes.min(self.l2_bytes) * (1.0 - 1.0 / self.cal.elementwise_l2_speedup);
+        (bytes - saved) / (self.bandwidth * self.cal.elementwise_efficiency)
             + self.cal.elementwise_fixed_us * 1e-6
     }
 

@@ -97,7 +97,14 @@ impl Calibrated {
         } else {
             bf16_flops
         };
-        let kernels = Kernels::new(gemm_flops, bf16_flops, hw.gpu.hbm_tbps * 1e12, &cal);
+        // The cache is per GPU, as the bandwidth is (elementwise bytes are per GPU too).
+        let kernels = Kernels::new(
+            gemm_flops,
+            bf16_flops,
+            hw.gpu.hbm_tbps * 1e12,
+            hw.gpu.l2_cache_mb * 1_048_576.0,
+            &cal,
+        );
         let h = a.hidden_size as f64;
         let heads = a.num_heads as f64 / tp;
         // KV heads are sharded over the GPUs, or replicated when there are fewer than GPUs;
