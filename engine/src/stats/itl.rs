@@ -14,6 +14,9 @@ use std::borrow::Cow;
 /// on a 1M one).
 const MIN_PENDING: usize = 1 << 14;
 
+/// The buffer's first room, in additions (1 KB).
+const FIRST_PENDING: usize = 64;
+
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///
 /// A sorted vector of (order key, count) plus a small unsorted buffer of recent additions,
@@ -121,9 +124,13 @@ impl ItlHistogram {
         }
         let limit = MIN_PENDING.max(self.sorted.len() / 4);
         if self.pending.len() == self.pending.capacity() {
-            // Room for the whole buffer at once: doubling would leave up to half unused.
+            // Doubling from a small start, up to the flush threshold and never past it: a
+            // histogram that sees a few gaps (a stage of one request, of thousands) keeps a
+            // few hundred bytes, not the threshold's 256 KB, and a full buffer no more
+            // room than a flush takes.
+            let room = (2 * self.pending.capacity()).clamp(FIRST_PENDING, limit);
             self.pending
-                .reserve_exact(limit.max(self.pending.len() + 1) - self.pending.len());
+                .reserve_exact(room.max(self.pending.len() + 1) - self.pending.len());
         }
         self.pending.push((key(gap), count));
         if self.pending.len() >= limit {
