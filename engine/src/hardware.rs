@@ -82,6 +82,7 @@ pub fn h100_calibration() -> Calibration {
         // Scout profile's large-batch efficiency, the memory side fitted on the Mixtral runs.
         moe_compute_efficiency: 0.45,
         moe_memory_efficiency: 0.832,
+        moe_knee: 6.69,
         prefill_attention_efficiency: 0.601,
         prefill_attention_half_tokens: 1316.0,
         decode_attention_efficiency: 0.955,
@@ -118,7 +119,8 @@ pub fn h100_calibration() -> Calibration {
 /// The A100's calibration: GEMM and elementwise figures fitted on Vidur's A100 operator
 /// profiles (Llama-3-8B, tp 1–8); attention efficiencies as on the H100 (no A100 profile);
 /// all-reduce bus bandwidth scaled from the H100's by NVLink 3 over NVLink 4 (600/900 GB/s);
-/// serving-engine figures as on the H100 (same vLLM; no A100 run to fit them on).
+/// serving-engine figures as on the H100 (same vLLM; no A100 run to fit them on), and so are
+/// the MoE efficiencies with their knee.
 pub fn a100_calibration() -> Calibration {
     Calibration {
         source: "A100 80GB: Vidur operator profiles; attention and serving engine as H100".into(),
@@ -150,7 +152,8 @@ pub fn l40s_calibration() -> Calibration {
 /// profiler: a one-layer Llama-3.1-8B's GEMMs, LM head, elementwise kernels and attention
 /// grid) by `cargo run --release -p opal-fidelity --bin fit -- --gpu "RTX PRO 6000 Blackwell"`.
 /// Not fittable from a kernel profile, so carried over: the serving engine's CPU and
-/// front-end figures and the MoE efficiencies (the H100's), and the all-reduce, which runs
+/// front-end figures, the MoE efficiencies with the knee they were fitted with (the H100's),
+/// and the all-reduce, which runs
 /// over PCIe Gen5: the L40S's Gen4 figures with twice the bus bandwidth.
 pub fn rtx_pro_6000_calibration() -> Calibration {
     Calibration {

@@ -15,6 +15,7 @@ fn ideal() -> Calibration {
         gemm_fixed_us: 0.0,
         moe_compute_efficiency: 1.0,
         moe_memory_efficiency: 1.0,
+        moe_knee: 64.0,
         prefill_attention_efficiency: 1.0,
         prefill_attention_half_tokens: 0.0,
         decode_attention_efficiency: 1.0,
@@ -211,4 +212,28 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     let want = (2048.0 * 172_032.0 - l2 + l2 / 3.64) / 1.792e12 + 10.2e-6;
     assert_close(t.elementwise_time(2048.0), want);
     profiled(want, 137.78);
+}
+
+/// A GPU that carries the H100's MoE efficiencies over carries the knee they were fitted
+/// with: the RTX PRO 6000's fused-MoE price is what its figures give with the H100's knee
+/// (6.69), whatever its own GEMMs' knee (1.62), while its dense GEMMs follow their own.
+#[test]
+fn the_moe_kernel_keeps_the_knee_its_efficiencies_were_fitted_with() {
+    let s = engine::scenario::Scenario::parse(
+        r#"{"model": {"name": "Mixtral-8x7B"}, "hardware": {"gpu": "RTX PRO 6000 Blackwell", "tp": 2}}"#,
+    )
+    .unwrap_or_else(|p| panic!("{p:?}"));
+    let (model, hw) = (s.model.resolve().unwrap(), s.hardware.resolve().unwrap());
+    let own = hw.gpu.calibration.clone();
+    assert_eq!(own.moe_knee, 6.69);
+    let sharp_gemms = Calibration {
+        gemm_knee: 6.69,
+        ..own.clone()
+    };
+    let t = Calibrated::new(&model, &hw, Some(&own), 0.0);
+    let sharp = Calibrated::new(&model, &hw, Some(&sharp_gemms), 0.0);
+    // 1024 tokens: the experts' compute and weight reads are within a factor of a few, where
+    // the knee decides.
+    assert_eq!(t.experts_time(1024.0), sharp.experts_time(1024.0));
+    assert!(t.gemm_time(1024.0, 4096.0, 28672.0) > sharp.gemm_time(1024.0, 4096.0, 28672.0));
 }

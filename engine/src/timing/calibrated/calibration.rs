@@ -28,6 +28,10 @@ pub struct Calibration {
     pub moe_compute_efficiency: f64,
     /// Fused mixture-of-experts kernel: fraction of HBM bandwidth reading the experts.
     pub moe_memory_efficiency: f64,
+    /// Fused mixture-of-experts kernel: its knee (as `gemm_knee`). Its own, because the MoE
+    /// efficiencies were fitted with the knee of the GPU they were fitted on, and a GPU
+    /// that carries them over must carry that knee with them, not its own GEMMs'.
+    pub moe_knee: f64,
     /// Prefill attention (FlashAttention): fraction of peak FLOP/s reached by long chunks.
     pub prefill_attention_efficiency: f64,
     /// Prefill attention: the chunk length (query tokens) at which half that efficiency is
@@ -114,6 +118,7 @@ impl Calibration {
             }
         }
         problems.in_range(path, "gemm_knee", self.gemm_knee, 1.0, 64.0);
+        problems.in_range(path, "moe_knee", self.moe_knee, 1.0, 64.0);
         problems.in_range(
             path,
             "elementwise_l2_speedup",

@@ -68,10 +68,9 @@ impl Kernels {
     /// Seconds of `m` rows through GEMMs whose weights take `weight_bytes` per element and
     /// whose activations take `act_bytes`, for several GEMMs fused or launched back to back:
     /// the `p`-norm of compute and memory time (a roofline with a smooth knee).
-    fn matmul(&self, flops: f64, bytes: f64, compute_eff: f64, memory_eff: f64) -> f64 {
+    fn matmul(&self, flops: f64, bytes: f64, (compute_eff, memory_eff, p): (f64, f64, f64)) -> f64 {
         let tc = flops / (self.gemm_flops * compute_eff);
         let tm = bytes / (self.bandwidth * memory_eff);
-        let p = self.cal.gemm_knee;
         let (hi, lo) = if tc > tm { (tc, tm) } else { (tm, tc) };
         // hi·(1 + (lo/hi)^p)^(1/p), written so it cannot overflow.
         if lo == 0.0 {
@@ -88,12 +87,13 @@ impl Kernels {
         }
         let flops = 2.0 * m * g.k * g.n;
         let bytes = g.k * g.n * weight_bytes + m * (g.k + g.n) * act_bytes;
-        self.matmul(
-            flops,
-            bytes,
-            self.cal.gemm_compute_efficiency,
-            self.cal.gemm_memory_efficiency,
-        ) + self.cal.gemm_fixed_us * 1e-6
+        let c = &self.cal;
+        let fit = (
+            c.gemm_compute_efficiency,
+            c.gemm_memory_efficiency,
+            c.gemm_knee,
+        );
+        self.matmul(flops, bytes, fit) + c.gemm_fixed_us * 1e-6
     }
 
     /// Seconds of a fused mixture-of-experts layer over `m` tokens: the expected number of
@@ -109,12 +109,13 @@ impl Kernels {
         let flops = 2.0 * rows * (up.k * up.n + down.k * down.n);
         let bytes = touched * (up.k * up.n + down.k * down.n) * weight_bytes
             + rows * (up.k + up.n + down.k + down.n) * act_bytes;
-        self.matmul(
-            flops,
-            bytes,
-            self.cal.moe_compute_efficiency,
-            self.cal.moe_memory_efficiency,
-        ) + 2.0 * self.cal.gemm_fixed_us * 1e-6
+        let c = &self.cal;
+        let fit = (
+            c.moe_compute_efficiency,
+            c.moe_memory_efficiency,
+            c.moe_knee,
+        );
+        self.matmul(flops, bytes, fit) + 2.0 * c.gemm_fixed_us * 1e-6
     }
 
     /// Seconds of one layer's attention over the whole batch (one varlen kernel, as vLLM
