@@ -4,6 +4,7 @@
 //! (A file of its own: the allocation counter is process-wide, and tests run in parallel.)
 
 mod fuzz_common;
+mod platform_common;
 
 use engine::scenario::{Scenario, ScenarioData};
 use engine::simulation::Simulation;
@@ -14,14 +15,7 @@ static ALLOC: fuzz_common::CountingAlloc = fuzz_common::CountingAlloc;
 #[test]
 fn two_thousand_one_request_stages_keep_a_few_kilobytes_each() {
     let n = 2_000;
-    let stage = r#"{"type":"UniformReqRate","request_rate":5,"total_requests":1,
-        "input_length":{"type":"constant","value":100},
-        "output_length":{"type":"constant","value":10}}"#;
-    let json = format!(
-        r#"{{"workload":{{"stages":[{}]}}}}"#,
-        vec![stage; n].join(",")
-    );
-    let scenario = Scenario::parse(&json).unwrap();
+    let scenario = Scenario::parse(&platform_common::one_request_stages(n)).unwrap();
     let before = fuzz_common::reset_peak(usize::MAX / 2);
     let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
     sim.run();

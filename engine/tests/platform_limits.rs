@@ -235,13 +235,7 @@ fn thousands_of_one_request_stages_run_in_linear_time() {
     // the check holds on a loaded machine and unoptimised (optimised, 30,000 stages take
     // 0.4 s with `opal run`).
     let stages = |n: usize| {
-        let stage = r#"{"type":"UniformReqRate","request_rate":5,"total_requests":1,
-            "input_length":{"type":"constant","value":100},
-            "output_length":{"type":"constant","value":10}}"#;
-        let json = format!(
-            r#"{{"workload":{{"stages":[{}]}}}}"#,
-            vec![stage; n].join(",")
-        );
+        let json = platform_common::one_request_stages(n);
         let started = fuzz_common::thread_cpu();
         let mut sim =
             Simulation::new(&Scenario::parse(&json).unwrap(), &ScenarioData::new()).unwrap();

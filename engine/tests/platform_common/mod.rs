@@ -7,6 +7,18 @@ use engine::scenario::{Scenario, ScenarioData};
 use engine::simulation::{Simulation, SimulationResults};
 use engine::stats::RequestRecord;
 
+/// A scenario of `n` stages, each of one request (100 prompt tokens, 10 output tokens at
+/// 5 req/s): thousands of stages must cost time and memory in proportion.
+pub fn one_request_stages(n: usize) -> String {
+    let stage = r#"{"type":"UniformReqRate","request_rate":5,"total_requests":1,
+        "input_length":{"type":"constant","value":100},
+        "output_length":{"type":"constant","value":10}}"#;
+    format!(
+        r#"{{"workload":{{"stages":[{}]}}}}"#,
+        vec![stage; n].join(",")
+    )
+}
+
 /// Kernel events between two mid-run invariant checks.
 const CHECK_EVERY: u64 = 997;
 
