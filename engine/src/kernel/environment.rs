@@ -99,18 +99,13 @@ impl Environment {
                 Err(e) => Timeout::invalid(self.clone(), e),
             };
         };
-        if delay.is_nan() || delay < 0.0 {
-            let e = st.fault(SimError::InvalidDelay(delay));
-            drop(st);
-            return Timeout::invalid(self.clone(), e);
-        }
-        let at = st.now + delay;
-        if !at.is_finite() && delay.is_finite() {
-            let now = st.now;
-            let e = st.fault(SimError::TimeOverflow { now, delay });
-            drop(st);
-            return Timeout::invalid(self.clone(), e);
-        }
+        let at = match st.due(delay) {
+            Ok(at) => at,
+            Err(e) => {
+                drop(st);
+                return Timeout::invalid(self.clone(), e);
+            }
+        };
         let seq = if at.is_finite() {
             st.schedule_timeout(pid, delay)
         } else {
@@ -124,14 +119,7 @@ impl Environment {
     /// conditions.
     pub fn try_timeout(&self, delay: f64) -> Result<Timeout, SimError> {
         let mut st = self.state();
-        if delay.is_nan() || delay < 0.0 {
-            return Err(st.fault(SimError::InvalidDelay(delay)));
-        }
-        let at = st.now + delay;
-        if !at.is_finite() && delay.is_finite() {
-            let now = st.now;
-            return Err(st.fault(SimError::TimeOverflow { now, delay }));
-        }
+        let at = st.due(delay)?;
         let id = st.new_event();
         if at.is_finite() {
             st.schedule(id, NORMAL, delay);
@@ -147,14 +135,10 @@ impl Environment {
     /// an interrupt ends it like a timeout's await, and its entry then fires unheard.
     pub(crate) fn sleep(&self, delay: f64) -> Sleep<'_> {
         let mut st = self.state();
-        if delay.is_nan() || delay < 0.0 {
-            return Sleep::new(self, Err(st.fault(SimError::InvalidDelay(delay))));
-        }
-        let at = st.now + delay;
-        if !at.is_finite() && delay.is_finite() {
-            let now = st.now;
-            return Sleep::new(self, Err(st.fault(SimError::TimeOverflow { now, delay })));
-        }
+        let at = match st.due(delay) {
+            Ok(at) => at,
+            Err(e) => return Sleep::new(self, Err(e)),
+        };
         let pid = st.active.expect("a sleep is taken inside a process");
         let seq = if at.is_finite() {
             st.schedule_wake(pid, delay)
@@ -375,12 +359,7 @@ impl Environment {
             }
             Callback::Check(cid) => self.state().check(cid),
             Callback::BuildValue(cid) => self.state().build_value(cid),
-            Callback::TriggerGet(store) => {
-                let store = self.state().store(store);
-                if let Some(store) = store {
-                    store.trigger_get();
-                }
-            }
+            Callback::TriggerGet(store) => self.trigger_get(store),
             Callback::TriggerPut(store) => {
                 let store = self.state().store(store);
                 if let Some(store) = store {
@@ -390,8 +369,9 @@ impl Environment {
         }
     }
 
-    /// Triggers the gets of `store`, for a lazy put's entry (see `Popped::Put`), as the
-    /// put event's `Callback::TriggerGet` would. (Out of line: the driver's loop stays small.)
+    /// Triggers the gets of `store` (unless it was dropped): a put event's
+    /// `Callback::TriggerGet`, or a lazy put's entry (see `Popped::Put`). (Out of line: the
+    /// driver's loop stays small.)
     #[inline(never)]
     fn trigger_get(&self, store: StoreId) {
         let store = self.state().store(store);

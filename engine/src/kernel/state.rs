@@ -300,6 +300,21 @@ impl State {
         error
     }
 
+    /// When a wait of `delay` from now ends (∞ for an infinite delay: it never does), or the
+    /// error a bad delay is (negative, NaN, or past the clock's range), kept as the fault.
+    #[inline]
+    pub(crate) fn due(&mut self, delay: f64) -> Result<f64, SimError> {
+        if delay.is_nan() || delay < 0.0 {
+            return Err(self.fault(SimError::InvalidDelay(delay)));
+        }
+        let at = self.now + delay;
+        if !at.is_finite() && delay.is_finite() {
+            let now = self.now;
+            return Err(self.fault(SimError::TimeOverflow { now, delay }));
+        }
+        Ok(at)
+    }
+
     // ----- event slab -------------------------------------------------------------------------
 
     /// A new pending event with one reference (the creating handle's).
