@@ -11,7 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 opt=tests/node_modules/.bin/wasm-opt
 [ -x "$opt" ] || { echo "wasm-opt missing: run scripts/setup.sh serve" >&2; exit 1; }
-digest() { printf 'sha384-%s' "$(openssl dgst -sha384 -binary "$1" | base64 -w0)"; }
+# (A failed openssl must fail the build, not yield a bare "sha384-" that matches nothing.)
+digest() {
+  local h
+  h=$(openssl dgst -sha384 -binary "$1" | base64 -w0) && [ -n "$h" ] || return 1
+  printf 'sha384-%s' "$h"
+}
 for wasm in "$TRUNK_STAGING_DIR"/*.wasm; do
   glue="${wasm%_bg.wasm}.js"
   before=$(digest "$wasm")
@@ -27,7 +32,13 @@ for wasm in "$TRUNK_STAGING_DIR"/*.wasm; do
   mv "$wasm.opt" "$wasm"
   node scripts/strip-glue.mjs "$glue"
   node scripts/short-imports.mjs "$wasm" "$glue"
-  sed -i "s|$before|$(digest "$wasm")|; s|$before_glue|$(digest "$glue")|" "$TRUNK_STAGING_DIR/index.html"
+  after=$(digest "$wasm")
+  after_glue=$(digest "$glue")
+  sed -i "s|$before|$after|; s|$before_glue|$after_glue|" "$TRUNK_STAGING_DIR/index.html"
+  # A page whose hashes do not match its files loads nothing: fail here instead.
+  for h in "$after" "$after_glue"; do
+    grep -qF "$h" "$TRUNK_STAGING_DIR/index.html" || { echo "wasm-opt.sh: index.html lacks $h" >&2; exit 1; }
+  done
 done
 # The worker script has no integrity hash (the page starts it by URL).
 [ ! -f "$TRUNK_STAGING_DIR/worker.js" ] || node scripts/strip-glue.mjs "$TRUNK_STAGING_DIR/worker.js"

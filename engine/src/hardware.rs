@@ -153,8 +153,8 @@ pub fn l40s_calibration() -> Calibration {
 /// grid) by `cargo run --release -p opal-fidelity --bin fit -- --gpu "RTX PRO 6000 Blackwell"`.
 /// Not fittable from a kernel profile, so carried over: the serving engine's CPU and
 /// front-end figures, the MoE efficiencies with the knee they were fitted with (the H100's),
-/// and the all-reduce, which runs
-/// over PCIe Gen5: the L40S's Gen4 figures with twice the bus bandwidth.
+/// and the all-reduce, which runs over PCIe Gen5: the L40S's Gen4 figures with twice the
+/// bus bandwidth.
 pub fn rtx_pro_6000_calibration() -> Calibration {
     Calibration {
         source: "RTX PRO 6000 Blackwell: vLLM 0.19 kernel profile; serving engine as H100".into(),

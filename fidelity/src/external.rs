@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Every run under `dir` (searched recursively for `*_ground_truth.json.gz`), in name order.
 /// `gpu` names the catalogue GPU of runs whose experiment name does not say (`h100`, `h200`,
-/// `a100`, `l40s`, `pro6000`, `4090`; spaces, dashes and underscores ignored).
+/// `a100`, `l40s`, `pro6000`, `rtx4090`; spaces, dashes and underscores ignored).
 pub fn load_runs(dir: &Path, gpu: Option<&str>) -> Result<Vec<Run>, String> {
     let mut truths = Vec::new();
     find(dir, &mut truths).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -190,10 +190,11 @@ fn named_gpu(text: &str) -> Option<&'static str> {
     let lower = text.to_lowercase();
     // The RTX names are matched without separators (`rtx_pro_6000`, `RTXPRO6000`).
     let squeezed = lower.replace([' ', '-', '_'], "");
-    ["h200", "a100", "l40s", "pro6000", "4090", "h100"]
+    // (With their letters: bare digits would match a run name's date or time.)
+    ["h200", "a100", "l40s", "pro6000", "rtx4090", "h100"]
         .iter()
         .find(|g| match **g {
-            "pro6000" | "4090" => squeezed.contains(*g),
+            "pro6000" | "rtx4090" => squeezed.contains(*g),
             _ => lower.contains(*g),
         })
         .map(|g| match *g {
@@ -201,7 +202,7 @@ fn named_gpu(text: &str) -> Option<&'static str> {
             "a100" => "A100-80GB",
             "l40s" => "L40S",
             "pro6000" => "RTX PRO 6000 Blackwell",
-            "4090" => "RTX 4090",
+            "rtx4090" => "RTX 4090",
             _ => "H100-SXM",
         })
 }
@@ -321,6 +322,9 @@ mod tests {
     #[test]
     fn the_gpu_is_read_from_the_run_name() {
         assert_eq!(named_gpu("20260101-h100-llama-2-7b"), Some("H100-SXM"));
+        // A time of 14:09:01 is not a GPU.
+        assert_eq!(named_gpu("20260218-140901-llama-2-70b"), None);
+        assert_eq!(named_gpu("RTX4090_Llama-3.1-8B"), Some("RTX 4090"));
         assert_eq!(
             named_gpu("RTXPRO6000_Qwen3-32B"),
             Some("RTX PRO 6000 Blackwell")

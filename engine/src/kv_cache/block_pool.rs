@@ -49,6 +49,10 @@ use crate::kv_events::{KvChange, KvEvent, KvMedium};
 use crate::request::BlockHash;
 use std::collections::VecDeque;
 
+/// The runs a table reserves at admission with caching on (p64-30k: 8.4 runs a table on
+/// average, 97 % of tables in 16; with 8, two in five grew and were copied).
+const RESERVED_RUNS: usize = 16;
+
 /// Index of a GPU block.
 pub type BlockId = u32;
 
@@ -417,6 +421,17 @@ impl BlockPool {
             BlockTable::from_ids_as_runs(ids)
         } else {
             BlockTable::from_ids(ids)
+        }
+    }
+
+    /// Reserves room in an empty `table` for `blocks` blocks in the form this pool fills:
+    /// with caching on, runs of ids (a few, whatever the table's length); with it off,
+    /// one id a block.
+    pub(crate) fn reserve_table(&self, table: &mut BlockTable, blocks: usize) {
+        if self.enable_caching {
+            table.reserve(0, RESERVED_RUNS);
+        } else {
+            table.reserve(blocks, 0);
         }
     }
 

@@ -451,14 +451,10 @@ impl Worker {
                 .ok();
         }
         if let Some(finished) = finished {
-            if let Some(mut emptied) = self.hand_back(finished) {
+            if let Some(emptied) = self.hand_back(finished) {
                 // Back to the buffer, to keep its memory (a finished request is ~470 bytes:
                 // a new buffer for each step that finishes one was a malloc and a free).
-                let mut st = self.state.borrow_mut();
-                if st.outcome.finished.capacity() == 0 {
-                    emptied.clear();
-                    st.outcome.finished = emptied;
-                }
+                self.state.borrow_mut().outcome.finished = emptied;
             }
         }
         Ok(true)
@@ -499,9 +495,6 @@ impl Worker {
     /// (the front end's output delay after the step). Gives the emptied vector back when
     /// that is now.
     fn hand_back(&self, mut finished: Vec<Request>) -> Option<Vec<Request>> {
-        if finished.is_empty() {
-            return Some(finished);
-        }
         let delay = self.state.borrow().scheduler.token_output_delay();
         if delay == 0.0 {
             for req in finished.drain(..) {

@@ -7,6 +7,25 @@ use engine::timing::{Calibrated, Calibration, SeqWork};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The catalogue GPU `name` with calibration `cal`.
+fn calibrated_gpu(name: &str, cal: &Calibration) -> GpuSpec {
+    GpuSpec {
+        calibration: cal.clone(),
+        ..engine::hardware::lookup(name).expect("a catalogue GPU")
+    }
+}
+
+/// The step pricing of `model` on `tp` of `gpu`, with no all-reduce latency per layer (the
+/// profiles time kernels, not a server's collectives).
+fn timing(model: &Model, gpu: &GpuSpec, tp: u32) -> Calibrated {
+    let hw = Hardware {
+        gpu: gpu.clone(),
+        tp,
+        allreduce_latency_per_layer: 0.0,
+    };
+    Calibrated::new(model, &hw, None, 0.0)
+}
+
 /// A table of latencies by token count, µs.
 #[derive(Debug, Clone, Deserialize)]
 struct ByTokens {
@@ -140,16 +159,7 @@ pub fn rtx_step_checks(cal: &Calibration) -> Vec<StepCheck> {
     let mut model = p.model();
     model.arch.num_layers = LAYERS;
     let model = Model::new(model.name, model.arch);
-    let gpu = GpuSpec {
-        calibration: cal.clone(),
-        ..engine::hardware::lookup(&p.gpu).expect("the catalogue has the profiled GPU")
-    };
-    let hw = Hardware {
-        gpu,
-        tp: 1,
-        allreduce_latency_per_layer: 0.0,
-    };
-    let t = Calibrated::new(&model, &hw, None, 0.0);
+    let t = timing(&model, &calibrated_gpu(&p.gpu, cal), 1);
     let mut out = Vec::new();
     for row in &p.attention {
         let [chunk, prefix, decodes, kv, us] = *row;
@@ -275,10 +285,7 @@ fn step_grid(
     let layers: Vec<LayerProfile> =
         serde_json::from_str(include_str!("../../data/kernels/aiconfigurator_h100.json"))
             .expect("aiconfigurator_h100.json is valid");
-    let gpu = GpuSpec {
-        calibration: cal.clone(),
-        ..engine::hardware::lookup("H100-SXM").expect("the catalogue has the H100")
-    };
+    let gpu = calibrated_gpu("H100-SXM", cal);
     let at = |xs: &[f64], ys: &[f64], x: f64| xs.iter().position(|&v| v == x).map(|i| ys[i]);
     let mut out = Vec::new();
     for l in layers
@@ -287,12 +294,7 @@ fn step_grid(
     {
         let arch = hf::from_config_value(&l.config).expect("profile configs import");
         let model = Model::new(l.name.clone(), arch);
-        let hw = Hardware {
-            gpu: gpu.clone(),
-            tp: l.tp,
-            allreduce_latency_per_layer: 0.0,
-        };
-        let t = Calibrated::new(&model, &hw, None, 0.0);
+        let t = timing(&model, &gpu, l.tp);
         let n = model.arch.num_layers as f64;
         let step = |tokens: f64, seqs: f64, attention_us: f64| {
             let gemm = at(&l.gemm.tokens, &l.gemm.latency_us, tokens)?;
@@ -603,10 +605,7 @@ impl Profiles {
 
     /// The simulator's time for every point of `group` under `cal`, seconds, in order.
     pub fn predict(&self, cal: &Calibration, group: &str) -> Vec<(f64, &Point)> {
-        let gpu = GpuSpec {
-            calibration: cal.clone(),
-            ..engine::hardware::lookup(&self.gpu).expect("a catalogue GPU")
-        };
+        let gpu = calibrated_gpu(&self.gpu, cal);
         let timing: Vec<Option<Calibrated>> = self
             .models
             .iter()
@@ -615,14 +614,7 @@ impl Profiles {
                 self.points
                     .iter()
                     .any(|p| p.model == i && p.group == group)
-                    .then(|| {
-                        let hw = Hardware {
-                            gpu: gpu.clone(),
-                            tp: *tp,
-                            allreduce_latency_per_layer: 0.0,
-                        };
-                        Calibrated::new(model, &hw, None, 0.0)
-                    })
+                    .then(|| timing(model, &gpu, *tp))
             })
             .collect();
         self.points

@@ -58,10 +58,7 @@ pub fn pack(worker: &[u32], start: &[f64], end: &[f64]) -> Packing {
     crate::order::sort_by_number(&mut ids, |&i| f64::from(worker[i as usize]));
     let mut packing = Packing::default();
     for ids in ids.chunk_by(|&a, &b| worker[a as usize] == worker[b as usize]) {
-        let Some(&first) = ids.first() else {
-            continue;
-        };
-        let w = worker[first as usize];
+        let w = worker[ids[0] as usize]; // (chunks are never empty)
         let first_row = packing.rows.len();
         // Rows free for reuse (lowest first) and busy rows keyed by when they free up.
         let mut free: BinaryHeap<Reverse<usize>> = BinaryHeap::new();

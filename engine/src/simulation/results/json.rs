@@ -32,6 +32,15 @@ struct Out<W: Write> {
 }
 
 impl<W: Write> Out<W> {
+    /// An empty buffer in front of `out`, with an empty float cache.
+    fn new(out: W) -> Self {
+        Out {
+            buf: Vec::with_capacity(CHUNK + 4096),
+            out,
+            floats: vec![(0, 0, [0; 24]); 1 << FLOAT_BITS].into_boxed_slice(),
+        }
+    }
+
     fn raw(&mut self, s: &[u8]) {
         self.buf.extend_from_slice(s);
     }
@@ -314,11 +323,7 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
         transfers,
         decode_decisions,
     } = results;
-    let mut o = Out {
-        buf: Vec::with_capacity(CHUNK + 4096),
-        out,
-        floats: vec![(0, 0, [0; 24]); 1 << FLOAT_BITS].into_boxed_slice(),
-    };
+    let mut o = Out::new(out);
     o.serde(b"{\"engine_version\":", engine_version)?;
     o.serde(b",\"timing\":", timing)?;
     o.raw(b",\"end_time\":");
@@ -445,11 +450,7 @@ mod tests {
     #[test]
     fn integers_come_out_as_serde_writes_them() {
         // The one- and two-digit shortcuts and the general case on either side of them.
-        let mut o = super::Out {
-            buf: Vec::new(),
-            out: std::io::sink(),
-            floats: vec![(0, 0, [0; 24]); 1 << super::FLOAT_BITS].into_boxed_slice(),
-        };
+        let mut o = super::Out::new(std::io::sink());
         for x in (0..1000).chain([9_999, 10_000, u64::MAX]) {
             o.buf.clear();
             o.u64(x);
