@@ -11,6 +11,7 @@ pub mod hardware;
 pub mod kernel;
 pub mod kv_cache;
 pub mod kv_events;
+pub mod measure;
 pub mod model;
 pub mod offload;
 pub mod race;

@@ -31,6 +31,7 @@ pub use work::{WorkEstimate, EVENTS_PER_REQUEST};
 
 use crate::deployment::DeploymentConfig;
 use crate::hardware::HardwareConfig;
+use crate::measure::MeasurementConfig;
 use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
 use crate::race::RaceConfig;
@@ -69,6 +70,10 @@ pub struct Scenario {
     /// `simulation.num_workers` workers with the sections above).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deployment: Option<DeploymentConfig>,
+    /// Which part of each stage the results and the SLO are judged on (warm-up left out),
+    /// and when a stage counts as overloaded.
+    #[serde(skip_serializing_if = "MeasurementConfig::is_default")]
+    pub measurement: MeasurementConfig,
     /// Latency targets the run is judged against (none: no SLO report).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloConfig>,
@@ -94,6 +99,7 @@ impl Default for Scenario {
             router: RouterConfig::default(),
             workload: WorkloadConfig::default(),
             deployment: None,
+            measurement: MeasurementConfig::default(),
             slo: None,
             sweep: None,
             race: None,
@@ -170,6 +176,7 @@ impl Scenario {
         if let Some(d) = &self.deployment {
             d.validate("deployment", &self.hardware, &self.worker, &mut p);
         }
+        self.measurement.validate("measurement", &mut p);
         if let Some(slo) = &self.slo {
             slo.validate("slo", &mut p);
         }

@@ -79,6 +79,8 @@ pub struct Simulation {
     timing: String,
     /// The scenario's SLO, judged in the results.
     slo: Option<crate::slo::SloConfig>,
+    /// Which part of each stage is measured.
+    measurement: crate::measure::MeasurementConfig,
     /// Each pool's name and role, when the scenario declares a deployment.
     pools: Option<Vec<(String, &'static str)>>,
 }
@@ -156,6 +158,7 @@ impl Simulation {
             events: 0,
             timing,
             slo: scenario.slo.clone(),
+            measurement: scenario.measurement.clone(),
             pools: scenario.deployment.is_some().then_some(pool_names),
         }
     }
@@ -350,10 +353,9 @@ impl Simulation {
             })
             .collect();
         let series = rec.series.finish(end_time);
-        let slo = self.slo.as_ref().map(|c| {
-            let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
-            c.report(&rec.records, &durations, end_time)
-        });
+        let windows =
+            crate::measure::measure(&self.measurement, &rec.records, stages.len(), end_time);
+        let slo = self.slo.as_ref().map(|c| c.report(&rec.records, &windows));
         let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         if let Some(pools) = &self.pools {
             workers.load_imbalance =
@@ -403,6 +405,7 @@ impl Simulation {
             stop,
             events: self.events,
             stages,
+            windows,
             workers,
             series,
             itl,

@@ -2,6 +2,7 @@
 
 use super::recorder::RoutingRecord;
 use crate::deployment::{DeploymentReport, TransferRecord};
+use crate::measure::MeasuredWindow;
 use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
@@ -25,8 +26,11 @@ pub struct SimulationResults {
     pub stop: Option<Stop>,
     /// Kernel events processed.
     pub events: u64,
-    /// The `vllm bench serve`-style table of each stage.
+    /// The `vllm bench serve`-style table of each stage (every request it issued).
     pub stages: Vec<StageSummary>,
+    /// Each stage's measurement window (warm-up and drain left out) and whether it kept up
+    /// with its load: what the SLO and sweeps judge.
+    pub windows: Vec<MeasuredWindow>,
     /// Per worker: load, cache hits, busy time and utilisation; and the load imbalance.
     pub workers: WorkerTable,
     /// Per-second series for the charts.
@@ -125,7 +129,12 @@ impl SimulationResults {
 
     /// Every stage's table as `vllm bench serve` prints it, then the per-worker table.
     pub fn render_text(&self) -> String {
-        let mut parts: Vec<String> = self.stages.iter().map(StageSummary::render_text).collect();
+        let mut parts: Vec<String> = self
+            .stages
+            .iter()
+            .zip(&self.windows)
+            .map(|(s, w)| format!("{}{}", s.render_text(), w.render_text()))
+            .collect();
         parts.push(self.workers.render_text());
         if let Some(d) = &self.deployment {
             parts.push(d.render_text());

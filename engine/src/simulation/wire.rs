@@ -8,6 +8,7 @@
 
 use super::{RoutingRecord, SimulationResults, Stop};
 use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
+use crate::measure::{MeasuredWindow, Overload};
 use crate::request::FailReason;
 use crate::router::{Basis, Candidates, RoutingDecision};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
@@ -369,6 +370,36 @@ impl Wire for FailReason {
     }
 }
 
+impl Wire for Overload {
+    fn put(&self, out: &mut Vec<u8>) {
+        let (tag, a, b) = match *self {
+            Overload::Throughput {
+                offered_rps,
+                served_rps,
+            } => (0u8, offered_rps, served_rps),
+            Overload::GrowingTtft { first_ms, last_ms } => (1, first_ms, last_ms),
+        };
+        out.push(tag);
+        a.put(out);
+        b.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let tag = u8::get(r)?;
+        let (a, b) = (f64::get(r)?, f64::get(r)?);
+        Ok(match tag {
+            0 => Overload::Throughput {
+                offered_rps: a,
+                served_rps: b,
+            },
+            1 => Overload::GrowingTtft {
+                first_ms: a,
+                last_ms: b,
+            },
+            t => return Err(WireError(format!("bad overload kind {t}"))),
+        })
+    }
+}
+
 impl Wire for Metric {
     fn put(&self, out: &mut Vec<u8>) {
         out.push(match self {
@@ -389,8 +420,13 @@ impl Wire for Metric {
 
 wire_struct! {
     SimulationResults {
-        engine_version, timing, end_time, truncated, stop, events, stages, workers, series,
-        itl, requests, decisions, slo, deployment, transfers, decode_decisions,
+        engine_version, timing, end_time, truncated, stop, events, stages, windows, workers,
+        series, itl, requests, decisions, slo, deployment, transfers, decode_decisions,
+    }
+    MeasuredWindow {
+        stage, start, end, midpoint, warmup_requests, cooldown_requests, requests, completed,
+        served, served_output_tokens, shortfall, offered_rps, achieved_rps, output_tps, ttft, tpot, e2e,
+        overload,
     }
     DeploymentReport {
         pools, pool_balance, ttft_queueing, ttft_prefill, transfer, transfers, transfer_bytes,
@@ -404,7 +440,10 @@ wire_struct! {
     SloReport { config, overall, stages, workers }
     SloConfig { ttft_ms, tpot_ms, e2e_ms, min_attainment }
     Target { max, p }
-    SloSummary { requests, attained, attainment, goodput_rps, goodput_output_tps, percentiles, met }
+    SloSummary {
+        requests, attained, attainment, goodput_rps, goodput_output_tps, percentiles, overloaded,
+        met, settled,
+    }
     GroupSlo { id, summary }
     PercentileCheck { metric, p, max_ms, value_ms, met }
     StageSummary {

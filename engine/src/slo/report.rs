@@ -1,6 +1,7 @@
 //! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
 
 use super::config::{Metric, SloConfig, Target};
+use crate::measure::MeasuredWindow;
 use crate::stats::percentile::percentile_sorted;
 use crate::stats::RequestRecord;
 use serde::Serialize;
@@ -37,8 +38,15 @@ pub struct SloSummary {
     pub goodput_output_tps: f64,
     /// Each percentile target, checked.
     pub percentiles: Vec<PercentileCheck>,
-    /// Every percentile target holds, and attainment reaches `min_attainment` if given.
+    /// The group's load outran what served it (see `measure`): its SLO is missed
+    /// whatever its percentiles say.
+    pub overloaded: bool,
+    /// Not overloaded, every percentile target holds, and attainment reaches
+    /// `min_attainment` if given.
     pub met: bool,
+    /// The verdict is the same on each half of the measurement window (by arrival), or the
+    /// group is overloaded: long enough to judge.
+    pub settled: bool,
 }
 
 /// A stage's or a worker's [`SloSummary`].
@@ -51,16 +59,17 @@ pub struct GroupSlo {
     pub summary: SloSummary,
 }
 
-/// The SLO section of a run's results.
+/// The SLO section of a run's results: every group is judged on the requests arriving in
+/// its stages' measurement windows, and its rates are per second of those windows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SloReport {
     /// The targets judged against.
     pub config: SloConfig,
-    /// All requests of the run, over the run (first arrival to end).
+    /// Every stage's measured requests, over the windows' spans added up.
     pub overall: SloSummary,
-    /// Per stage, over the stage's duration.
+    /// Per stage, over its window.
     pub stages: Vec<GroupSlo>,
-    /// Per worker (requests routed to it), over the run.
+    /// Per worker (measured requests routed to it), over the windows' spans.
     pub workers: Vec<GroupSlo>,
 }
 
@@ -87,11 +96,14 @@ impl SloConfig {
             })
     }
 
-    /// How `records` fared over `duration` seconds.
+    /// How `records` fared over `duration` seconds; `later` tells which of them arrived in
+    /// the later half of their window.
     pub fn summarize<'a>(
         &self,
         records: impl IntoIterator<Item = &'a RequestRecord>,
         duration: f64,
+        overloaded: bool,
+        later: impl Fn(&RequestRecord) -> bool,
     ) -> SloSummary {
         let records: Vec<&RequestRecord> = records.into_iter().collect();
         let n = records.len() as u64;
@@ -107,18 +119,18 @@ impl SloConfig {
                 f64::NAN
             }
         };
-        let percentiles: Vec<PercentileCheck> = self
-            .targets()
-            .filter_map(|(m, t)| t.p.map(|p| check(&records, m, p, t)))
-            .collect();
-        let attainment = if n > 0 {
-            attained as f64 / n as f64
-        } else {
-            f64::NAN
+        let percentiles = self.checks(&records);
+        let attainment = ratio(attained, n);
+        let met = !overloaded && self.verdict(&percentiles, attainment, n);
+        let settled = overloaded || {
+            let (early, late): (Vec<&RequestRecord>, Vec<&RequestRecord>) =
+                records.iter().partition(|r| !later(r));
+            [early, late].iter().all(|half| {
+                let won = half.iter().filter(|r| self.attains(r)).count() as u64;
+                let n = half.len() as u64;
+                self.verdict(&self.checks(half), ratio(won, n), n) == met
+            })
         };
-        let met = n > 0
-            && percentiles.iter().all(|c| c.met)
-            && self.min_attainment.is_none_or(|a| attainment >= a);
         SloSummary {
             requests: n,
             attained,
@@ -126,33 +138,46 @@ impl SloConfig {
             goodput_rps: per_s(attained),
             goodput_output_tps: per_s(tokens),
             percentiles,
+            overloaded,
             met,
+            settled,
         }
     }
 
-    /// The report of a run: its request records, each stage's duration (seconds) and the
-    /// run's end time.
-    pub fn report(
-        &self,
-        records: &[RequestRecord],
-        stage_durations: &[f64],
-        end_time: f64,
-    ) -> SloReport {
-        let start = records
-            .iter()
-            .map(|r| r.created)
-            .fold(f64::INFINITY, f64::min);
-        let run = if start.is_finite() {
-            end_time - start
-        } else {
-            0.0
+    /// Each percentile target checked over `records`.
+    fn checks(&self, records: &[&RequestRecord]) -> Vec<PercentileCheck> {
+        self.targets()
+            .filter_map(|(m, t)| t.p.map(|p| check(records, m, p, t)))
+            .collect()
+    }
+
+    /// Whether checks and attainment meet the SLO, for a group of `n` requests.
+    fn verdict(&self, checks: &[PercentileCheck], attainment: f64, n: u64) -> bool {
+        n > 0 && checks.iter().all(|c| c.met) && self.min_attainment.is_none_or(|a| attainment >= a)
+    }
+
+    /// The report of a run: its request records and each stage's measurement window.
+    pub fn report(&self, records: &[RequestRecord], windows: &[MeasuredWindow]) -> SloReport {
+        let window = |r: &RequestRecord| windows.get(r.stage as usize).filter(|w| w.holds(r));
+        let measured: Vec<&RequestRecord> =
+            records.iter().filter(|r| window(r).is_some()).collect();
+        let later = |r: &RequestRecord| window(r).is_some_and(|w| w.in_later_half(r));
+        let spans = |ws: &mut dyn Iterator<Item = &MeasuredWindow>| {
+            ws.map(MeasuredWindow::duration)
+                .filter(|d| *d > 0.0)
+                .sum::<f64>()
         };
-        let stages = stage_durations
+        let run = spans(&mut windows.iter());
+        let stages = windows
             .iter()
-            .enumerate()
-            .map(|(i, &d)| GroupSlo {
-                id: i as u32,
-                summary: self.summarize(records.iter().filter(|r| r.stage == i as u32), d),
+            .map(|w| GroupSlo {
+                id: w.stage,
+                summary: self.summarize(
+                    measured.iter().copied().filter(|r| r.stage == w.stage),
+                    w.duration(),
+                    w.overload.is_some(),
+                    later,
+                ),
             })
             .collect();
         let num_workers = records
@@ -164,15 +189,33 @@ impl SloConfig {
         let workers = (0..num_workers)
             .map(|w| GroupSlo {
                 id: w,
-                summary: self.summarize(records.iter().filter(|r| r.worker == Some(w)), run),
+                summary: self.summarize(
+                    measured.iter().copied().filter(|r| r.worker == Some(w)),
+                    run,
+                    false,
+                    later,
+                ),
             })
             .collect();
         SloReport {
             config: self.clone(),
-            overall: self.summarize(records, run),
+            overall: self.summarize(
+                measured.iter().copied(),
+                run,
+                windows.iter().any(|w| w.overload.is_some()),
+                later,
+            ),
             stages,
             workers,
         }
+    }
+}
+
+fn ratio(a: u64, n: u64) -> f64 {
+    if n > 0 {
+        a as f64 / n as f64
+    } else {
+        f64::NAN
     }
 }
 
@@ -221,7 +264,11 @@ impl SloReport {
     /// The table: one row for the run, each stage and each worker.
     pub fn render_text(&self) -> String {
         let mut o = String::new();
-        let _ = writeln!(o, "SLO: {}", self.describe_targets());
+        let _ = writeln!(
+            o,
+            "SLO: {} (judged on each stage's measurement window)",
+            self.describe_targets()
+        );
         let mut head = format!(
             "{:<9} {:>8} {:>8} {:>8} {:>9} {:>10}",
             "scope", "requests", "attained", "attain %", "good r/s", "good tok/s"
@@ -257,7 +304,11 @@ impl SloReport {
             for c in &s.percentiles {
                 line.push_str(&format!(" {:>12.2}", c.value_ms));
             }
-            line.push_str(if s.met { "  yes" } else { "  no" });
+            line.push_str(match (s.met, s.overloaded) {
+                (true, _) => "  yes",
+                (false, true) => "  no (overloaded)",
+                (false, false) => "  no",
+            });
             let _ = writeln!(o, "{line}");
         }
         o

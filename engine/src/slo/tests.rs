@@ -1,6 +1,7 @@
 //! Hand-checked SLO cases: every expected figure is worked out in the comments.
 
 use super::*;
+use crate::measure::MeasuredWindow;
 use crate::stats::{FailReason, RequestRecord};
 
 /// A completed request: created `c`, first token `ft`, done `done`, `out` output tokens,
@@ -40,6 +41,15 @@ fn records() -> Vec<RequestRecord> {
     ]
 }
 
+/// Stage 0 measured over 0–6 s, stage 1 over 4–6 s (every request in its window); the run
+/// over the 8 s they add up to. The later halves start at r2 and r5.
+fn windows() -> Vec<MeasuredWindow> {
+    vec![
+        MeasuredWindow::spanning(0, 0.0, 6.0, 2.0),
+        MeasuredWindow::spanning(1, 4.0, 6.0, 5.0),
+    ]
+}
+
 fn slo(json: &str) -> SloConfig {
     serde_json::from_str(json).unwrap()
 }
@@ -47,8 +57,8 @@ fn slo(json: &str) -> SloConfig {
 #[test]
 fn attainment_and_goodput_count_only_requests_meeting_every_per_request_target() {
     let c = slo(r#"{"ttft_ms": {"max": 500}, "tpot_ms": {"max": 80}}"#);
-    // Stage 0 over 6 s, stage 1 over 2 s; the run from t = 0 to 8.
-    let rep = c.report(&records(), &[6.0, 2.0], 8.0);
+    // Stage 0 over 6 s, stage 1 over 2 s; the run over 8.
+    let rep = c.report(&records(), &windows());
     // Run: r0 and r3 attain, of 6 → 1/3; 2 / 8 s = 0.25 req/s; (9 + 1) / 8 = 1.25 tok/s.
     assert_eq!(rep.overall.requests, 6);
     assert_eq!(rep.overall.attained, 2);
@@ -78,7 +88,7 @@ fn percentile_targets_count_failed_and_unfinished_requests_as_infinitely_late() 
         r#"{"ttft_ms": {"p": 50, "max": 700}, "e2e_ms": {"p": 90, "max": 5000},
             "tpot_ms": {"p": 50, "max": 250}, "min_attainment": 0.5}"#,
     );
-    let rep = c.report(&records(), &[6.0, 2.0], 8.0);
+    let rep = c.report(&records(), &windows());
     let run = &rep.overall;
     // TTFT, ms, sorted: 125, 250, 500, 750, ∞, ∞. p50: h = 5·0.5 = 2.5 → between 500 and
     // 750 at 0.5 → 625 ≤ 700: met.
@@ -109,7 +119,7 @@ fn min_attainment_decides_with_per_request_targets() {
         slo(&format!(
             r#"{{"ttft_ms": {{"max": 500}}, "min_attainment": {a}}}"#
         ))
-        .report(&records(), &[6.0, 2.0], 8.0)
+        .report(&records(), &windows())
     };
     // TTFT ≤ 500 ms: r0, r1, r3 → 3 of 4 in stage 0, 3 of 6 in the run.
     assert!(at(0.75).stages[0].summary.met);
@@ -121,9 +131,11 @@ fn min_attainment_decides_with_per_request_targets() {
 #[test]
 fn the_table_lists_the_run_each_stage_and_each_worker() {
     let c = slo(r#"{"ttft_ms": {"p": 50, "max": 700}, "tpot_ms": {"max": 80}}"#);
-    let text = c.report(&records(), &[6.0, 2.0], 8.0).render_text();
+    let text = c.report(&records(), &windows()).render_text();
     assert!(
-        text.starts_with("SLO: TTFT p50 <= 700 ms, TPOT <= 80 ms\n"),
+        text.starts_with(
+            "SLO: TTFT p50 <= 700 ms, TPOT <= 80 ms (judged on each stage's measurement window)\n"
+        ),
         "{text}"
     );
     let scopes: Vec<&str> = text

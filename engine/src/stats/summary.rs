@@ -309,19 +309,19 @@ pub struct StageSummary {
 const WIDTH: usize = 50;
 
 /// A title centred in a 50-character rule, as Python's `"{s:{c}^{n}}"` (extra fill on the right).
-fn header(out: &mut String, title: &str, fill: char) {
+pub(crate) fn header(out: &mut String, title: &str, fill: char) {
     let pad = WIDTH.saturating_sub(title.chars().count());
     let left = pad / 2;
     let f = |n: usize| fill.to_string().repeat(n);
     let _ = writeln!(out, "{}{}{}", f(left), title, f(pad - left));
 }
 
-fn row(out: &mut String, label: &str, value: impl std::fmt::Display) {
+pub(crate) fn row(out: &mut String, label: &str, value: impl std::fmt::Display) {
     let line = format!("{label:<40} {value:<10}");
     let _ = writeln!(out, "{}", line.trim_end());
 }
 
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     if x.is_nan() {
         "n/a".into()
     } else {

@@ -1,9 +1,11 @@
-//! What one run of a sweep reports: load, throughput, latency percentiles, the SLO and cost.
+//! What one run of a sweep reports: load, throughput, latency percentiles, the SLO and cost,
+//! all over the run's measurement windows (warm-up and drain left out).
 
+use crate::measure::{MeasuredWindow, Pooled};
 use crate::scenario::Scenario;
 use crate::simulation::SimulationResults;
 use crate::slo::SloSummary;
-use crate::stats::LatencySummary;
+use crate::stats::{LatencySummary, RequestRecord};
 use serde::Serialize;
 
 /// One run's figures, pooled over every stage.
@@ -17,13 +19,22 @@ pub struct PointMetrics {
     pub gpus: u32,
     /// Requests issued.
     pub requests: u64,
-    /// Offered load: arrivals per second, (n − 1) / (last − first arrival).
+    /// Requests measured: those arriving in their stage's measurement window.
+    pub measured_requests: u64,
+    /// Offered load: arrivals per second of the windows (time-weighted over stages).
     pub offered_rps: f64,
-    /// Completed requests per second, first arrival to the end.
+    /// Requests completed per second of the windows (see `MeasuredWindow::served`).
     pub achieved_rps: f64,
-    /// Output tokens of completed requests per second.
+    /// Output tokens of those completions per second.
     pub output_tps: f64,
-    /// Time to first token of completed requests.
+    /// Why the load outran the cluster, when it did (the first overloaded stage): such a
+    /// point misses every SLO whatever its percentiles say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overloaded: Option<String>,
+    /// Long enough to judge: enough measured requests, and the verdict (the SLO's, or p99
+    /// TTFT without one) the same on each half of the windows; an overloaded run is judged.
+    pub settled: bool,
+    /// Time to first token of measured, completed requests.
     pub ttft: LatencySummary,
     /// Time per output token.
     pub tpot: LatencySummary,
@@ -44,27 +55,16 @@ impl PointMetrics {
     /// The figures of a finished run of `scenario`.
     #[inline]
     pub fn new(scenario: &Scenario, r: &SimulationResults) -> Self {
-        let first = r
+        let pooled = Pooled::of(&r.windows);
+        let measured =
+            |q: &&RequestRecord| r.windows.get(q.stage as usize).is_some_and(|w| w.holds(q));
+        let done: Vec<_> = r
             .requests
             .iter()
-            .map(|q| q.created)
-            .fold(f64::INFINITY, f64::min);
-        let last = r
-            .requests
-            .iter()
-            .map(|q| q.created)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let n = r.requests.len() as u64;
-        let offered = if n >= 2 && last > first {
-            (n - 1) as f64 / (last - first)
-        } else {
-            f64::NAN
-        };
-        let span = r.end_time - first;
-        let done: Vec<_> = r.requests.iter().filter(|q| q.is_completed()).collect();
-        let per_s = |x: f64| if span > 0.0 { x / span } else { f64::NAN };
-        let tokens: u64 = done.iter().map(|q| q.output_tokens as u64).sum();
-        let lat = |f: fn(&crate::stats::RequestRecord) -> f64| {
+            .filter(measured)
+            .filter(|q| q.is_completed())
+            .collect();
+        let lat = |f: fn(&RequestRecord) -> f64| {
             LatencySummary::from_seconds(done.iter().map(|q| f(q)).collect())
         };
         let price = scenario.hardware.cost_per_gpu_hour();
@@ -89,7 +89,7 @@ impl PointMetrics {
                 (workers, gpus, price.map(|p| gpus as f64 * p))
             }
         };
-        let output_tps = per_s(tokens as f64);
+        let output_tps = pooled.output_tps;
         let cost = dollars_per_hour
             .filter(|_| output_tps > 0.0)
             .map(|d| d / (output_tps * 3600.0) * 1e6);
@@ -97,13 +97,16 @@ impl PointMetrics {
             workers,
             gpu: scenario.hardware.gpu.clone(),
             gpus,
-            requests: n,
-            offered_rps: offered,
-            achieved_rps: per_s(done.len() as f64),
+            requests: r.requests.len() as u64,
+            measured_requests: pooled.requests,
+            offered_rps: pooled.offered_rps,
+            achieved_rps: pooled.achieved_rps,
             output_tps,
-            ttft: lat(crate::stats::RequestRecord::ttft),
-            tpot: lat(crate::stats::RequestRecord::tpot),
-            e2e: lat(crate::stats::RequestRecord::e2e),
+            overloaded: overload_note(&r.windows),
+            settled: settled(scenario, r, pooled.requests),
+            ttft: lat(RequestRecord::ttft),
+            tpot: lat(RequestRecord::tpot),
+            e2e: lat(RequestRecord::e2e),
             slo: r.slo.as_ref().map(|s| s.overall.clone()),
             cost_per_gpu_hour: price,
             cost_per_million_output_tokens: cost,
@@ -111,8 +114,55 @@ impl PointMetrics {
         }
     }
 
-    /// Whether the run met its SLO (false without one).
+    /// Whether the run met its SLO (false without one, or overloaded).
     pub fn slo_met(&self) -> bool {
-        self.slo.as_ref().is_some_and(|s| s.met)
+        self.overloaded.is_none() && self.slo.as_ref().is_some_and(|s| s.met)
     }
+}
+
+/// The first overloaded stage, in words.
+fn overload_note(windows: &[MeasuredWindow]) -> Option<String> {
+    let w = windows.iter().find(|w| w.overload.is_some())?;
+    let o = w.overload.as_ref()?;
+    Some(format!("stage {}: {}", w.stage, o.describe()))
+}
+
+/// Two p99 TTFTs this close (relatively, or in ms) agree.
+const P99_AGREEMENT: f64 = 0.25;
+const P99_AGREEMENT_MS: f64 = 10.0;
+
+/// Whether a run is long enough to judge (see [`PointMetrics::settled`]).
+fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
+    if r.windows.iter().any(|w| w.overload.is_some()) {
+        return true;
+    }
+    // A shortfall past the tolerance that the arrivals' noise could still explain.
+    let tolerance = scenario.measurement.throughput_tolerance;
+    if r.windows.iter().any(|w| w.shortfall > tolerance) {
+        return false;
+    }
+    let workers = (r.workers.workers.len() as u32).max(scenario.simulation.num_workers);
+    if measured < scenario.measurement.enough_requests(workers) {
+        return false;
+    }
+    if let Some(slo) = &r.slo {
+        return slo.overall.settled;
+    }
+    // Without an SLO: p99 TTFT agrees between the windows' halves.
+    let half = |later: bool| {
+        let ttft: Vec<f64> = r
+            .requests
+            .iter()
+            .filter(|q| q.is_completed())
+            .filter(|q| {
+                r.windows
+                    .get(q.stage as usize)
+                    .is_some_and(|w| w.holds(q) && w.in_later_half(q) == later)
+            })
+            .map(RequestRecord::ttft)
+            .collect();
+        LatencySummary::from_seconds(ttft).p99_ms
+    };
+    let (a, b) = (half(false), half(true));
+    (a - b).abs() <= P99_AGREEMENT_MS.max(P99_AGREEMENT * a.max(b))
 }

@@ -313,6 +313,7 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
         stop,
         events,
         stages,
+        windows,
         workers,
         series,
         itl,
@@ -333,6 +334,7 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
     o.raw(b",\"events\":");
     o.u64(*events);
     o.serde(b",\"stages\":", stages)?;
+    o.serde(b",\"windows\":", windows)?;
     o.serde(b",\"workers\":", workers)?;
     o.serde(b",\"series\":", series)?;
     o.list(b",\"itl\":", itl, |o, gaps| {
