@@ -75,6 +75,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             results.render_text()
         ))?;
     }
+    // Even with -q: an overloaded run's percentiles grow with its length, which no table
+    // of a finite run can show.
+    for w in results.windows.iter() {
+        if let Some(o) = &w.overload {
+            eprintln!(
+                "opal: warning: stage {} is overloaded ({}): the cluster does not sustain \
+                 this load, and its latencies keep growing with the run's length",
+                w.stage,
+                o.describe()
+            );
+        }
+    }
     let when = format!("at t = {:.3} s of simulated time", results.end_time);
     Ok(match (halt, &results.stop) {
         (Some(Halt::Interrupted), _) => {

@@ -59,6 +59,11 @@ pub struct MeasurementConfig {
     pub min_requests: u64,
     /// Fewest window requests per worker, likewise. Default 50.
     pub min_requests_per_worker: u64,
+    /// Shortest window for a sweep or search to judge it, in median end-to-end latencies
+    /// of its requests: a queue that fills slowly (a batch growing until the KV cache is
+    /// full) shows only once the requests in flight have turned over several times.
+    /// Default 10.
+    pub min_latencies: f64,
 }
 
 /// Warm-up share by default.
@@ -72,6 +77,7 @@ impl Default for MeasurementConfig {
             throughput_tolerance: 0.05,
             min_requests: 500,
             min_requests_per_worker: 50,
+            min_latencies: 10.0,
         }
     }
 }
@@ -101,6 +107,10 @@ impl MeasurementConfig {
                     "warm-up and cool-down together must leave some of each stage",
                 );
             }
+        }
+        p.non_negative(path, "min_latencies", self.min_latencies);
+        if self.min_latencies > 1000.0 {
+            p.push(join(path, "min_latencies"), "must be at most 1000");
         }
         p.in_range(
             path,

@@ -70,7 +70,7 @@ fn one() -> u32 {
 
 /// A sweep: the scenario run at every combination of its axes' values, each point searched
 /// when a search is given.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SweepConfig {
     /// The fields varied (0 to 2); points are every combination, the last axis fastest.
@@ -78,6 +78,46 @@ pub struct SweepConfig {
     /// What to search for at each point.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<Search>,
+    /// Seeds each run is made with (`simulation.seed`, then the next ones): a point meets
+    /// the SLO only when every seed does, and reports the spread. Default 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub seeds: u32,
+    /// Most times a run may be lengthened (its stages' requests and durations multiplied)
+    /// until it is long enough to judge. Default 16; 1 never lengthens.
+    #[serde(skip_serializing_if = "is_default_lengthen")]
+    pub max_lengthen: u32,
+    /// A search's answer is re-run this many times longer, with the next value beyond it,
+    /// to confirm that it holds and the next does not (searched again at that length if
+    /// not). Default 10; 1 does not confirm.
+    #[serde(skip_serializing_if = "is_default_confirm")]
+    pub confirm: u32,
+}
+
+/// Most seeds per point.
+pub const MAX_SEEDS: u32 = 8;
+const DEFAULT_LENGTHEN: u32 = 16;
+const DEFAULT_CONFIRM: u32 = 10;
+
+fn is_one(x: &u32) -> bool {
+    *x == 1
+}
+fn is_default_lengthen(x: &u32) -> bool {
+    *x == DEFAULT_LENGTHEN
+}
+fn is_default_confirm(x: &u32) -> bool {
+    *x == DEFAULT_CONFIRM
+}
+
+impl Default for SweepConfig {
+    fn default() -> Self {
+        Self {
+            vary: Vec::new(),
+            search: None,
+            seeds: 1,
+            max_lengthen: DEFAULT_LENGTHEN,
+            confirm: DEFAULT_CONFIRM,
+        }
+    }
 }
 
 /// A number as JSON: whole numbers as integers (so they read as counts, e.g. `num_workers`).
@@ -193,6 +233,18 @@ impl SweepConfig {
                 &vary,
                 format!("{n} points; at most {MAX_POINTS} runs per sweep"),
             );
+        }
+        if !(1..=MAX_SEEDS).contains(&self.seeds) {
+            p.push(
+                join(path, "seeds"),
+                format!("must be between 1 and {MAX_SEEDS}"),
+            );
+        }
+        if !(1..=64).contains(&self.max_lengthen) {
+            p.push(join(path, "max_lengthen"), "must be between 1 and 64");
+        }
+        if !(1..=100).contains(&self.confirm) {
+            p.push(join(path, "confirm"), "must be between 1 and 100");
         }
         let search = join(path, "search");
         match &self.search {

@@ -11,17 +11,21 @@
 //! engine at the simulation's.
 
 mod config;
+mod lengthen;
 mod output;
 mod path;
 mod point;
 mod search;
+mod searcher;
 #[cfg(test)]
 mod tests;
+mod trial;
 
 pub use config::{Axis, Search, SweepConfig, MAX_AXES, MAX_POINTS};
 pub use output::{merge_shards, Shard, SweepHeader, SweepPoint, SweepResults};
-pub use point::PointMetrics;
-pub use search::{Probe, SearchOutcome};
+pub use point::{PointMetrics, SeedSpread};
+pub use search::{Confirmation, Probe, SearchOutcome};
+use trial::{Trial, TrialStep};
 
 use crate::scenario::{Scenario, ScenarioData};
 use crate::simulation::{Simulation, SimulationResults, Stop};
@@ -100,13 +104,43 @@ impl SweepPlan {
     /// [`PointRun::next`] for a run, hand its results to [`PointRun::record`], until it is
     /// done. [`SweepPlan::run_point`] is this loop run here.
     pub fn begin_point(&self, i: usize) -> PointRun {
+        let mut searcher =
+            (self.config.search.as_ref()).map(|s| searcher::Searcher::new(s, self.config.confirm));
         PointRun {
             index: i,
             values: self.config.point_values(i),
-            searcher: self.config.search.as_ref().map(search::Searcher::new),
+            trial: Some(self.trial(searcher.as_mut().map(searcher::Searcher::next_probe), 1)),
+            phase: match searcher {
+                None => Phase::Plain,
+                Some(s) => Phase::Search(s),
+            },
             pending: None,
-            outcome: None,
+            failed: None,
         }
+    }
+
+    fn trial(&self, extra: Option<(String, Value)>, scale: u32) -> Trial {
+        Trial::new(
+            extra,
+            scale,
+            self.config.seeds,
+            scale.saturating_mul(self.config.max_lengthen),
+        )
+    }
+
+    /// The scenario text of point `values` with `extra` set, its stages lengthened `scale`
+    /// times and its seed moved on by `seed`.
+    fn run_text(
+        &self,
+        values: &[Value],
+        extra: Option<(&str, Value)>,
+        seed: u32,
+        scale: u32,
+    ) -> Result<String, String> {
+        let mut tree = self.base.clone();
+        lengthen::lengthen(&mut tree, scale);
+        lengthen::reseed(&mut tree, seed);
+        point_text(&tree, &self.config, values, extra)
     }
 }
 
@@ -127,15 +161,28 @@ pub enum PointStep<'a> {
     Done(Box<SweepPoint>),
 }
 
-/// A point of a sweep in progress: one run, or a search's runs one after another.
+/// A point of a sweep in progress: its trials (one configuration each, run per seed and
+/// lengthened until it can be judged), one after another.
 pub struct PointRun {
     index: usize,
     values: Vec<Value>,
-    searcher: Option<search::Searcher>,
+    /// The configuration being run.
+    trial: Option<Trial>,
+    phase: Phase,
     /// The run asked for and not yet recorded.
     pending: Option<PendingRun>,
-    /// Without a search: the one run's figures, once recorded.
-    outcome: Option<Result<PointMetrics, String>>,
+    /// Why the point cannot go on.
+    failed: Option<String>,
+}
+
+/// What a point is doing.
+enum Phase {
+    /// One configuration, no search.
+    Plain,
+    /// A search asking for probes.
+    Search(searcher::Searcher),
+    /// Done: the figures, and the search's outcome with one.
+    Finished(Option<PointMetrics>, Option<SearchOutcome>),
 }
 
 impl PointRun {
@@ -147,35 +194,51 @@ impl PointRun {
     /// The next run to make, or the finished point.
     #[inline]
     pub fn next(&mut self, plan: &SweepPlan) -> PointStep<'_> {
-        let extra = match &mut self.searcher {
-            None => match self.outcome.take() {
-                None => None,
-                Some(result) => {
-                    return PointStep::Done(Box::new(self.finish(result.map(|m| (m, None)))))
-                }
-            },
-            Some(searcher) => match searcher.next() {
-                search::SearchStep::Probe(path, value) => Some((path, value)),
-                search::SearchStep::Done(found) => {
-                    let (outcome, at) = *found;
-                    return PointStep::Done(Box::new(SweepPoint {
-                        index: self.index,
-                        values: self.values.clone(),
-                        metrics: at,
-                        search: Some(outcome),
-                        error: None,
-                    }));
-                }
-            },
-        };
-        let extra = extra.as_ref().map(|(p, v)| (p.as_str(), v.clone()));
-        match point_text(&plan.base, &plan.config, &self.values, extra)
-            .and_then(|text| Ok((parse_point(&text)?, text)))
-        {
-            Ok((scenario, text)) => {
-                PointStep::Run(self.pending.insert(PendingRun { scenario, text }))
+        loop {
+            if let Some(e) = self.failed.take() {
+                return PointStep::Done(Box::new(self.point(None, None, Some(e))));
             }
-            Err(e) => PointStep::Done(Box::new(self.finish(Err(e)))),
+            if let Phase::Finished(metrics, search) = &self.phase {
+                let (m, s) = (metrics.clone(), search.clone());
+                return PointStep::Done(Box::new(self.point(m, s, None)));
+            }
+            let Some(trial) = &self.trial else {
+                unreachable!("a point in progress has a trial");
+            };
+            match trial.next() {
+                TrialStep::Run { seed, scale } => {
+                    let extra = trial.extra.as_ref().map(|(p, v)| (p.as_str(), v.clone()));
+                    match plan
+                        .run_text(&self.values, extra, seed, scale)
+                        .and_then(|text| Ok((parse_point(&text)?, text)))
+                    {
+                        Ok((scenario, text)) => {
+                            return PointStep::Run(
+                                self.pending.insert(PendingRun { scenario, text }),
+                            )
+                        }
+                        Err(e) => self.failed = Some(e),
+                    }
+                }
+                TrialStep::Done(m) => self.judged(plan, *m),
+            }
+        }
+    }
+
+    /// A trial is judged: the point is done, or its search goes on.
+    fn judged(&mut self, plan: &SweepPlan, m: PointMetrics) {
+        let scale = self.trial.as_ref().map_or(1, |t| t.scale);
+        match &mut self.phase {
+            Phase::Plain => self.phase = Phase::Finished(Some(m), None),
+            Phase::Search(searcher) => match searcher.record(m, scale) {
+                searcher::Next::Probe(extra, scale) => {
+                    self.trial = Some(plan.trial(Some(extra), scale));
+                }
+                searcher::Next::Done(outcome, at) => {
+                    self.phase = Phase::Finished(at, Some(outcome));
+                }
+            },
+            Phase::Finished(..) => {}
         }
     }
 
@@ -183,23 +246,25 @@ impl PointRun {
     #[inline]
     pub fn record(&mut self, results: Result<&SimulationResults, String>) {
         let pending = self.pending.take().expect("record follows a run from next");
-        let metrics = results.and_then(|r| metrics_of(&pending.scenario, r));
-        match &mut self.searcher {
-            None => self.outcome = Some(metrics),
-            Some(searcher) => {
-                if let Err(e) = searcher.record(metrics) {
-                    self.searcher = None;
-                    self.outcome = Some(Err(e));
-                }
+        match results.and_then(|r| metrics_of(&pending.scenario, r)) {
+            Ok(mut m) => {
+                let trial = self.trial.as_mut().expect("a run belongs to a trial");
+                m.scale = trial.scale;
+                let now = trial.scale;
+                trial.record(m, |scale| {
+                    lengthen::can_lengthen(&pending.scenario, scale, now)
+                });
             }
+            Err(e) => self.failed = Some(e),
         }
     }
 
-    fn finish(&self, result: Result<(PointMetrics, Option<SearchOutcome>), String>) -> SweepPoint {
-        let (metrics, search, error) = match result {
-            Ok((m, s)) => (Some(m), s, None),
-            Err(e) => (None, None, Some(e)),
-        };
+    fn point(
+        &self,
+        metrics: Option<PointMetrics>,
+        search: Option<SearchOutcome>,
+        error: Option<String>,
+    ) -> SweepPoint {
         SweepPoint {
             index: self.index,
             values: self.values.clone(),

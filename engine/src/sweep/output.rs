@@ -127,11 +127,8 @@ impl SweepResults {
             let _ = writeln!(o, "{}", line.join("  ").trim_end());
         }
         for p in &self.points {
-            if let Some(e) = &p.error {
-                let _ = writeln!(o, "point {}: {e}", p.index);
-            }
-            if let Some(note) = p.search.as_ref().and_then(|s| s.note.as_ref()) {
-                let _ = writeln!(o, "point {}: {note}", p.index);
+            for line in point_notes(p) {
+                let _ = writeln!(o, "point {}: {line}", p.index);
             }
         }
         o
@@ -203,6 +200,7 @@ impl SweepResults {
             "P99 TTFT ms",
             "P99 TPOT ms",
             "P99 E2E ms",
+            "load",
             "attain %",
             "good r/s",
             "SLO met",
@@ -245,16 +243,81 @@ impl SweepResults {
                     num(m.ttft.p99_ms),
                     num(m.tpot.p99_ms),
                     num(m.e2e.p99_ms),
+                    load(m).into(),
                     slo.map_or(String::new(), |s| num(s.attainment * 100.0)),
                     slo.map_or(String::new(), |s| num(s.goodput_rps)),
-                    slo.map_or(String::new(), |s| (if s.met { "yes" } else { "no" }).into()),
+                    slo.map_or(String::new(), |_| {
+                        (if m.slo_met() { "yes" } else { "no" }).into()
+                    }),
                     m.cost_per_million_output_tokens.map_or(String::new(), num),
                 ]);
             }
-            None => c.extend((0..12).map(|_| String::new())),
+            None => c.extend((0..13).map(|_| String::new())),
         }
         c
     }
+}
+
+/// A number for a sentence: at most two decimals, no trailing zeros.
+pub(crate) fn short_number(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A point's load in one word: `ok`, `overloaded`, or `unsure` when its runs were too
+/// short to judge even lengthened.
+fn load(m: &PointMetrics) -> &'static str {
+    match (&m.overloaded, m.settled) {
+        (Some(_), _) => "overloaded",
+        (None, true) => "ok",
+        (None, false) => "unsure",
+    }
+}
+
+/// What to say under the table about a point: its error, why it is overloaded or unsure,
+/// how long its runs were, the seeds' spread and the search's confirmation.
+pub fn point_notes(p: &SweepPoint) -> Vec<String> {
+    let mut notes: Vec<String> = p.error.iter().cloned().collect();
+    if let Some(m) = &p.metrics {
+        if let Some(why) = &m.overloaded {
+            notes.push(format!(
+                "overloaded ({why}): latency grows with the run's length"
+            ));
+        } else if !m.settled {
+            notes.push(format!(
+                "too short to judge even at {}x the requests ({} measured)",
+                m.scale, m.measured_requests
+            ));
+        }
+        if m.scale > 1 && m.settled {
+            notes.push(format!(
+                "judged at {}x the requests ({} measured)",
+                m.scale, m.measured_requests
+            ));
+        }
+        if let Some(s) = &m.seeds {
+            notes.push(format!(
+                "{} of {} seeds meet the SLO ({} overloaded); p99 TTFT {:.1}-{:.1} ms",
+                s.met, s.seeds, s.overloaded, s.p99_ttft_ms[0], s.p99_ttft_ms[1]
+            ));
+        }
+    }
+    if let Some(s) = &p.search {
+        if let Some(c) = &s.confirmation {
+            let next = match (c.next, c.next_misses) {
+                (Some(x), Some(true)) => format!("; {x} misses there"),
+                (Some(x), Some(false)) => format!("; {x} also meets there"),
+                _ => String::new(),
+            };
+            notes.push(format!(
+                "checked at {}x the requests: {}{next}",
+                c.scale,
+                if c.holds { "holds" } else { "does not hold" }
+            ));
+        }
+        notes.extend(s.note.iter().cloned());
+    }
+    notes
 }
 
 /// Merges shard files (their JSON text) into the JSON of the whole sweep, byte for byte

@@ -49,6 +49,51 @@ pub struct PointMetrics {
     pub cost_per_million_output_tokens: Option<f64>,
     /// The run ended before its workload did (a bound or limit; see `simulation.*`).
     pub truncated: bool,
+    /// How many times the requests its stages name the run made, lengthened until it could
+    /// be judged (1: as written).
+    pub scale: u32,
+    /// With several seeds (`sweep.seeds`): how the figures spread across them. The figures
+    /// above are the first seed's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<SeedSpread>,
+}
+
+/// How a point's figures spread across seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeedSpread {
+    /// Seeds run.
+    pub seeds: u32,
+    /// Seeds meeting the SLO.
+    pub met: u32,
+    /// Seeds overloaded.
+    pub overloaded: u32,
+    /// Lowest and highest p99 TTFT, ms.
+    pub p99_ttft_ms: [f64; 2],
+    /// Lowest and highest p99 TPOT, ms.
+    pub p99_tpot_ms: [f64; 2],
+    /// Lowest and highest attainment (NaN without an SLO).
+    pub attainment: [f64; 2],
+}
+
+impl SeedSpread {
+    /// The spread of `runs` (one per seed).
+    pub(crate) fn of(runs: &[PointMetrics]) -> Self {
+        let range = |f: &dyn Fn(&PointMetrics) -> f64| {
+            runs.iter()
+                .map(f)
+                .fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], x| {
+                    [lo.min(x), hi.max(x)]
+                })
+        };
+        Self {
+            seeds: runs.len() as u32,
+            met: runs.iter().filter(|r| r.slo_met()).count() as u32,
+            overloaded: runs.iter().filter(|r| r.overloaded.is_some()).count() as u32,
+            p99_ttft_ms: range(&|r| r.ttft.p99_ms),
+            p99_tpot_ms: range(&|r| r.tpot.p99_ms),
+            attainment: range(&|r| r.slo.as_ref().map_or(f64::NAN, |s| s.attainment)),
+        }
+    }
 }
 
 impl PointMetrics {
@@ -111,12 +156,17 @@ impl PointMetrics {
             cost_per_gpu_hour: price,
             cost_per_million_output_tokens: cost,
             truncated: r.truncated,
+            scale: 1,
+            seeds: None,
         }
     }
 
-    /// Whether the run met its SLO (false without one, or overloaded).
+    /// Whether the run met its SLO (false without one, or overloaded; with several seeds,
+    /// every seed must).
     pub fn slo_met(&self) -> bool {
-        self.overloaded.is_none() && self.slo.as_ref().is_some_and(|s| s.met)
+        self.overloaded.is_none()
+            && self.slo.as_ref().is_some_and(|s| s.met)
+            && self.seeds.as_ref().is_none_or(|s| s.met == s.seeds)
     }
 }
 
@@ -143,6 +193,13 @@ fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
     }
     let workers = (r.workers.workers.len() as u32).max(scenario.simulation.num_workers);
     if measured < scenario.measurement.enough_requests(workers) {
+        return false;
+    }
+    let k = scenario.measurement.min_latencies;
+    if r.windows
+        .iter()
+        .any(|w| w.duration() < k * w.e2e.median_ms / 1000.0)
+    {
         return false;
     }
     if let Some(slo) = &r.slo {

@@ -26,16 +26,36 @@ pub struct SearchOutcome {
     pub value: Option<f64>,
     /// The runs made, in order.
     pub probes: Vec<Probe>,
-    /// When the answer is at an end of the range, which and what to do.
+    /// When the answer is at an end of the range, which and what to do; whether it was
+    /// searched again at a longer length.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The answer re-run longer, and the next value beyond it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<Confirmation>,
 }
 
-/// A search one probe at a time: [`Searcher::next`] names the run to make, and
-/// [`Searcher::record`] takes its figures. The same steps whoever runs the probes (a loop
+/// A search's answer checked at a longer length.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Confirmation {
+    /// How many times the stages' requests the check ran.
+    pub scale: u32,
+    /// The answer still meets the SLO there.
+    pub holds: bool,
+    /// The next value beyond the answer (the lowest rate that missed above it; one worker
+    /// fewer), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<f64>,
+    /// The next value misses the SLO there (as it should).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_misses: Option<bool>,
+}
+
+/// A bisection one probe at a time: [`Bisection::next`] names the run to make, and
+/// [`Bisection::record`] takes its figures. The same steps whoever runs the probes (a loop
 /// here, a Web Worker per probe in the app), so the answer is the same.
 #[derive(Debug, Clone)]
-pub(crate) struct Searcher {
+pub(crate) struct Bisection {
     search: Search,
     probes: Vec<Probe>,
     phase: Phase,
@@ -64,7 +84,7 @@ pub(crate) enum SearchStep {
     Done(Box<(SearchOutcome, Option<PointMetrics>)>),
 }
 
-impl Searcher {
+impl Bisection {
     /// A search about to make its first probe.
     pub(crate) fn new(search: &Search) -> Self {
         Self {
@@ -75,7 +95,7 @@ impl Searcher {
         }
     }
 
-    fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         match &self.search {
             Search::MaxRate { path, .. } => path,
             Search::MinWorkers { .. } => "simulation.num_workers",
@@ -91,6 +111,7 @@ impl Searcher {
                         value: *value,
                         probes: self.probes.clone(),
                         note: note.clone(),
+                        confirmation: None,
                     },
                     at.clone(),
                 )))
