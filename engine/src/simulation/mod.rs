@@ -412,6 +412,7 @@ impl Simulation {
             deployment,
             transfers,
             decode_decisions,
+            scaling: rec.scaling.clone(),
         }
     }
 }

@@ -9,7 +9,7 @@
 use super::{RoutingRecord, SimulationResults, Stop};
 use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::request::FailReason;
-use crate::router::{Basis, Candidates, RoutingDecision};
+use crate::router::{Basis, Candidates, RoutingDecision, ScalingRecord};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
 use crate::stats::record::{SessionSlot, TierHit};
 use crate::stats::{
@@ -390,8 +390,9 @@ impl Wire for Metric {
 wire_struct! {
     SimulationResults {
         engine_version, timing, end_time, truncated, stop, events, stages, workers, series,
-        itl, requests, decisions, slo, deployment, transfers, decode_decisions,
+        itl, requests, decisions, slo, deployment, transfers, decode_decisions, scaling,
     }
+    ScalingRecord { pool, worker, requested, started, released }
     DeploymentReport {
         pools, pool_balance, ttft_queueing, ttft_prefill, transfer, transfers, transfer_bytes,
         transfer_cached_tokens,
