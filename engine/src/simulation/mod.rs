@@ -352,7 +352,7 @@ impl Simulation {
         let series = rec.series.finish(end_time);
         let slo = self.slo.as_ref().map(|c| {
             let durations: Vec<f64> = stages.iter().map(|s| s.duration_s).collect();
-            c.report(&rec.records, &durations, end_time)
+            c.report(&rec.records, &durations, end_time, &rec.transfers)
         });
         let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         if let Some(pools) = &self.pools {

@@ -1,6 +1,8 @@
 //! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
 
+use super::charge::Part;
 use super::config::{Metric, SloConfig, Target};
+use crate::deployment::TransferRecord;
 use crate::stats::percentile::percentile_sorted;
 use crate::stats::RequestRecord;
 use serde::Serialize;
@@ -16,7 +18,9 @@ pub struct PercentileCheck {
     /// The bound, ms.
     pub max_ms: f64,
     /// The percentile over the group, ms: failed and unfinished requests count as infinitely
-    /// late (`null` in JSON when the percentile falls on one, or without requests).
+    /// late (`null` in JSON when the percentile falls on one, or without requests; and in a
+    /// worker's row that answers for none of its requests' values of this latency, when
+    /// `met` is then true).
     pub value_ms: f64,
     /// `value_ms <= max_ms`.
     pub met: bool,
@@ -60,13 +64,16 @@ pub struct SloReport {
     pub overall: SloSummary,
     /// Per stage, over the stage's duration.
     pub stages: Vec<GroupSlo>,
-    /// Per worker (requests routed to it), over the run.
+    /// Per worker, over the run: the requests routed to it, and in a disaggregated
+    /// deployment the requests it decoded too. A handed-off request counts on both of its
+    /// workers, each judged on its part: its prefill worker on its TTFT (met once its first
+    /// token came in time), its decode worker on completing it, its TPOT and its E2E.
     pub workers: Vec<GroupSlo>,
 }
 
 /// A request's value of `metric` in seconds: ∞ if it did not complete; NaN when it has none
 /// (TPOT of a one-token answer).
-fn value(r: &RequestRecord, metric: Metric) -> f64 {
+pub(super) fn value(r: &RequestRecord, metric: Metric) -> f64 {
     if !r.is_completed() {
         return f64::INFINITY;
     }
@@ -80,11 +87,19 @@ fn value(r: &RequestRecord, metric: Metric) -> f64 {
 impl SloConfig {
     /// Whether `r` completed and met every per-request target.
     pub fn attains(&self, r: &RequestRecord) -> bool {
-        r.is_completed()
-            && self.targets().filter(|(_, t)| t.p.is_none()).all(|(m, t)| {
-                let v = value(r, m);
-                v.is_nan() || v * 1000.0 <= t.max
-            })
+        self.attains_part(r, Part::Whole)
+    }
+
+    /// Whether `part` of `r` was done and met the per-request targets it answers for.
+    fn attains_part(&self, r: &RequestRecord, part: Part) -> bool {
+        part.done(r)
+            && self
+                .targets()
+                .filter(|(m, t)| t.p.is_none() && part.covers(*m))
+                .all(|(m, t)| {
+                    let v = part.value(r, m);
+                    v.is_nan() || v * 1000.0 <= t.max
+                })
     }
 
     /// How `records` fared over `duration` seconds.
@@ -93,10 +108,20 @@ impl SloConfig {
         records: impl IntoIterator<Item = &'a RequestRecord>,
         duration: f64,
     ) -> SloSummary {
-        let records: Vec<&RequestRecord> = records.into_iter().collect();
-        let n = records.len() as u64;
+        let charged: Vec<(&RequestRecord, Part)> =
+            records.into_iter().map(|r| (r, Part::Whole)).collect();
+        self.summarize_charged(&charged, duration)
+    }
+
+    /// How the `charged` parts of requests fared over `duration` seconds.
+    pub(super) fn summarize_charged(
+        &self,
+        charged: &[(&RequestRecord, Part)],
+        duration: f64,
+    ) -> SloSummary {
+        let n = charged.len() as u64;
         let (mut attained, mut tokens) = (0u64, 0u64);
-        for r in records.iter().filter(|r| self.attains(r)) {
+        for (r, _) in charged.iter().filter(|(r, p)| self.attains_part(r, *p)) {
             attained += 1;
             tokens += r.output_tokens as u64;
         }
@@ -109,7 +134,7 @@ impl SloConfig {
         };
         let percentiles: Vec<PercentileCheck> = self
             .targets()
-            .filter_map(|(m, t)| t.p.map(|p| check(&records, m, p, t)))
+            .filter_map(|(m, t)| t.p.map(|p| check(charged, m, p, t)))
             .collect();
         let attainment = if n > 0 {
             attained as f64 / n as f64
@@ -130,13 +155,15 @@ impl SloConfig {
         }
     }
 
-    /// The report of a run: its request records, each stage's duration (seconds) and the
-    /// run's end time.
+    /// The report of a run: its request records, each stage's duration (seconds), the
+    /// run's end time, and its KV transfers (which name each handed-off request's decode
+    /// worker; none without disaggregation).
     pub fn report(
         &self,
         records: &[RequestRecord],
         stage_durations: &[f64],
         end_time: f64,
+        transfers: &[TransferRecord],
     ) -> SloReport {
         let start = records
             .iter()
@@ -155,18 +182,7 @@ impl SloConfig {
                 summary: self.summarize(records.iter().filter(|r| r.stage == i as u32), d),
             })
             .collect();
-        let num_workers = records
-            .iter()
-            .filter_map(|r| r.worker)
-            .map(|w| w + 1)
-            .max()
-            .unwrap_or(0);
-        let workers = (0..num_workers)
-            .map(|w| GroupSlo {
-                id: w,
-                summary: self.summarize(records.iter().filter(|r| r.worker == Some(w)), run),
-            })
-            .collect();
+        let workers = self.worker_rows(records, transfers, run);
         SloReport {
             config: self.clone(),
             overall: self.summarize(records, run),
@@ -176,10 +192,22 @@ impl SloConfig {
     }
 }
 
-fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> PercentileCheck {
-    let mut values: Vec<f64> = records
+/// `metric`'s percentile over the requests `charged` with it; vacuously met when the group
+/// has requests but answers for none of their values of `metric` (a decode worker's TTFT).
+fn check(charged: &[(&RequestRecord, Part)], metric: Metric, p: f64, t: Target) -> PercentileCheck {
+    if !charged.is_empty() && !charged.iter().any(|(_, part)| part.covers(metric)) {
+        return PercentileCheck {
+            metric,
+            p,
+            max_ms: t.max,
+            value_ms: f64::NAN,
+            met: true,
+        };
+    }
+    let mut values: Vec<f64> = charged
         .iter()
-        .map(|r| value(r, metric))
+        .filter(|(_, part)| part.covers(metric))
+        .map(|(r, part)| part.value(r, metric))
         .filter(|v| !v.is_nan())
         .collect();
     crate::stats::radix::sort_total(&mut values);
@@ -255,7 +283,11 @@ impl SloReport {
                 s.goodput_output_tps
             );
             for c in &s.percentiles {
-                line.push_str(&format!(" {:>12.2}", c.value_ms));
+                if c.value_ms.is_nan() {
+                    line.push_str(&format!(" {:>12}", "-"));
+                } else {
+                    line.push_str(&format!(" {:>12.2}", c.value_ms));
+                }
             }
             line.push_str(if s.met { "  yes" } else { "  no" });
             let _ = writeln!(o, "{line}");
