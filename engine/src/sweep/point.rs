@@ -69,7 +69,7 @@ impl PointMetrics {
         };
         let price = scenario.hardware.cost_per_gpu_hour();
         let (workers, gpus, dollars_per_hour) = match (&scenario.deployment, &r.deployment) {
-            // Each pool's workers at its own tensor parallelism and GPU price.
+            // Each pool's workers at its own tensor parallelism and its own GPU's price.
             (Some(d), Some(report)) => d.pools.iter().zip(&report.pools).fold(
                 (0, 0, Some(0.0)),
                 |(w, g, dollars), (pool, row)| {
@@ -78,7 +78,7 @@ impl PointMetrics {
                         .unwrap_or_else(|_| scenario.hardware.clone());
                     let gpus = row.workers * hw.tp;
                     let cost = dollars
-                        .zip(hw.cost_per_gpu_hour())
+                        .zip(pool.cost_per_gpu_hour(&scenario.hardware))
                         .map(|(d, p)| d + gpus as f64 * p);
                     (w + row.workers, g + gpus, cost)
                 },

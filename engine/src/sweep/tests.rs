@@ -205,3 +205,65 @@ fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here()
         "{search:?}"
     );
 }
+
+// Prices: each pool at its own GPU's.
+
+/// A finished run of `doc` and its scenario.
+fn ran(doc: &str) -> (Scenario, crate::simulation::SimulationResults) {
+    let scenario = Scenario::parse(doc).expect("valid scenario");
+    let mut sim =
+        crate::simulation::Simulation::new(&scenario, &crate::scenario::ScenarioData::default())
+            .expect("builds");
+    sim.run();
+    (scenario, sim.results())
+}
+
+/// A one-request workload on constant 10 ms steps, with `rest` spliced into the document.
+fn one_request(rest: &str) -> String {
+    format!(
+        r#"{{ {rest},
+        "worker": {{ "timing": {{ "model": "constant" }} }},
+        "workload": {{ "stages": [ {{ "type": "UniformReqRate", "request_rate": 1,
+            "total_requests": 1 }} ] }} }}"#
+    )
+}
+
+#[test]
+fn each_pool_is_priced_at_its_own_gpu() {
+    // The top-level price is the H100's; the prefill pool's H200 has no price of its own,
+    // the decode pool is on the top-level H100, a third pool sets its own price.
+    let doc = one_request(
+        r#""hardware": { "gpu": "H100-SXM", "cost_per_gpu_hour": 2.0 },
+           "deployment": { "pools": [
+             { "name": "p", "role": "prefill", "hardware": { "gpu": "H200" } },
+             { "name": "d", "role": "decode", "num_workers": 2 },
+             { "name": "d2", "role": "decode", "hardware": { "gpu": "H200", "tp": 2,
+               "cost_per_gpu_hour": 5.0 } } ] }"#,
+    );
+    let (s, _) = ran(&doc);
+    let d = s.deployment.as_ref().unwrap();
+    let prices: Vec<Option<f64>> = d
+        .pools
+        .iter()
+        .map(|p| p.cost_per_gpu_hour(&s.hardware))
+        .collect();
+    // H200: the catalogue's 3.8 (not the H100's 2); H100: the top-level 2; its own 5.
+    assert_eq!(prices, [Some(3.8), Some(2.0), Some(5.0)]);
+    // Your gpu_prices entry for the H200 prices the prefill pool.
+    let mut s2 = s.clone();
+    s2.hardware.gpu_prices = [("H200".to_string(), 3.5)].into();
+    assert_eq!(
+        s2.deployment.as_ref().unwrap().pools[0].cost_per_gpu_hour(&s2.hardware),
+        Some(3.5)
+    );
+    // The top-level price not reaching the H200 pool is said, at the pool.
+    let w = s.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].path, "deployment.pools[0].hardware");
+    assert!(w[0].message.contains("not this pool's H200"), "{}", w[0]);
+    assert!(w[0].message.contains("the catalogue's $3.8"), "{}", w[0]);
+    // Without a top-level price there is nothing to say.
+    let mut s3 = s.clone();
+    s3.hardware.cost_per_gpu_hour = None;
+    assert!(s3.warnings().is_empty());
+}
