@@ -10,6 +10,7 @@
 //! it is compiled in the caller (the page's wasm at its size-tuned opt-level), not in the
 //! engine at the simulation's.
 
+mod bill;
 mod config;
 mod output;
 mod path;
@@ -18,6 +19,7 @@ mod search;
 #[cfg(test)]
 mod tests;
 
+pub use bill::{Bill, PoolBill};
 pub use config::{Axis, Search, SweepConfig, MAX_AXES, MAX_POINTS};
 pub use output::{merge_shards, Shard, SweepHeader, SweepPoint, SweepResults};
 pub use point::PointMetrics;
