@@ -207,6 +207,7 @@ impl SweepResults {
             "good r/s",
             "SLO met",
             "$/M out tok",
+            "$/M good tok",
         ] {
             c.push(name.into());
         }
@@ -249,9 +250,10 @@ impl SweepResults {
                     slo.map_or(String::new(), |s| num(s.goodput_rps)),
                     slo.map_or(String::new(), |s| (if s.met { "yes" } else { "no" }).into()),
                     m.cost_per_million_output_tokens.map_or(String::new(), num),
+                    m.cost_per_million_good_tokens.map_or(String::new(), num),
                 ]);
             }
-            None => c.extend((0..12).map(|_| String::new())),
+            None => c.extend((0..13).map(|_| String::new())),
         }
         c
     }

@@ -41,6 +41,9 @@ pub struct PointMetrics {
     pub cost_per_million_output_tokens: Option<f64>,
     /// GPU-seconds billed (workers an autoscaler added from their request to their release).
     pub gpu_seconds: f64,
+    /// The same cost over only the output tokens of requests that met the SLO (none
+    /// without an SLO, or when none met it).
+    pub cost_per_million_good_tokens: Option<f64>,
     /// The run ended before its workload did (a bound or limit; see `simulation.*`).
     pub truncated: bool,
 }
@@ -77,6 +80,13 @@ impl PointMetrics {
         let (workers, gpus) = (bill.workers(), bill.gpus());
         let output_tps = per_s(tokens as f64);
         let cost = bill.per_million(tokens);
+        let good_tokens: Option<u64> = scenario.slo.as_ref().map(|c| {
+            done.iter()
+                .filter(|q| c.attains(q))
+                .map(|q| q.output_tokens as u64)
+                .sum()
+        });
+        let good_cost = good_tokens.and_then(|t| bill.per_million(t));
         Self {
             workers,
             gpu: scenario.hardware.gpu.clone(),
@@ -92,6 +102,7 @@ impl PointMetrics {
             cost_per_gpu_hour: price,
             cost_per_million_output_tokens: cost,
             gpu_seconds: bill.gpu_seconds(),
+            cost_per_million_good_tokens: good_cost,
             truncated: r.truncated,
         }
     }

@@ -358,3 +358,38 @@ fn each_pool_is_priced_at_its_own_gpu() {
     s3.hardware.cost_per_gpu_hour = None;
     assert!(s3.warnings().is_empty());
 }
+
+#[test]
+fn good_tokens_are_billed_the_same_dollars_over_fewer_tokens() {
+    // One worker of 10 ms steps: 5 requests of 4 tokens (E2E ~40 ms, meets 500 ms), then 5 of
+    // 100 tokens (E2E over a second, misses). Of 520 output tokens 20 met the SLO, so the
+    // same bill costs 520 / 20 = 26 times as much per million good tokens.
+    let stage = |n: u32, out: u32| {
+        format!(
+            r#"{{ "type": "UniformReqRate", "request_rate": 1, "total_requests": {n},
+                "input_length": {{ "type": "constant", "value": 64 }},
+                "output_length": {{ "type": "constant", "value": {out} }} }}"#
+        )
+    };
+    let doc = format!(
+        r#"{{ "worker": {{ "timing": {{ "model": "constant" }} }},
+            "slo": {{ "e2e_ms": {{ "max": 500 }} }},
+            "workload": {{ "stages": [ {}, {} ] }} }}"#,
+        stage(5, 4),
+        stage(5, 100)
+    );
+    let (s, r) = ran(&doc);
+    let m = PointMetrics::new(&s, &r);
+    assert_eq!(m.slo.as_ref().map(|s| s.attained), Some(5));
+    let (all, good) = (
+        m.cost_per_million_output_tokens.unwrap(),
+        m.cost_per_million_good_tokens.unwrap(),
+    );
+    assert!(close(good, all * 26.0), "{good} vs {all}");
+    // An SLO nobody meets: no good tokens, no price per good token; without an SLO, none.
+    let (s, r) = ran(&doc.replace(r#""max": 500"#, r#""max": 1"#));
+    assert_eq!(PointMetrics::new(&s, &r).cost_per_million_good_tokens, None);
+    let (s, r) = ran(&doc.replace(r#""slo": { "e2e_ms": { "max": 500 } },"#, ""));
+    assert!(s.slo.is_none());
+    assert_eq!(PointMetrics::new(&s, &r).cost_per_million_good_tokens, None);
+}
