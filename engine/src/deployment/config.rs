@@ -5,7 +5,7 @@ use crate::hardware::HardwareConfig;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::router::PolicyConfig;
 use crate::scenario::MAX_WORKERS;
-use crate::validate::{index, join, Problems};
+use crate::validate::{index, join, Problem, Problems};
 use crate::worker::SchedulerConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -93,6 +93,35 @@ impl PoolConfig {
     #[inline]
     pub fn effective_hardware(&self, top: &HardwareConfig) -> Result<HardwareConfig, String> {
         overlay(top, self.hardware.as_ref())
+    }
+
+    /// The price of one of this pool's GPUs for an hour, given the top-level `hardware`
+    /// section: its own `cost_per_gpu_hour` if it sets one, else its GPU's entry in
+    /// `gpu_prices`, else the catalogue's. The top-level `cost_per_gpu_hour` prices the
+    /// top-level GPU: a pool on that GPU inherits it, a pool on another does not.
+    #[inline]
+    pub fn cost_per_gpu_hour(&self, top: &HardwareConfig) -> Option<f64> {
+        let mut hw = self.effective_hardware(top).unwrap_or_else(|_| top.clone());
+        if self.prices_another_gpu(top) {
+            hw.cost_per_gpu_hour = None;
+        }
+        hw.cost_per_gpu_hour()
+    }
+
+    /// True when the top-level `cost_per_gpu_hour` would reach this pool, on a different GPU,
+    /// through inheritance (the pool sets no price of its own).
+    fn prices_another_gpu(&self, top: &HardwareConfig) -> bool {
+        let own = self
+            .hardware
+            .as_ref()
+            .is_some_and(|m| m.contains_key("cost_per_gpu_hour"));
+        let gpu = self
+            .hardware
+            .as_ref()
+            .and_then(|m| m.get("gpu"))
+            .and_then(Value::as_str)
+            .unwrap_or(&top.gpu);
+        top.cost_per_gpu_hour.is_some() && !own && !gpu.eq_ignore_ascii_case(&top.gpu)
     }
 
     /// The pool's `worker` section: the top-level one with this pool's keys replaced.
@@ -188,6 +217,45 @@ impl Default for DeploymentConfig {
 }
 
 impl DeploymentConfig {
+    /// What is odd about the pools but does not stop a run, under `path` (normally
+    /// `deployment`), given the top-level `hardware` section: a top-level
+    /// `cost_per_gpu_hour` that does not price a pool on another GPU.
+    pub fn warnings(&self, path: &str, hardware: &HardwareConfig) -> Vec<Problem> {
+        let Some(top) = hardware.cost_per_gpu_hour else {
+            return Vec::new();
+        };
+        let pools = join(path, "pools");
+        self.pools
+            .iter()
+            .enumerate()
+            .filter(|(_, pool)| pool.prices_another_gpu(hardware))
+            .map(|(i, pool)| {
+                let at = join(&index(&pools, i), "hardware");
+                let hw = pool
+                    .effective_hardware(hardware)
+                    .unwrap_or_else(|_| hardware.clone());
+                let listed = hw
+                    .gpu_prices
+                    .keys()
+                    .any(|name| name.eq_ignore_ascii_case(&hw.gpu));
+                let price = match pool.cost_per_gpu_hour(hardware) {
+                    Some(p) if listed => format!("at its gpu_prices entry, ${p}"),
+                    Some(p) => format!("at the catalogue's ${p}"),
+                    None => "unpriced (no cost per million tokens)".into(),
+                };
+                Problem::new(
+                    at.clone(),
+                    format!(
+                        "hardware.cost_per_gpu_hour (${top}) prices the top-level {}, not \
+                         this pool's {}: the pool's GPUs are priced {price}; set \
+                         {at}.cost_per_gpu_hour to price them yourself",
+                        hardware.gpu, hw.gpu
+                    ),
+                )
+            })
+            .collect()
+    }
+
     /// Reads a `deployment` section from a JSON tree (types only; see [`Self::validate`]).
     #[inline]
     pub fn from_tree(tree: &Value) -> Result<Self, String> {

@@ -73,6 +73,25 @@ impl AutoscalerConfig {
     }
 }
 
+/// One worker an autoscaler added or released, as a run's results list them (`scaling`):
+/// what a bill needs to charge the seconds each worker was provisioned.
+///
+/// Times are simulated seconds; NaN (`null` in JSON) for a step that did not happen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalingRecord {
+    /// The worker's pool (its index in the deployment; 0 without one).
+    pub pool: u32,
+    /// The worker (`None` while its scale-up is still pending).
+    pub worker: Option<u32>,
+    /// The autoscaler asked for it (NaN: it was there from the start).
+    pub requested: f64,
+    /// It started accepting requests, `scale_latency` after the request (NaN: there from
+    /// the start, or still starting).
+    pub started: f64,
+    /// It left the cluster, drained (NaN: still there at the end).
+    pub released: f64,
+}
+
 /// What the router should do after one observation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum ScaleAction {

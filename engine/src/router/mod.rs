@@ -9,7 +9,7 @@ pub mod policy;
 pub(crate) mod process;
 pub mod worker_set;
 
-pub use autoscaler::{Autoscaler, AutoscalerConfig, ScaleAction};
+pub use autoscaler::{Autoscaler, AutoscalerConfig, ScaleAction, ScalingRecord};
 pub use config::RouterConfig;
 pub use kv_index::{KvIndex, KvIndexLayout, KvViewDiff, PrefixMatch, WorkerKvCounts};
 pub use policy::{

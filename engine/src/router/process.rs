@@ -160,8 +160,8 @@ impl Router {
         router
     }
 
-    /// Starts a new worker in pool `pool` and makes it routable.
-    fn add_worker(&self, pool: usize) {
+    /// Starts a new worker in pool `pool` and makes it routable; its id.
+    fn add_worker(&self, pool: usize) -> u32 {
         let mut st = self.state.borrow_mut();
         let id = st.next_worker_id;
         st.next_worker_id += 1;
@@ -184,15 +184,20 @@ impl Router {
             draining: false,
             reported_kv_usage: 0.0,
         });
+        id
     }
 
-    /// Removes a drained worker: it stops, and its KV leaves the global view.
-    fn remove_worker(st: &mut State, tiers: &mut crate::offload::OffloadTiers, id: u32) {
+    /// Removes a drained worker: it stops, its KV leaves the global view, and the books
+    /// note when it left (it is billed until then).
+    fn remove_worker(ctx: &Context, st: &mut State, id: u32) {
         if let Some(at) = st.index(id) {
             let slot = st.workers.remove(at);
             slot.worker.stop();
             st.kv_index.remove_worker(id);
-            tiers.remove_worker(id);
+            ctx.tiers.borrow_mut().remove_worker(id);
+            ctx.recorder
+                .borrow_mut()
+                .on_worker_released(id, slot.pool, ctx.env.now());
         }
     }
 
@@ -342,7 +347,7 @@ impl Router {
             slot.draining && slot.outstanding == 0
         });
         if drained {
-            Self::remove_worker(st, &mut self.ctx.tiers.borrow_mut(), id);
+            Self::remove_worker(&self.ctx, st, id);
         }
     }
 
@@ -442,11 +447,18 @@ impl Router {
         match action {
             ScaleAction::Hold => {}
             ScaleAction::ScaleUp { ready_at } => {
+                // Billed from now: the provisioning delay is paid for.
+                self.ctx.recorder.borrow_mut().on_scale_up(pool, env.now());
                 let router = Rc::clone(self);
                 let env2 = env.clone();
                 env.process(async move {
                     env2.timeout(ready_at - env2.now()).await?;
-                    router.add_worker(pool);
+                    let id = router.add_worker(pool);
+                    router
+                        .ctx
+                        .recorder
+                        .borrow_mut()
+                        .on_scaled_up(id, pool, env2.now());
                     router.state.borrow_mut().autoscalers[pool].scale_up_done();
                     Ok::<_, SimError>(())
                 });
@@ -458,7 +470,7 @@ impl Router {
                     slot.outstanding == 0
                 });
                 if empty {
-                    Self::remove_worker(&mut st, &mut self.ctx.tiers.borrow_mut(), worker);
+                    Self::remove_worker(&self.ctx, &mut st, worker);
                 }
             }
         }

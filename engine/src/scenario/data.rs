@@ -59,7 +59,8 @@ pub(crate) fn missing_data_file(i: usize, stage: &StageConfig) -> Problem {
 pub struct DataReport {
     /// What stops the run, each at its field.
     pub problems: Vec<Problem>,
-    /// What is odd but does not stop it, each at the field naming the file.
+    /// What is odd but does not stop it: the document's at their fields (see
+    /// [`Scenario::warnings`]), then each file's at the field naming it.
     pub warnings: Vec<Problem>,
 }
 
@@ -103,6 +104,14 @@ impl Scenario {
         out
     }
 
+    /// What is odd about the document but does not stop a run, each at its field: a
+    /// top-level `hardware.cost_per_gpu_hour` that does not price a pool on another GPU.
+    pub fn warnings(&self) -> Vec<Problem> {
+        self.deployment
+            .as_ref()
+            .map_or_else(Vec::new, |d| d.warnings("deployment", &self.hardware))
+    }
+
     /// Problems with the data files: missing ones, the first malformed line of each given
     /// one (`workload.stages[1].trace_file: trace line 3: missing field "input_length"`), and
     /// any limit of the `simulation` section the files push the work past.
@@ -110,11 +119,12 @@ impl Scenario {
         self.inspect_data(data).problems
     }
 
-    /// Everything [`check_data`](Self::check_data) finds, plus what is odd about a file but
-    /// does not stop the run (warnings, at the field naming the file).
+    /// Everything [`check_data`](Self::check_data) finds, plus what is odd about the document
+    /// or a file but does not stop the run (warnings: the document's at their fields, then
+    /// each file's at the field naming it).
     pub fn inspect_data(&self, data: &ScenarioData) -> DataReport {
         let mut p = Problems::new();
-        let mut warnings = Vec::new();
+        let mut warnings = self.warnings();
         let mut shapes = vec![None; self.workload.stages.len()];
         for (i, stage) in self.workload.stages.iter().enumerate() {
             let Some(file) = stage.data_file().filter(|f| !f.is_empty()) else {

@@ -355,7 +355,7 @@ impl Simulation {
         let series = rec.series.finish(end_time);
         let windows =
             crate::measure::measure(&self.measurement, &rec.records, stages.len(), end_time);
-        let slo = self.slo.as_ref().map(|c| c.report(&rec.records, &windows));
+        let slo = (self.slo.as_ref()).map(|c| c.report(&rec.records, &windows, &rec.transfers));
         let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         if let Some(pools) = &self.pools {
             workers.load_imbalance =
@@ -415,6 +415,7 @@ impl Simulation {
             deployment,
             transfers,
             decode_decisions,
+            scaling: rec.scaling.clone(),
         }
     }
 }

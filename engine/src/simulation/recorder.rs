@@ -9,7 +9,7 @@
 
 use crate::deployment::TransferRecord;
 use crate::request::{Request, RequestState};
-use crate::router::{EvidenceRoom, RoutingDecision};
+use crate::router::{EvidenceRoom, RoutingDecision, ScalingRecord};
 use crate::stats::{RequestRecord, SecondSeries, StageStats};
 use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
@@ -94,6 +94,8 @@ pub(crate) struct Recorder {
     pub worker_pool: Vec<usize>,
     /// Each decode-worker choice of a disaggregated deployment, in order.
     pub decode_decisions: Vec<RoutingRecord>,
+    /// Each worker an autoscaler asked for or released, in the order it asked.
+    pub scaling: Vec<ScalingRecord>,
 }
 
 impl Recorder {
@@ -116,6 +118,7 @@ impl Recorder {
             transfer_at: BTreeMap::new(),
             worker_pool: Vec::new(),
             decode_decisions: Vec::new(),
+            scaling: Vec::new(),
         }
     }
 
@@ -197,6 +200,51 @@ impl Recorder {
             self.worker_pool.resize(w + 1, 0);
         }
         self.worker_pool[w] = pool;
+    }
+
+    /// Pool `pool`'s autoscaler asked for a worker at `now`.
+    pub fn on_scale_up(&mut self, pool: usize, now: f64) {
+        self.scaling.push(ScalingRecord {
+            pool: pool as u32,
+            worker: None,
+            requested: now,
+            started: f64::NAN,
+            released: f64::NAN,
+        });
+    }
+
+    /// The worker pool `pool`'s autoscaler asked for started as `worker` at `now` (a pool has
+    /// one scale-up in flight at a time: its last record without a worker).
+    pub fn on_scaled_up(&mut self, worker: u32, pool: usize, now: f64) {
+        if let Some(s) = self
+            .scaling
+            .iter_mut()
+            .rev()
+            .find(|s| s.pool == pool as u32 && s.worker.is_none())
+        {
+            s.worker = Some(worker);
+            s.started = now;
+        }
+    }
+
+    /// Worker `worker` of pool `pool`, drained, left the cluster at `now`.
+    pub fn on_worker_released(&mut self, worker: u32, pool: usize, now: f64) {
+        match self
+            .scaling
+            .iter_mut()
+            .rev()
+            .find(|s| s.worker == Some(worker))
+        {
+            Some(s) => s.released = now,
+            // There from the start.
+            None => self.scaling.push(ScalingRecord {
+                pool: pool as u32,
+                worker: Some(worker),
+                requested: f64::NAN,
+                started: f64::NAN,
+                released: now,
+            }),
+        }
     }
 
     /// Prefill worker `worker` handed `request` off at `now` (its first token sampled).

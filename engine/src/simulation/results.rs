@@ -3,6 +3,7 @@
 use super::recorder::RoutingRecord;
 use crate::deployment::{DeploymentReport, TransferRecord};
 use crate::measure::MeasuredWindow;
+use crate::router::ScalingRecord;
 use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
@@ -54,6 +55,10 @@ pub struct SimulationResults {
     /// Every decode-worker choice and its evidence, in order (empty without disaggregation).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub decode_decisions: Vec<RoutingRecord>,
+    /// Each worker an autoscaler asked for or released, in the order it asked (empty
+    /// without an autoscaler, or when it never acted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scaling: Vec<ScalingRecord>,
 }
 
 /// Why a run ended before its workload did.

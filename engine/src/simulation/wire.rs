@@ -10,7 +10,7 @@ use super::{RoutingRecord, SimulationResults, Stop};
 use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::measure::{MeasuredWindow, Overload};
 use crate::request::FailReason;
-use crate::router::{Basis, Candidates, RoutingDecision};
+use crate::router::{Basis, Candidates, RoutingDecision, ScalingRecord};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
 use crate::stats::record::{SessionSlot, TierHit};
 use crate::stats::{
@@ -421,13 +421,14 @@ impl Wire for Metric {
 wire_struct! {
     SimulationResults {
         engine_version, timing, end_time, truncated, stop, events, stages, windows, workers,
-        series, itl, requests, decisions, slo, deployment, transfers, decode_decisions,
+        series, itl, requests, decisions, slo, deployment, transfers, decode_decisions, scaling,
     }
     MeasuredWindow {
         stage, start, end, midpoint, warmup_requests, cooldown_requests, requests, completed,
-        served, served_output_tokens, shortfall, offered_rps, achieved_rps, output_tps, ttft, tpot, e2e,
-        overload,
+        served, served_output_tokens, shortfall, offered_rps, achieved_rps, output_tps, ttft,
+        tpot, e2e, overload,
     }
+    ScalingRecord { pool, worker, requested, started, released }
     DeploymentReport {
         pools, pool_balance, ttft_queueing, ttft_prefill, transfer, transfers, transfer_bytes,
         transfer_cached_tokens,

@@ -3,6 +3,7 @@
 //! meeting every per-request target), each percentile target checked, and goodput (requests
 //! and output tokens per second of the requests that met them), per stage and per worker.
 
+mod charge;
 mod config;
 mod report;
 #[cfg(test)]

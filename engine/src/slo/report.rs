@@ -1,6 +1,8 @@
 //! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
 
+use super::charge::Part;
 use super::config::{Metric, SloConfig, Target};
+use crate::deployment::TransferRecord;
 use crate::measure::MeasuredWindow;
 use crate::stats::percentile::percentile_sorted;
 use crate::stats::RequestRecord;
@@ -17,7 +19,9 @@ pub struct PercentileCheck {
     /// The bound, ms.
     pub max_ms: f64,
     /// The percentile over the group, ms: failed and unfinished requests count as infinitely
-    /// late (`null` in JSON when the percentile falls on one, or without requests).
+    /// late (`null` in JSON when the percentile falls on one, or without requests; and in a
+    /// worker's row that answers for none of its requests' values of this latency, when
+    /// `met` is then true).
     pub value_ms: f64,
     /// `value_ms <= max_ms`.
     pub met: bool,
@@ -69,13 +73,16 @@ pub struct SloReport {
     pub overall: SloSummary,
     /// Per stage, over its window.
     pub stages: Vec<GroupSlo>,
-    /// Per worker (measured requests routed to it), over the windows' spans.
+    /// Per worker, over the windows' spans: the measured requests routed to it, and in a disaggregated
+    /// deployment the requests it decoded too. A handed-off request counts on both of its
+    /// workers, each judged on its part: its prefill worker on its TTFT (met once its first
+    /// token came in time), its decode worker on completing it, its TPOT and its E2E.
     pub workers: Vec<GroupSlo>,
 }
 
 /// A request's value of `metric` in seconds: ∞ if it did not complete; NaN when it has none
 /// (TPOT of a one-token answer).
-fn value(r: &RequestRecord, metric: Metric) -> f64 {
+pub(super) fn value(r: &RequestRecord, metric: Metric) -> f64 {
     if !r.is_completed() {
         return f64::INFINITY;
     }
@@ -89,15 +96,23 @@ fn value(r: &RequestRecord, metric: Metric) -> f64 {
 impl SloConfig {
     /// Whether `r` completed and met every per-request target.
     pub fn attains(&self, r: &RequestRecord) -> bool {
-        r.is_completed()
-            && self.targets().filter(|(_, t)| t.p.is_none()).all(|(m, t)| {
-                let v = value(r, m);
-                v.is_nan() || v * 1000.0 <= t.max
-            })
+        self.attains_part(r, Part::Whole)
     }
 
-    /// How `records` fared over `duration` seconds; `later` tells which of them arrived in
-    /// the later half of their window.
+    /// Whether `part` of `r` was done and met the per-request targets it answers for.
+    fn attains_part(&self, r: &RequestRecord, part: Part) -> bool {
+        part.done(r)
+            && self
+                .targets()
+                .filter(|(m, t)| t.p.is_none() && part.covers(*m))
+                .all(|(m, t)| {
+                    let v = part.value(r, m);
+                    v.is_nan() || v * 1000.0 <= t.max
+                })
+    }
+
+    /// How `records` fared over `duration` seconds; `overloaded` when their window was;
+    /// `later` tells which of them arrived in the later half of their window.
     pub fn summarize<'a>(
         &self,
         records: impl IntoIterator<Item = &'a RequestRecord>,
@@ -105,10 +120,22 @@ impl SloConfig {
         overloaded: bool,
         later: impl Fn(&RequestRecord) -> bool,
     ) -> SloSummary {
-        let records: Vec<&RequestRecord> = records.into_iter().collect();
-        let n = records.len() as u64;
+        let charged: Vec<(&RequestRecord, Part)> =
+            records.into_iter().map(|r| (r, Part::Whole)).collect();
+        self.summarize_charged(&charged, duration, overloaded, later)
+    }
+
+    /// How the `charged` parts of requests fared over `duration` seconds.
+    pub(super) fn summarize_charged(
+        &self,
+        charged: &[(&RequestRecord, Part)],
+        duration: f64,
+        overloaded: bool,
+        later: impl Fn(&RequestRecord) -> bool,
+    ) -> SloSummary {
+        let n = charged.len() as u64;
         let (mut attained, mut tokens) = (0u64, 0u64);
-        for r in records.iter().filter(|r| self.attains(r)) {
+        for (r, _) in charged.iter().filter(|(r, p)| self.attains_part(r, *p)) {
             attained += 1;
             tokens += r.output_tokens as u64;
         }
@@ -119,16 +146,18 @@ impl SloConfig {
                 f64::NAN
             }
         };
-        let percentiles = self.checks(&records);
+        let percentiles = self.checks(charged);
         let attainment = ratio(attained, n);
         let met = !overloaded && self.verdict(&percentiles, attainment, n);
         let settled = overloaded || {
-            let (early, late): (Vec<&RequestRecord>, Vec<&RequestRecord>) =
-                records.iter().partition(|r| !later(r));
+            let (early, late): (Vec<_>, Vec<_>) = charged.iter().partition(|(r, _)| !later(r));
             [early, late].iter().all(|half| {
-                let won = half.iter().filter(|r| self.attains(r)).count() as u64;
+                let won = half
+                    .iter()
+                    .filter(|(r, p)| self.attains_part(r, *p))
+                    .count();
                 let n = half.len() as u64;
-                self.verdict(&self.checks(half), ratio(won, n), n) == met
+                self.verdict(&self.checks(half), ratio(won as u64, n), n) == met
             })
         };
         SloSummary {
@@ -144,10 +173,10 @@ impl SloConfig {
         }
     }
 
-    /// Each percentile target checked over `records`.
-    fn checks(&self, records: &[&RequestRecord]) -> Vec<PercentileCheck> {
+    /// Each percentile target checked over the `charged` parts.
+    fn checks(&self, charged: &[(&RequestRecord, Part)]) -> Vec<PercentileCheck> {
         self.targets()
-            .filter_map(|(m, t)| t.p.map(|p| check(records, m, p, t)))
+            .filter_map(|(m, t)| t.p.map(|p| check(charged, m, p, t)))
             .collect()
     }
 
@@ -156,18 +185,24 @@ impl SloConfig {
         n > 0 && checks.iter().all(|c| c.met) && self.min_attainment.is_none_or(|a| attainment >= a)
     }
 
-    /// The report of a run: its request records and each stage's measurement window.
-    pub fn report(&self, records: &[RequestRecord], windows: &[MeasuredWindow]) -> SloReport {
+    /// The report of a run: its request records, each stage's measurement window, and its
+    /// KV transfers (which name each handed-off request's decode worker; none without
+    /// disaggregation).
+    pub fn report(
+        &self,
+        records: &[RequestRecord],
+        windows: &[MeasuredWindow],
+        transfers: &[TransferRecord],
+    ) -> SloReport {
         let window = |r: &RequestRecord| windows.get(r.stage as usize).filter(|w| w.holds(r));
         let measured: Vec<&RequestRecord> =
             records.iter().filter(|r| window(r).is_some()).collect();
         let later = |r: &RequestRecord| window(r).is_some_and(|w| w.in_later_half(r));
-        let spans = |ws: &mut dyn Iterator<Item = &MeasuredWindow>| {
-            ws.map(MeasuredWindow::duration)
-                .filter(|d| *d > 0.0)
-                .sum::<f64>()
-        };
-        let run = spans(&mut windows.iter());
+        let run: f64 = windows
+            .iter()
+            .map(MeasuredWindow::duration)
+            .filter(|d| *d > 0.0)
+            .sum();
         let stages = windows
             .iter()
             .map(|w| GroupSlo {
@@ -180,23 +215,7 @@ impl SloConfig {
                 ),
             })
             .collect();
-        let num_workers = records
-            .iter()
-            .filter_map(|r| r.worker)
-            .map(|w| w + 1)
-            .max()
-            .unwrap_or(0);
-        let workers = (0..num_workers)
-            .map(|w| GroupSlo {
-                id: w,
-                summary: self.summarize(
-                    measured.iter().copied().filter(|r| r.worker == Some(w)),
-                    run,
-                    false,
-                    later,
-                ),
-            })
-            .collect();
+        let workers = self.worker_rows(&measured, transfers, run, later);
         SloReport {
             config: self.clone(),
             overall: self.summarize(
@@ -219,10 +238,22 @@ fn ratio(a: u64, n: u64) -> f64 {
     }
 }
 
-fn check(records: &[&RequestRecord], metric: Metric, p: f64, t: Target) -> PercentileCheck {
-    let mut values: Vec<f64> = records
+/// `metric`'s percentile over the requests `charged` with it; vacuously met when the group
+/// has requests but answers for none of their values of `metric` (a decode worker's TTFT).
+fn check(charged: &[(&RequestRecord, Part)], metric: Metric, p: f64, t: Target) -> PercentileCheck {
+    if !charged.is_empty() && !charged.iter().any(|(_, part)| part.covers(metric)) {
+        return PercentileCheck {
+            metric,
+            p,
+            max_ms: t.max,
+            value_ms: f64::NAN,
+            met: true,
+        };
+    }
+    let mut values: Vec<f64> = charged
         .iter()
-        .map(|r| value(r, metric))
+        .filter(|(_, part)| part.covers(metric))
+        .map(|(r, part)| part.value(r, metric))
         .filter(|v| !v.is_nan())
         .collect();
     crate::stats::radix::sort_total(&mut values);
@@ -302,7 +333,11 @@ impl SloReport {
                 s.goodput_output_tps
             );
             for c in &s.percentiles {
-                line.push_str(&format!(" {:>12.2}", c.value_ms));
+                if c.value_ms.is_nan() {
+                    line.push_str(&format!(" {:>12}", "-"));
+                } else {
+                    line.push_str(&format!(" {:>12.2}", c.value_ms));
+                }
             }
             line.push_str(match (s.met, s.overloaded) {
                 (true, _) => "  yes",

@@ -58,7 +58,7 @@ fn slo(json: &str) -> SloConfig {
 fn attainment_and_goodput_count_only_requests_meeting_every_per_request_target() {
     let c = slo(r#"{"ttft_ms": {"max": 500}, "tpot_ms": {"max": 80}}"#);
     // Stage 0 over 6 s, stage 1 over 2 s; the run over 8.
-    let rep = c.report(&records(), &windows());
+    let rep = c.report(&records(), &windows(), &[]);
     // Run: r0 and r3 attain, of 6 → 1/3; 2 / 8 s = 0.25 req/s; (9 + 1) / 8 = 1.25 tok/s.
     assert_eq!(rep.overall.requests, 6);
     assert_eq!(rep.overall.attained, 2);
@@ -88,7 +88,7 @@ fn percentile_targets_count_failed_and_unfinished_requests_as_infinitely_late() 
         r#"{"ttft_ms": {"p": 50, "max": 700}, "e2e_ms": {"p": 90, "max": 5000},
             "tpot_ms": {"p": 50, "max": 250}, "min_attainment": 0.5}"#,
     );
-    let rep = c.report(&records(), &windows());
+    let rep = c.report(&records(), &windows(), &[]);
     let run = &rep.overall;
     // TTFT, ms, sorted: 125, 250, 500, 750, ∞, ∞. p50: h = 5·0.5 = 2.5 → between 500 and
     // 750 at 0.5 → 625 ≤ 700: met.
@@ -119,7 +119,7 @@ fn min_attainment_decides_with_per_request_targets() {
         slo(&format!(
             r#"{{"ttft_ms": {{"max": 500}}, "min_attainment": {a}}}"#
         ))
-        .report(&records(), &windows())
+        .report(&records(), &windows(), &[])
     };
     // TTFT ≤ 500 ms: r0, r1, r3 → 3 of 4 in stage 0, 3 of 6 in the run.
     assert!(at(0.75).stages[0].summary.met);
@@ -131,7 +131,7 @@ fn min_attainment_decides_with_per_request_targets() {
 #[test]
 fn the_table_lists_the_run_each_stage_and_each_worker() {
     let c = slo(r#"{"ttft_ms": {"p": 50, "max": 700}, "tpot_ms": {"max": 80}}"#);
-    let text = c.report(&records(), &windows()).render_text();
+    let text = c.report(&records(), &windows(), &[]).render_text();
     assert!(
         text.starts_with(
             "SLO: TTFT p50 <= 700 ms, TPOT <= 80 ms (judged on each stage's measurement window)\n"
@@ -147,4 +147,88 @@ fn the_table_lists_the_run_each_stage_and_each_worker() {
         scopes,
         ["run", "stage 0", "stage 1", "worker 0", "worker 1"]
     );
+}
+
+/// A request prefilled on worker `p` and decoded on worker `d` (its record names `p`).
+fn handed_off(r: &RequestRecord, d: u32) -> crate::deployment::TransferRecord {
+    let mut t = crate::deployment::TransferRecord::new(r.id, r.worker.unwrap(), r.first_token);
+    t.decode_worker = Some(d);
+    t
+}
+
+#[test]
+fn a_disaggregated_request_charges_ttft_to_its_prefill_worker_and_tpot_to_its_decode_worker() {
+    let c = slo(r#"{"ttft_ms": {"max": 500}, "tpot_ms": {"max": 80}}"#);
+    let p50 = slo(r#"{"ttft_ms": {"max": 400, "p": 50}}"#);
+    // Prefilled on worker 0:
+    // - r0: TTFT 250 ms, TPOT 0.5/8 = 62.5 ms, decoded on worker 1;
+    // - r1: TTFT 500 ms, TPOT 1/4 = 250 ms (slow decode), decoded on worker 2;
+    // - r2: TTFT 750 ms (slow prefill), TPOT 0.25/4 = 62.5 ms, decoded on worker 2;
+    // - r3: TTFT 125 ms, then unfinished on worker 1.
+    let mut r3 = RequestRecord::new(3, 0, 3.0, 100);
+    r3.worker = Some(0);
+    r3.first_token = 3.125;
+    let records = vec![
+        done(0, 0, 0, 0.0, 0.25, 0.75, 9),
+        done(1, 0, 0, 1.0, 1.5, 2.5, 5),
+        done(2, 0, 0, 2.0, 2.75, 3.0, 5),
+        r3,
+    ];
+    let transfers: Vec<_> = [1, 2, 2, 1]
+        .iter()
+        .zip(&records)
+        .map(|(&d, r)| handed_off(r, d))
+        .collect();
+    let rep = c.report(&records, &[4.0], 4.0, &transfers);
+    let w = |i: usize| &rep.workers[i].summary;
+    assert_eq!(rep.workers.len(), 3);
+    // Worker 0 answers for the four TTFTs: r0, r1 and r3 came in time (r3's first token
+    // stands though its decode never finished), r2 did not.
+    assert_eq!((w(0).requests, w(0).attained), (4, 3));
+    // Worker 1 decoded r0 (met) and r3 (unfinished: a miss).
+    assert_eq!((w(1).requests, w(1).attained), (2, 1));
+    // Worker 2 decoded r1 (TPOT 250 ms: its miss) and r2 (met: its TTFT is worker 0's).
+    assert_eq!((w(2).requests, w(2).attained), (2, 1));
+    // The run is judged whole: only r0 met both.
+    assert_eq!(rep.overall.attained, 1);
+    // A percentile target on TTFT: worker 0's four, 125, 250, 500, 750 ms, have a median of
+    // 375 ms; the decode workers answer for no TTFT, so theirs is vacuous (no value, met).
+    let rep = p50.report(&records, &[4.0], 4.0, &transfers);
+    let check = |i: usize| &rep.workers[i].summary.percentiles[0];
+    assert_eq!((check(0).value_ms, check(0).met), (375.0, true));
+    assert!(check(1).value_ms.is_nan() && check(1).met);
+    assert!(check(2).value_ms.is_nan() && check(2).met);
+    // The table shows the check a worker does not answer for as "-".
+    let text = rep.render_text();
+    let row = text.lines().find(|l| l.starts_with("worker 1")).unwrap();
+    assert!(row.trim_end().ends_with("-  yes"), "{row}");
+}
+
+#[test]
+fn a_slow_decode_pool_misses_on_its_own_rows() {
+    use crate::scenario::{Scenario, ScenarioData};
+    // One H100 prefill worker at 2 r/s of 512-token prompts (TTFT well under 2 s) hands
+    // every request to one decode worker whose steps take 50 ms: every TPOT misses 20 ms.
+    let scenario = Scenario::parse(
+        r#"{
+        "deployment": { "pools": [
+            { "role": "prefill" },
+            { "role": "decode", "worker": { "timing": { "model": "constant",
+                "constant_step_time": 0.05 } } } ] },
+        "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 2,
+            "input_length": { "type": "constant", "value": 512 },
+            "output_length": { "type": "constant", "value": 16 },
+            "total_requests": 20 } ] },
+        "slo": { "ttft_ms": { "max": 2000 }, "tpot_ms": { "max": 20 } }
+    }"#,
+    )
+    .unwrap();
+    let mut sim = crate::simulation::Simulation::new(&scenario, &ScenarioData::new()).unwrap();
+    sim.run();
+    let slo = sim.results().slo.unwrap();
+    let w = |i: usize| &slo.workers[i].summary;
+    // Prefill worker 0: every TTFT met. Decode worker 1: every TPOT missed.
+    assert_eq!((w(0).requests, w(0).attained), (20, 20));
+    assert_eq!((w(1).requests, w(1).attained), (20, 0));
+    assert_eq!(slo.overall.attained, 0);
 }

@@ -10,6 +10,7 @@
 //! it is compiled in the caller (the page's wasm at its size-tuned opt-level), not in the
 //! engine at the simulation's.
 
+mod bill;
 mod config;
 mod lengthen;
 mod output;
@@ -21,6 +22,7 @@ mod searcher;
 mod tests;
 mod trial;
 
+pub use bill::{Bill, PoolBill};
 pub use config::{Axis, Search, SweepConfig, MAX_AXES, MAX_POINTS};
 pub use output::{merge_shards, Shard, SweepHeader, SweepPoint, SweepResults};
 pub use point::{PointMetrics, SeedSpread};

@@ -205,6 +205,7 @@ impl SweepResults {
             "good r/s",
             "SLO met",
             "$/M out tok",
+            "$/M good tok",
         ] {
             c.push(name.into());
         }
@@ -250,6 +251,7 @@ impl SweepResults {
                         (if m.slo_met() { "yes" } else { "no" }).into()
                     }),
                     m.cost_per_million_output_tokens.map_or(String::new(), num),
+                    m.cost_per_million_good_tokens.map_or(String::new(), num),
                 ]);
             }
             None => c.extend((0..13).map(|_| String::new())),

@@ -1,6 +1,7 @@
 //! What one run of a sweep reports: load, throughput, latency percentiles, the SLO and cost,
 //! all over the run's measurement windows (warm-up and drain left out).
 
+use super::bill::Bill;
 use crate::measure::{MeasuredWindow, Pooled};
 use crate::scenario::Scenario;
 use crate::simulation::SimulationResults;
@@ -11,7 +12,7 @@ use serde::Serialize;
 /// One run's figures, pooled over every stage.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PointMetrics {
-    /// Workers that existed in the run.
+    /// Workers that existed in the run (every one an autoscaler added counts).
     pub workers: u32,
     /// The GPU type.
     pub gpu: String,
@@ -45,8 +46,15 @@ pub struct PointMetrics {
     pub slo: Option<SloSummary>,
     /// Price of one GPU for an hour (`hardware.cost_per_gpu_hour`, or the catalogue's).
     pub cost_per_gpu_hour: Option<f64>,
-    /// GPUs × price per hour over output tokens per hour, per million tokens.
+    /// What the GPUs cost, per million output tokens: each pool's GPUs at its own GPU's
+    /// price for the seconds they were provisioned from the first arrival to the end (see
+    /// `sweep::Bill`), over the output tokens of completed requests.
     pub cost_per_million_output_tokens: Option<f64>,
+    /// GPU-seconds billed (workers an autoscaler added from their request to their release).
+    pub gpu_seconds: f64,
+    /// The same cost over only the output tokens of requests that met the SLO (none
+    /// without an SLO, or when none met it).
+    pub cost_per_million_good_tokens: Option<f64>,
     /// The run ended before its workload did (a bound or limit; see `simulation.*`).
     pub truncated: bool,
     /// How many times the requests its stages name the run made, lengthened until it could
@@ -113,31 +121,30 @@ impl PointMetrics {
             LatencySummary::from_seconds(done.iter().map(|q| f(q)).collect())
         };
         let price = scenario.hardware.cost_per_gpu_hour();
-        let (workers, gpus, dollars_per_hour) = match (&scenario.deployment, &r.deployment) {
-            // Each pool's workers at its own tensor parallelism and GPU price.
-            (Some(d), Some(report)) => d.pools.iter().zip(&report.pools).fold(
-                (0, 0, Some(0.0)),
-                |(w, g, dollars), (pool, row)| {
-                    let hw = pool
-                        .effective_hardware(&scenario.hardware)
-                        .unwrap_or_else(|_| scenario.hardware.clone());
-                    let gpus = row.workers * hw.tp;
-                    let cost = dollars
-                        .zip(hw.cost_per_gpu_hour())
-                        .map(|(d, p)| d + gpus as f64 * p);
-                    (w + row.workers, g + gpus, cost)
-                },
-            ),
-            _ => {
-                let workers = (r.workers.workers.len() as u32).max(scenario.simulation.num_workers);
-                let gpus = workers * scenario.hardware.tp;
-                (workers, gpus, price.map(|p| gpus as f64 * p))
-            }
-        };
+        // The GPUs over the measured span, against the tokens served in it.
+        let from = r
+            .windows
+            .iter()
+            .map(|w| w.start)
+            .fold(f64::INFINITY, f64::min);
+        let to = r
+            .windows
+            .iter()
+            .map(|w| w.end)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let bill = Bill::new(scenario, r, from, to);
+        let (workers, gpus) = (bill.workers(), bill.gpus());
         let output_tps = pooled.output_tps;
-        let cost = dollars_per_hour
-            .filter(|_| output_tps > 0.0)
-            .map(|d| d / (output_tps * 3600.0) * 1e6);
+        let per_million = |tps: f64| {
+            bill.dollars_per_hour()
+                .filter(|_| tps > 0.0)
+                .map(|d| d / (tps * 3600.0) * 1e6)
+        };
+        let cost = per_million(output_tps);
+        let good_cost = r
+            .slo
+            .as_ref()
+            .and_then(|s| per_million(s.overall.goodput_output_tps));
         Self {
             workers,
             gpu: scenario.hardware.gpu.clone(),
@@ -155,6 +162,8 @@ impl PointMetrics {
             slo: r.slo.as_ref().map(|s| s.overall.clone()),
             cost_per_gpu_hour: price,
             cost_per_million_output_tokens: cost,
+            gpu_seconds: bill.gpu_seconds(),
+            cost_per_million_good_tokens: good_cost,
             truncated: r.truncated,
             scale: 1,
             seeds: None,

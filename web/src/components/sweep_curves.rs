@@ -385,6 +385,8 @@ mod tests {
                 }),
                 cost_per_gpu_hour: None,
                 cost_per_million_output_tokens: None,
+                gpu_seconds: 1.0,
+                cost_per_million_good_tokens: None,
                 truncated: false,
             }),
             search: None,

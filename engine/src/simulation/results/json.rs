@@ -323,6 +323,7 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
         deployment,
         transfers,
         decode_decisions,
+        scaling,
     } = results;
     let mut o = Out::new(out);
     o.serde(b"{\"engine_version\":", engine_version)?;
@@ -373,6 +374,9 @@ pub(super) fn write(results: &SimulationResults, out: impl Write) -> std::io::Re
     }
     if !decode_decisions.is_empty() {
         o.list(b",\"decode_decisions\":", decode_decisions, Out::decision)?;
+    }
+    if !scaling.is_empty() {
+        o.serde(b",\"scaling\":", scaling)?;
     }
     o.raw(b"}");
     o.out.write_all(&o.buf)
@@ -447,6 +451,24 @@ mod tests {
         }"#,
         );
         assert!(!r.transfers.is_empty() && !r.decode_decisions.is_empty());
+        // Autoscaled: a worker asked for, started and released.
+        let r = same_as_serde(
+            r#"{
+            "worker": {"timing": {"model": "constant"}},
+            "router": {"autoscaler": {"enabled": true, "max_queue_threshold": 1,
+                "scale_down_threshold": 0, "max_workers": 2, "scale_latency": 1, "cooldown": 1}},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 100,
+                "output_length": {"type": "constant", "value": 200}, "total_requests": 200},
+                {"type": "UniformReqRate", "request_rate": 0.2, "total_requests": 2}]}
+        }"#,
+        );
+        assert!(
+            r.scaling.iter().any(|s| !s.released.is_nan()),
+            "{:?}",
+            r.scaling
+        );
+        let back = SimulationResults::from_bytes(&r.to_bytes()).expect("decodes");
+        assert_eq!(back.to_json(), r.to_json());
     }
 
     #[test]
