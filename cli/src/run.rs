@@ -76,8 +76,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         ))?;
     }
     // Even with -q: an overloaded run's percentiles grow with its length, which no table
-    // of a finite run can show.
-    for w in results.windows.iter() {
+    // of a finite run can show. (A run stopped here is partial, and says so instead.)
+    for w in results.windows.iter().filter(|_| halt.is_none()) {
         if let Some(o) = &w.overload {
             eprintln!(
                 "opal: warning: stage {} is overloaded ({}): the cluster does not sustain \

@@ -114,17 +114,29 @@ impl MeasuredWindow {
                 self.requests, self.warmup_requests, self.cooldown_requests
             ),
         );
-        row(&mut o, "Offered load (req/s):", num(self.offered_rps));
         row(
             &mut o,
-            "Achieved throughput (req/s):",
+            "Measured offered load (req/s):",
+            num(self.offered_rps),
+        );
+        row(
+            &mut o,
+            "Measured throughput (req/s):",
             num(self.achieved_rps),
         );
-        row(&mut o, "Output throughput (tok/s):", num(self.output_tps));
-        row(&mut o, "Median TTFT (ms):", num(self.ttft.median_ms));
-        row(&mut o, "P99 TTFT (ms):", num(self.ttft.p99_ms));
-        row(&mut o, "P99 TPOT (ms):", num(self.tpot.p99_ms));
-        row(&mut o, "P99 E2E (ms):", num(self.e2e.p99_ms));
+        row(
+            &mut o,
+            "Measured output throughput (tok/s):",
+            num(self.output_tps),
+        );
+        row(
+            &mut o,
+            "Measured median TTFT (ms):",
+            num(self.ttft.median_ms),
+        );
+        row(&mut o, "Measured P99 TTFT (ms):", num(self.ttft.p99_ms));
+        row(&mut o, "Measured P99 TPOT (ms):", num(self.tpot.p99_ms));
+        row(&mut o, "Measured P99 E2EL (ms):", num(self.e2e.p99_ms));
         let verdict = match &self.overload {
             None => "keeps up".to_string(),
             Some(o) => format!("OVERLOADED: {}", o.describe()),

@@ -197,9 +197,11 @@ fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here()
     let here = plan.run_point(0);
     assert_eq!(elsewhere, here);
     let search = here.search.as_ref().unwrap();
-    // Low, high, then halvings of 399 down to 1: ceil(log2(399)) = 9 of them.
-    assert_eq!(search.probes.len(), 11);
-    assert_eq!(runs, 11);
+    // Low, high, then halvings of 399 down to 1: ceil(log2(399)) = 9 of them; each probe
+    // a run or more (lengthened until settled), then the confirmation's two.
+    assert!(search.probes.len() >= 11, "{search:?}");
+    assert!(runs >= search.probes.len() + 2, "{runs} runs");
+    assert!(search.confirmation.is_some(), "{search:?}");
     assert!(
         search.value.is_some_and(|v| v > 1.0 && v < 400.0),
         "{search:?}"
