@@ -357,7 +357,8 @@ mod tests {
     use serde_json::json;
 
     /// Point `index` of a two-curve sweep over rates 10, 20, 30 (curves "a" and "b"),
-    /// meeting the SLO or not, with an offered load of `offered`.
+    /// meeting the SLO or not, with an offered load of `offered`, keeping up with it and
+    /// long enough to judge.
     fn point(index: usize, met: bool, offered: f64) -> SweepPoint {
         let empty = LatencySummary::empty();
         SweepPoint {
@@ -368,9 +369,12 @@ mod tests {
                 gpu: "H100-SXM".into(),
                 gpus: 1,
                 requests: 10,
+                measured_requests: 9,
                 offered_rps: offered,
                 achieved_rps: offered,
                 output_tps: 1.0,
+                overloaded: None,
+                settled: true,
                 ttft: empty,
                 tpot: empty,
                 e2e: empty,
@@ -381,7 +385,9 @@ mod tests {
                     goodput_rps: offered,
                     goodput_output_tps: 1.0,
                     percentiles: Vec::new(),
+                    overloaded: false,
                     met,
+                    settled: true,
                 }),
                 cost_per_gpu_hour: None,
                 cost_per_million_output_tokens: None,
@@ -409,6 +415,33 @@ mod tests {
             .collect();
         // a's knee is at 20 (point 2); b (points 1, 3, 5) has only point 1 so far.
         assert_eq!(found, [("a".to_string(), 2)]);
+    }
+
+    /// `p` overloaded, for the reason `why`.
+    fn overloaded(mut p: SweepPoint, why: &str) -> SweepPoint {
+        if let Some(m) = p.metrics.as_mut() {
+            m.overloaded = Some(why.into());
+        }
+        p
+    }
+
+    #[test]
+    fn an_overloaded_point_is_a_miss_for_the_knee_whatever_its_percentiles() {
+        // Curve a: 10 met, 20 met by its percentiles but overloaded, 30 missed. The engine's
+        // rule (`slo_met`) counts 20 as a miss, so the knee is at 10 (point 0), not at 20.
+        let points = vec![
+            point(0, true, 9.0),
+            overloaded(
+                point(2, true, 19.0),
+                "stage 0: served 15.00 req/s of 19.00 offered",
+            ),
+            point(4, false, 29.0),
+        ];
+        let found: Vec<(String, usize)> = knees(&points, 2)
+            .into_iter()
+            .map(|(l, p)| (l, p.index))
+            .collect();
+        assert_eq!(found, [("a".to_string(), 0)]);
     }
 
     #[test]
