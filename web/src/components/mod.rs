@@ -23,3 +23,4 @@ pub mod sweep_table;
 pub mod talk_bar;
 pub mod talk_pools;
 pub mod talk_view;
+pub mod window_facts;

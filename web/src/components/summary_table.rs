@@ -1,6 +1,8 @@
 //! The per-stage results table, as `vllm bench serve` prints it, and, with a pinned run,
-//! both runs side by side with the change coloured where better is obvious.
+//! both runs side by side with the change coloured where better is obvious; under each, the
+//! stage's measurement window, and above it a banner when the stage was overloaded.
 
+use super::window_facts::{banner, window_table};
 use crate::results_view::{relative_change, verdict, Better};
 use crate::state::EngineResults;
 use engine::stats::{LatencySummary, StageSummary};
@@ -252,7 +254,10 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                 } else {
                     "Serving benchmark result".to_string()
                 };
+                let window = props.results.windows.get(i);
                 html! {
+                    <div class="summary-stage">
+                    { banner(i, window) }
                     <table class="summary-table">
                         <caption>{ caption }</caption>
                         <thead>
@@ -291,6 +296,8 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                             }) }
                         </tbody>
                     </table>
+                    { window.map(|w| window_table(i, w)).unwrap_or_default() }
+                    </div>
                 }
             }) }
         </div>
