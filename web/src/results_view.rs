@@ -1,12 +1,14 @@
 //! What the results view draws, derived once per finished run from the engine's results:
 //! latency columns for CDFs and histograms, per-request phases for the timeline, series for
-//! the line charts, the routing decision behind each request, and which way is "better".
+//! the line charts and the measurement windows they shade, the routing decision behind each
+//! request, and which way is "better".
 //!
 //! Pure (no browser calls), tested natively.
 
 use crate::charts::requests::NO_PARTNER;
-use crate::charts::{LineRun, RequestPhases, Series};
+use crate::charts::{Band, LineRun, RequestPhases, Series};
 use engine::deployment::TransferRecord;
+use engine::measure::MeasuredWindow;
 use engine::simulation::{RoutingRecord, SimulationResults};
 use engine::stats::RequestRecord;
 use std::rc::Rc;
@@ -331,6 +333,25 @@ impl RunSeries {
     }
 }
 
+/// The span each stage's measurement window covers, for the series charts to shade: labelled
+/// "measured" (with the stage's number when there are several). Windows that span nothing (a
+/// stage of one request, or none) are left out.
+pub fn window_bands(windows: &[MeasuredWindow]) -> Rc<[Band]> {
+    windows
+        .iter()
+        .filter(|w| w.duration() > 0.0)
+        .map(|w| Band {
+            from: w.start,
+            to: w.end,
+            label: if windows.len() > 1 {
+                format!("stage {} measured", w.stage).into()
+            } else {
+                "measured".into()
+            },
+        })
+        .collect()
+}
+
 /// Which way a figure improves, for colouring a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Better {
@@ -477,6 +498,12 @@ mod tests {
         sim.run();
         let r = sim.results();
         let s = RunSeries::of(&r, "run 1");
+        // The warm-up leaves out 10 % of 4 arrivals, rounded down: none. The window is
+        // every arrival, 0.5 s to 2.0 s.
+        let bands = window_bands(&r.windows);
+        assert_eq!(bands.len(), 1);
+        assert_eq!((bands[0].from, bands[0].to), (0.5, 2.0));
+        assert_eq!(bands[0].label.as_str(), "measured");
         assert_eq!(s.busy.series.len(), 2, "one busy line per worker");
         assert_eq!(s.compute.series.len(), 2);
         // A step's achieved FLOP/s and bandwidth never exceed what its busy time allows.

@@ -7,6 +7,10 @@ use yew::prelude::*;
 use super::downsample::min_max_per_column;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, Unit};
+use super::marks::{
+    bands, mark_legend, note_at, point_marks, shown_entries, Band, MarkStyle, PointMark,
+    MARK_LEGEND_ROW,
+};
 use super::scale::{extent, nearest_index, LinearScale};
 use super::svg::{color_class, legend, path_data, pointer_x, x_axis, y_axis, LegendItem, Plot};
 use super::ticks::{nice_domain, ticks, usable_range};
@@ -59,6 +63,16 @@ pub struct LineChartProps {
     /// Vertical marks at these x values, each with its label (e.g. a sweep's knees).
     #[prop_or_default]
     pub markers: Rc<[(f64, AttrValue)]>,
+    /// Marks on single points of the current run's series, with a tooltip each.
+    #[prop_or_default]
+    pub point_marks: Rc<[PointMark]>,
+    /// The legend entry of each mark style, shown (in a second legend row) when a mark of
+    /// that style is drawn.
+    #[prop_or_default]
+    pub mark_legend: Rc<[(MarkStyle, AttrValue)]>,
+    /// Shaded spans of x, each labelled (e.g. a run's measurement windows).
+    #[prop_or_default]
+    pub bands: Rc<[Band]>,
     /// Width of the drawing in px (it scales with CSS; this sets the proportions).
     #[prop_or(640)]
     pub width: u32,
@@ -85,6 +99,7 @@ struct Layout {
 pub fn line_chart(props: &LineChartProps) -> Html {
     let svg = use_node_ref();
     let hover = use_state(|| None::<f64>);
+    let mark_entries = shown_entries(&props.point_marks, &props.mark_legend);
     let layout = {
         let key = (
             props.run.clone(),
@@ -92,14 +107,15 @@ pub fn line_chart(props: &LineChartProps) -> Html {
             props.step,
             props.width,
             props.height,
+            !mark_entries.is_empty(),
         );
         let (x_unit, y_unit, title) = (props.x_unit, props.y_unit, props.title.clone());
-        use_memo(key, move |(run, pinned, step, w, h)| {
+        use_memo(key, move |(run, pinned, step, w, h, mark_row)| {
             layout(
                 run,
                 pinned.as_ref(),
                 *step,
-                (*w, *h),
+                (*w, *h, *mark_row),
                 (x_unit, y_unit),
                 &title,
             )
@@ -165,7 +181,8 @@ pub fn line_chart(props: &LineChartProps) -> Html {
         None => (Html::default(), Html::default()),
         Some(t) => {
             let x = format!("{:.1}", layout.x.map(t));
-            let rows = runs.iter().flat_map(|run| {
+            let marks = &props.point_marks;
+            let rows = runs.iter().enumerate().flat_map(|(r, run)| {
                 let i = if props.step {
                     // A step chart shows the last sample at or before t.
                     run.x.partition_point(|&x| x <= t).checked_sub(1)
@@ -175,7 +192,10 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                 run.series.iter().enumerate().map(move |(k, s)| {
                     let v = i.and_then(|i| s.values.get(i).copied()).unwrap_or(f64::NAN);
                     let name = if compare { format!("{} ({})", s.name, run.label) } else { s.name.to_string() };
-                    html! { <div class={color_class(k)}><span class="chart-swatch" />{ format!("{name}: {}", format_value(v, props.y_unit)) }</div> }
+                    // The current run's mark on this point says why it is marked.
+                    let note = i.filter(|_| r == 0).and_then(|i| note_at(marks, k, run.x[i]));
+                    let note = note.map(|n| format!(" — {n}")).unwrap_or_default();
+                    html! { <div class={color_class(k)}><span class="chart-swatch" />{ format!("{name}: {}{note}", format_value(v, props.y_unit)) }</div> }
                 })
             });
             let left = 100.0 * layout.x.map(t) / f64::from(props.width);
@@ -201,6 +221,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                     {onmousemove} {onmouseleave}>
                     { y_axis(&plot, &layout.y, &yt, props.y_unit) }
                     { x_axis(&plot, &layout.x, &xt, props.x_unit, &props.x_label) }
+                    { bands(&props.bands, &layout.x, &plot) }
                     { for layout.paths.iter().enumerate().flat_map(|(r, paths)| paths.iter().enumerate().map(move |(i, d)| html! {
                         <path class={classes!("chart-line", color_class(i), (r == 1).then_some("chart-pinned"))} d={d.clone()} />
                     })) }
@@ -215,7 +236,11 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                             </g>
                         }
                     }) }
+                    { point_marks(&props.point_marks, &layout.x, &layout.y) }
                     { legend(&legend_items, &plot) }
+                    if !mark_entries.is_empty() {
+                        { mark_legend(&mark_entries, &plot) }
+                    }
                     { cursor_line }
                 </svg>
                 { readout_box }
@@ -248,11 +273,15 @@ fn layout(
     run: &LineRun,
     pinned: Option<&LineRun>,
     step: bool,
-    (width, height): (u32, u32),
+    (width, height, mark_row): (u32, u32, bool),
     (x_unit, y_unit): (Unit, Unit),
     title: &str,
 ) -> Layout {
-    let plot = Plot::new(width, height);
+    let mut plot = Plot::new(width, height);
+    if mark_row {
+        // Room for the marks' legend under the series' legend.
+        plot.y0 = (plot.y0 + MARK_LEGEND_ROW).min(plot.y1 - 1.0);
+    }
     let runs: Vec<&LineRun> = std::iter::once(run).chain(pinned).collect();
     let (x_lo, x_hi) = extent(runs.iter().map(|r| &r.x[..])).unwrap_or((f64::NAN, f64::NAN));
     let (x_lo, x_hi) = usable_range(x_lo, x_hi);

@@ -2,7 +2,8 @@
 //! names and units, know nothing about the engine, and read their colours from CSS variables
 //! (`--series-0` ... `--series-7`, `--phase-*`) so they work in light and dark themes.
 //!
-//! - [`LineChart`]: series over simulated time, hover read-out, optional pinned run (dashed).
+//! - [`LineChart`]: series over simulated time, hover read-out, optional pinned run (dashed),
+//!   marks on single points and shaded bands ([`marks`]).
 //! - [`CdfChart`]: latency CDFs of several runs.
 //! - [`Histogram`]: counts on shared nice bins, one outline per run.
 //! - [`Timeline`]: one bar per request on a canvas, phases coloured, zoom and pan.
@@ -43,6 +44,7 @@ pub mod format;
 mod histogram;
 pub mod lanes;
 mod line_chart;
+pub mod marks;
 pub mod requests;
 pub mod scale;
 pub mod svg;
@@ -54,5 +56,6 @@ pub use cdf_chart::{CdfChart, CdfChartProps, CdfRun};
 pub use format::Unit;
 pub use histogram::{Histogram, HistogramProps, HistogramRun};
 pub use line_chart::{LineChart, LineChartProps, LineRun, Series};
+pub use marks::{Band, MarkStyle, PointMark};
 pub use requests::{describe_request, RequestPhases};
 pub use timeline::{Timeline, TimelineProps};

@@ -19,6 +19,8 @@ pub mod slo_table;
 pub mod summary_table;
 pub mod sweep_curves;
 pub mod sweep_panel;
+pub mod sweep_table;
 pub mod talk_bar;
 pub mod talk_pools;
 pub mod talk_view;
+pub mod window_facts;

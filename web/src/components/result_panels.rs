@@ -2,11 +2,11 @@
 //! distributions, the request timeline, and the routing decisions.
 
 use crate::charts::{
-    describe_request, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart, LineRun,
-    RequestPhases, Timeline, Unit,
+    describe_request, Band, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart,
+    LineRun, RequestPhases, Timeline, Unit,
 };
 use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
-use crate::results_view::{describe_decision, short, Latencies, RunSeries};
+use crate::results_view::{describe_decision, short, window_bands, Latencies, RunSeries};
 use crate::state::EngineResults;
 use engine::stats::WorkerTable as Workers;
 use std::rc::Rc;
@@ -21,6 +21,8 @@ pub struct RunView {
     pub series: RunSeries,
     /// Latency columns.
     pub latencies: Latencies,
+    /// Each stage's measurement window, shaded on the series charts.
+    pub windows: Rc<[Band]>,
 }
 
 impl RunView {
@@ -29,6 +31,7 @@ impl RunView {
         Self {
             series: RunSeries::of(results, &label),
             latencies: Latencies::of(&results.requests, &results.itl),
+            windows: window_bands(&results.windows),
             label,
         }
     }
@@ -45,31 +48,32 @@ pub struct RunsProps {
 }
 
 /// Throughput, GPU busy time and roofline utilisation, queues, KV use and active workers
-/// over simulated time.
+/// over simulated time, the current run's measurement windows shaded.
 #[function_component(ChartsPanel)]
 pub fn charts_panel(props: &RunsProps) -> Html {
     let pin = |f: fn(&RunSeries) -> &LineRun| props.pinned.as_ref().map(|p| f(&p.series).clone());
     let s = &props.run.series;
+    let bands = &props.run.windows;
     html! {
         <div class="chart-grid" data-testid="charts">
             <LineChart title="Output throughput" run={s.output_throughput.clone()}
-                pinned={pin(|s| &s.output_throughput)} y_unit={Unit::TokPerSec} />
+                pinned={pin(|s| &s.output_throughput)} bands={bands.clone()} y_unit={Unit::TokPerSec} />
             <LineChart title="Arrivals and completions per second" run={s.requests.clone()}
-                pinned={pin(|s| &s.requests)} />
+                pinned={pin(|s| &s.requests)} bands={bands.clone()} />
             <LineChart title="GPU busy (running a step), per worker" run={s.busy.clone()}
-                pinned={pin(|s| &s.busy)} y_unit={Unit::Percent} />
+                pinned={pin(|s| &s.busy)} bands={bands.clone()} y_unit={Unit::Percent} />
             <LineChart title="GPU compute: achieved FLOP/s of peak, per worker" run={s.compute.clone()}
-                pinned={pin(|s| &s.compute)} y_unit={Unit::Percent} />
+                pinned={pin(|s| &s.compute)} bands={bands.clone()} y_unit={Unit::Percent} />
             <LineChart title="GPU memory: achieved HBM bandwidth of peak, per worker" run={s.memory.clone()}
-                pinned={pin(|s| &s.memory)} y_unit={Unit::Percent} />
+                pinned={pin(|s| &s.memory)} bands={bands.clone()} y_unit={Unit::Percent} />
             <LineChart title="Waiting requests, per worker" run={s.waiting.clone()}
-                pinned={pin(|s| &s.waiting)} step=true />
+                pinned={pin(|s| &s.waiting)} bands={bands.clone()} step=true />
             <LineChart title="Running requests, per worker" run={s.running.clone()}
-                pinned={pin(|s| &s.running)} step=true />
+                pinned={pin(|s| &s.running)} bands={bands.clone()} step=true />
             <LineChart title="KV blocks in use, per worker" run={s.kv_blocks.clone()}
-                pinned={pin(|s| &s.kv_blocks)} step=true />
+                pinned={pin(|s| &s.kv_blocks)} bands={bands.clone()} step=true />
             <LineChart title="Active workers" run={s.active_workers.clone()}
-                pinned={pin(|s| &s.active_workers)} step=true />
+                pinned={pin(|s| &s.active_workers)} bands={bands.clone()} step=true />
         </div>
     }
 }

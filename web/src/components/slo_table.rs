@@ -1,5 +1,6 @@
 //! The SLO table of a run whose scenario has an `slo`: attainment, goodput and each
-//! percentile target, for the run, each stage and each worker.
+//! percentile target, for the run, each stage and each worker, judged on the stages'
+//! measurement windows (an overloaded group misses whatever its percentiles say).
 
 use crate::state::EngineResults;
 use engine::slo::{Metric, SloReport, SloSummary};
@@ -30,6 +31,21 @@ fn ms(x: f64) -> String {
     }
 }
 
+/// The Met cell: "no (overloaded)" for a group whose load outran the cluster, whatever
+/// its percentiles; "(too short to judge)" after a verdict the window's halves disagree on.
+fn verdict(s: &SloSummary) -> String {
+    let v = match (s.met, s.overloaded) {
+        (true, _) => "yes",
+        (false, true) => "no (overloaded)",
+        (false, false) => "no",
+    };
+    if s.settled {
+        v.into()
+    } else {
+        format!("{v} (too short to judge)")
+    }
+}
+
 fn row(scope: String, s: &SloSummary) -> Html {
     html! {
         <tr data-testid="slo-row">
@@ -42,7 +58,7 @@ fn row(scope: String, s: &SloSummary) -> Html {
             { for s.percentiles.iter().map(|c| html! {
                 <td class={if c.met { "met" } else { "miss" }}>{ ms(c.value_ms) }</td>
             }) }
-            <td>{ if s.met { "yes" } else { "no" } }</td>
+            <td class={classes!(s.overloaded.then_some("miss"))}>{ verdict(s) }</td>
         </tr>
     }
 }
@@ -64,6 +80,7 @@ fn table(report: &SloReport) -> Html {
     html! {
         <section class="slo" data-testid="slo-table">
             <h3>{ format!("SLO: {}", report.describe_targets()) }</h3>
+            <p class="note">{ "Judged on each stage's measurement window: the requests arriving after its warm-up." }</p>
             <table class="summary-table">
                 <thead><tr>
                     <th>{ "Scope" }</th><th>{ "Requests" }</th><th>{ "Attained" }</th>
@@ -86,5 +103,36 @@ pub fn slo_table(props: &SloTableProps) -> Html {
     match &props.results.slo {
         Some(report) => table(report),
         None => html! {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(met: bool, overloaded: bool, settled: bool) -> SloSummary {
+        SloSummary {
+            requests: 10,
+            attained: 10,
+            attainment: 1.0,
+            goodput_rps: 1.0,
+            goodput_output_tps: 1.0,
+            percentiles: Vec::new(),
+            overloaded,
+            met,
+            settled,
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_overload_and_a_window_too_short_to_judge() {
+        assert_eq!(verdict(&summary(true, false, true)), "yes");
+        assert_eq!(verdict(&summary(false, false, true)), "no");
+        // The engine judges an overloaded group a miss, and settled.
+        assert_eq!(verdict(&summary(false, true, true)), "no (overloaded)");
+        assert_eq!(
+            verdict(&summary(true, false, false)),
+            "yes (too short to judge)"
+        );
     }
 }

@@ -1,9 +1,11 @@
 //! A sweep's curves: latency (TTFT, TPOT or E2E at p50, p90 or p99, picked) against the
 //! swept value, the offered load or the achieved load, then the achieved load, goodput and
 //! SLO attainment (with an SLO) against the same; one line per value of the second axis (a policy, a GPU), each curve's
-//! knee marked. Points not yet finished are gaps, so curves grow as points arrive.
+//! knee marked. Points not yet finished are gaps, so curves grow as points arrive. A point
+//! whose load outran the cluster is ringed in the warning colour, one too short to judge
+//! marked with a question mark, each saying why on hover.
 
-use crate::charts::{LineChart, LineRun, Series, Unit};
+use crate::charts::{LineChart, LineRun, MarkStyle, PointMark, Series, Unit};
 use crate::components::form::{SelectField, SelectOption};
 use engine::stats::LatencySummary;
 use engine::sweep::{PointMetrics, SweepPoint, SweepResults};
@@ -210,6 +212,15 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
         slo(|s| s.attainment),
     );
     let markers = knee_markers(&props.points, props.curves, &x_of);
+    let marks = |figure: &dyn Fn(&SweepPoint) -> f64| {
+        point_marks(&props.points, props.curves, &x_of, figure)
+    };
+    let lat_marks = marks(&latency);
+    let throughput_marks = marks(&achieved);
+    let goodput_marks = marks(&slo(|s| s.goodput_rps));
+    let attainment_marks = marks(&slo(|s| s.attainment));
+    let mark_legend: Rc<[(MarkStyle, AttrValue)]> =
+        Rc::from(MARK_LEGEND.map(|(s, l)| (s, l.into())));
     let x_unit = Unit::Count;
     html! {
         <div class="sweep-curves" data-testid="sweep-curves">
@@ -224,14 +235,17 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
             <div class="charts">
                 <LineChart title={format!("{pct_name} {metric_name} vs {x_label}")} run={lat}
                     {x_unit} x_label={x_label.clone()} y_unit={Unit::Millis}
-                    markers={markers.clone()} />
+                    markers={markers.clone()} point_marks={lat_marks} mark_legend={mark_legend.clone()} />
                 <LineChart title={format!("Achieved load (req/s) vs {x_label}")} run={throughput}
-                    {x_unit} x_label={x_label.clone()} markers={markers.clone()} />
+                    {x_unit} x_label={x_label.clone()} markers={markers.clone()}
+                    point_marks={throughput_marks} mark_legend={mark_legend.clone()} />
                 if props.has_slo {
                     <LineChart title={format!("Goodput (req/s) vs {x_label}")} run={goodput}
-                        {x_unit} x_label={x_label.clone()} markers={markers.clone()} />
+                        {x_unit} x_label={x_label.clone()} markers={markers.clone()}
+                        point_marks={goodput_marks} mark_legend={mark_legend.clone()} />
                     <LineChart title={format!("SLO attainment vs {x_label}")} run={attainment}
-                        {x_unit} x_label={x_label.clone()} y_unit={Unit::Percent} {markers} />
+                        {x_unit} x_label={x_label.clone()} y_unit={Unit::Percent} {markers}
+                        point_marks={attainment_marks} {mark_legend} />
                 }
             </div>
             if !props.has_slo {
@@ -239,6 +253,51 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
             }
         </div>
     }
+}
+
+/// The marks' legend entries.
+const MARK_LEGEND: [(MarkStyle, &str); 2] = [
+    (
+        MarkStyle::Warning,
+        "overloaded: latency grows with run length",
+    ),
+    (MarkStyle::Unsure, "too short to judge"),
+];
+
+/// How a point's figures must be read, when not at face value: overloaded (its latencies
+/// grow with the run's length, so it misses the SLO), or too short to judge (a longer run
+/// could change its verdict); with the note its hover shows.
+pub fn point_caveat(m: &PointMetrics) -> Option<(MarkStyle, String)> {
+    match &m.overloaded {
+        Some(why) => Some((MarkStyle::Warning, format!("overloaded: {why}"))),
+        None if !m.settled => Some((
+            MarkStyle::Unsure,
+            "too short to judge: a longer run could change its verdict".into(),
+        )),
+        None => None,
+    }
+}
+
+/// One chart's point marks: each point with a caveat, at its x and its `figure`.
+fn point_marks(
+    points: &[SweepPoint],
+    curves: usize,
+    x_of: &dyn Fn(&SweepPoint) -> f64,
+    figure: &dyn Fn(&SweepPoint) -> f64,
+) -> Rc<[PointMark]> {
+    points
+        .iter()
+        .filter_map(|p| {
+            let (style, note) = point_caveat(p.metrics.as_ref()?)?;
+            Some(PointMark {
+                series: p.index % curves.max(1),
+                x: x_of(p),
+                y: figure(p),
+                style,
+                note: note.into(),
+            })
+        })
+        .collect()
 }
 
 /// Each curve's name: the values of the axes after the first ("all" with one axis).
@@ -357,7 +416,8 @@ mod tests {
     use serde_json::json;
 
     /// Point `index` of a two-curve sweep over rates 10, 20, 30 (curves "a" and "b"),
-    /// meeting the SLO or not, with an offered load of `offered`.
+    /// meeting the SLO or not, with an offered load of `offered`, keeping up with it and
+    /// long enough to judge.
     fn point(index: usize, met: bool, offered: f64) -> SweepPoint {
         let empty = LatencySummary::empty();
         SweepPoint {
@@ -368,9 +428,12 @@ mod tests {
                 gpu: "H100-SXM".into(),
                 gpus: 1,
                 requests: 10,
+                measured_requests: 9,
                 offered_rps: offered,
                 achieved_rps: offered,
                 output_tps: 1.0,
+                overloaded: None,
+                settled: true,
                 ttft: empty,
                 tpot: empty,
                 e2e: empty,
@@ -381,7 +444,9 @@ mod tests {
                     goodput_rps: offered,
                     goodput_output_tps: 1.0,
                     percentiles: Vec::new(),
+                    overloaded: false,
                     met,
+                    settled: true,
                 }),
                 cost_per_gpu_hour: None,
                 cost_per_million_output_tokens: None,
@@ -411,6 +476,70 @@ mod tests {
             .collect();
         // a's knee is at 20 (point 2); b (points 1, 3, 5) has only point 1 so far.
         assert_eq!(found, [("a".to_string(), 2)]);
+    }
+
+    /// `p` overloaded, for the reason `why`.
+    fn overloaded(mut p: SweepPoint, why: &str) -> SweepPoint {
+        if let Some(m) = p.metrics.as_mut() {
+            m.overloaded = Some(why.into());
+        }
+        p
+    }
+
+    #[test]
+    fn an_overloaded_point_is_a_miss_for_the_knee_whatever_its_percentiles() {
+        // Curve a: 10 met, 20 met by its percentiles but overloaded, 30 missed. The engine's
+        // rule (`slo_met`) counts 20 as a miss, so the knee is at 10 (point 0), not at 20.
+        let points = vec![
+            point(0, true, 9.0),
+            overloaded(
+                point(2, true, 19.0),
+                "stage 0: served 15.00 req/s of 19.00 offered",
+            ),
+            point(4, false, 29.0),
+        ];
+        let found: Vec<(String, usize)> = knees(&points, 2)
+            .into_iter()
+            .map(|(l, p)| (l, p.index))
+            .collect();
+        assert_eq!(found, [("a".to_string(), 0)]);
+    }
+
+    #[test]
+    fn overloaded_and_too_short_points_are_marked_where_they_are_drawn() {
+        let mut short = point(3, true, 19.5);
+        short.metrics.as_mut().unwrap().settled = false;
+        let points = vec![
+            point(0, true, 9.0),
+            point(1, true, 9.5),
+            overloaded(
+                point(2, false, 19.0),
+                "stage 0: served 15.00 req/s of 19.00 offered",
+            ),
+            short,
+        ];
+        let offered = |p: &SweepPoint| p.metrics.as_ref().unwrap().offered_rps;
+        let marks = point_marks(&points, 2, &offered, &|p| p.index as f64);
+        // Point 2 is curve a's (series 0) at 19 req/s; point 3 curve b's at 19.5.
+        assert_eq!(marks.len(), 2);
+        assert_eq!(
+            (marks[0].series, marks[0].x, marks[0].y, marks[0].style),
+            (0, 19.0, 2.0, MarkStyle::Warning)
+        );
+        assert_eq!(
+            marks[0].note.as_str(),
+            "overloaded: stage 0: served 15.00 req/s of 19.00 offered"
+        );
+        assert_eq!(
+            (marks[1].series, marks[1].x, marks[1].style),
+            (1, 19.5, MarkStyle::Unsure)
+        );
+        // An overloaded run is judged (the engine marks it settled); were it not, the
+        // overload still decides the mark.
+        let mut both = overloaded(point(4, false, 29.0), "why");
+        both.metrics.as_mut().unwrap().settled = false;
+        let caveat = point_caveat(both.metrics.as_ref().unwrap());
+        assert_eq!(caveat.map(|c| c.0), Some(MarkStyle::Warning));
     }
 
     #[test]

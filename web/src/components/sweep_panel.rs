@@ -1,12 +1,14 @@
 //! The sweep panel, shown when the scenario has a `sweep`: runs its points on the Web Worker
 //! pool, in parallel (progress for the whole sweep, Stop), drawing each curve as points arrive (p99 TTFT with the SLO's bound,
 //! goodput, attainment; one line per value of the second axis), the knee named, and the
-//! same table the CLI prints.
+//! same table the CLI prints (with each point's measured requests, and its verdict's caveat:
+//! overloaded, or too short to judge).
 //!
 //! Its state (the points so far) is the panel's own: it is not part of the scenario, a
 //! share link or a run, and nothing else reads it.
 
 use crate::components::sweep_curves::{knees, Bounds, SweepCurves};
+use crate::components::sweep_table::sweep_table;
 use crate::files;
 use crate::state::Scenario;
 use crate::sweep_driver::{self, SweepCallbacks, SweepHandle};
@@ -220,7 +222,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 axis={shape.x_label.clone()} axis_values={shape.x.clone()}
                 curves={shape.curves} bounds={shape.bounds} has_slo={shape.has_slo} />
             { knee_list(shape, &results) }
-            { table(&results) }
+            { sweep_table(&results) }
         </section>
     }
 }
@@ -236,27 +238,10 @@ fn knee_list(shape: &Shape, r: &SweepResults) -> Html {
             let name = if label.is_empty() { "the curve".to_string() } else { label };
             html! {
                 <li data-testid="sweep-knee">{ format!(
-                    "Knee of {name}: {} = {at}, the last point meeting the SLO before it is missed.",
+                    "Knee of {name}: {} = {at}, the last point meeting the SLO before it is missed (or overloaded).",
                     shape.x_label) }</li>
             }
         })
         .collect();
     html! { <ul class="knees">{ for items }</ul> }
-}
-
-fn table(r: &SweepResults) -> Html {
-    let rows = r.table(2);
-    let (head, body) = rows.split_first().expect("a header row");
-    html! {
-        // A column per figure is wider than the results column: it scrolls on its own
-        // instead of widening the page.
-        <div class="table-scroll">
-            <table class="summary-table" data-testid="sweep-table">
-                <thead><tr>{ for head.iter().map(|h| html! { <th>{ h }</th> }) }</tr></thead>
-                <tbody>{ for body.iter().map(|row| html! {
-                    <tr>{ for row.iter().map(|c| html! { <td>{ c }</td> }) }</tr>
-                }) }</tbody>
-            </table>
-        </div>
-    }
 }

@@ -1,0 +1,197 @@
+//! What a line chart draws over its data besides lines: marks on single points (a sweep
+//! point that is overloaded, or too short to judge), with their legend entries, and shaded
+//! spans of x (a run's measurement windows).
+
+use yew::prelude::*;
+
+use super::scale::LinearScale;
+use super::svg::Plot;
+
+/// Height of the legend row the point marks' entries take under the series' legend, px.
+pub const MARK_LEGEND_ROW: f64 = 15.0;
+
+/// How a point mark is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkStyle {
+    /// A hollow ring in the warning colour.
+    Warning,
+    /// A dashed ring with a question mark.
+    Unsure,
+}
+
+impl MarkStyle {
+    fn class(self) -> &'static str {
+        match self {
+            MarkStyle::Warning => "warning",
+            MarkStyle::Unsure => "unsure",
+        }
+    }
+}
+
+/// A mark on one point of one of the chart's (current run's) series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointMark {
+    /// Index of the series.
+    pub series: usize,
+    /// The point's x, as in the run's x column.
+    pub x: f64,
+    /// Its y.
+    pub y: f64,
+    /// How it is drawn.
+    pub style: MarkStyle,
+    /// Why it is marked: its tooltip, and a line of the hover read-out.
+    pub note: AttrValue,
+}
+
+/// A shaded span of x, labelled at its top left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    /// Where it starts, in x units.
+    pub from: f64,
+    /// Where it ends.
+    pub to: f64,
+    /// Its label, e.g. "measured".
+    pub label: AttrValue,
+}
+
+/// The note of the mark on series `series` at `x`, if any.
+pub fn note_at(marks: &[PointMark], series: usize, x: f64) -> Option<&AttrValue> {
+    marks
+        .iter()
+        .find(|m| m.series == series && m.x == x)
+        .map(|m| &m.note)
+}
+
+/// The legend entries to show: those of the styles some mark has, in `legend`'s order.
+pub fn shown_entries<'a>(
+    marks: &[PointMark],
+    legend: &'a [(MarkStyle, AttrValue)],
+) -> Vec<&'a (MarkStyle, AttrValue)> {
+    legend
+        .iter()
+        .filter(|(style, _)| marks.iter().any(|m| m.style == *style))
+        .collect()
+}
+
+/// The band's span in px, clipped to the plot; `None` when nothing of it is in view.
+pub fn band_span(band: &Band, x: &LinearScale, plot: &Plot) -> Option<(f64, f64)> {
+    let (a, b) = (x.map(band.from), x.map(band.to));
+    if !(a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    let (a, b) = (a.min(b).max(plot.x0), a.max(b).min(plot.x1));
+    (b > a).then_some((a, b))
+}
+
+/// One mark's shape at (`cx`, `cy`) px.
+fn shape(style: MarkStyle, cx: f64, cy: f64) -> Html {
+    let (cx_s, cy_s) = (format!("{cx:.1}"), format!("{cy:.1}"));
+    html! {
+        <>
+            <circle cx={cx_s.clone()} cy={cy_s.clone()} r="4.5" />
+            if style == MarkStyle::Unsure {
+                <text x={cx_s} y={cy_s} dy="0.35em" text-anchor="middle">{ "?" }</text>
+            }
+        </>
+    }
+}
+
+/// The marks, each with its note as a tooltip.
+pub fn point_marks(marks: &[PointMark], x: &LinearScale, y: &LinearScale) -> Html {
+    let drawn = marks.iter().filter(|m| m.x.is_finite() && m.y.is_finite());
+    html! {
+        <g class="chart-point-marks">
+            { for drawn.map(|m| html! {
+                <g class={classes!("chart-point-mark", m.style.class())} data-testid="chart-point-mark">
+                    <title>{ m.note.clone() }</title>
+                    { shape(m.style, x.map(m.x), y.map(m.y)) }
+                </g>
+            }) }
+        </g>
+    }
+}
+
+/// The marks' legend entries, in a row under the series' legend.
+pub fn mark_legend(entries: &[&(MarkStyle, AttrValue)], plot: &Plot) -> Html {
+    let y = 12.0 + MARK_LEGEND_ROW;
+    let mut at = plot.x0;
+    let items = entries.iter().map(|(style, label)| {
+        let x = at;
+        // As the series' legend: about 6.5 px per character, plus the swatch.
+        at += 30.0 + 6.5 * label.chars().count() as f64;
+        html! {
+            <g class={classes!("chart-point-mark", style.class())}>
+                { shape(*style, x + 9.0, y) }
+                <text class="chart-mark-label" x={(x + 22.0).to_string()} y={y.to_string()} dy="0.32em">{ label }</text>
+            </g>
+        }
+    });
+    html! { <g class="chart-legend" data-testid="chart-mark-legend">{ for items }</g> }
+}
+
+/// The bands, under the lines.
+pub fn bands(bands: &[Band], x: &LinearScale, plot: &Plot) -> Html {
+    let height = format!("{:.1}", plot.y1 - plot.y0);
+    html! {
+        { for bands.iter().filter_map(|b| band_span(b, x, plot).map(|s| (b, s))).map(|(b, (a, z))| html! {
+            <g class="chart-band" data-testid="chart-band">
+                <rect x={format!("{a:.1}")} y={plot.y0.to_string()} width={format!("{:.1}", z - a)} height={height.clone()} />
+                <text x={format!("{:.1}", a + 4.0)} y={(plot.y0 + 11.0).to_string()}>{ b.label.clone() }</text>
+            </g>
+        }) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(series: usize, x: f64, style: MarkStyle, note: &'static str) -> PointMark {
+        PointMark {
+            series,
+            x,
+            y: 1.0,
+            style,
+            note: note.into(),
+        }
+    }
+
+    #[test]
+    fn a_band_is_clipped_to_the_plot_and_dropped_out_of_view() {
+        let plot = Plot::new(640, 260);
+        // 0..100 s over the plot's 64..626 px: 5.62 px a second.
+        let x = LinearScale::new((0.0, 100.0), (plot.x0, plot.x1));
+        let band = |from, to| Band {
+            from,
+            to,
+            label: "measured".into(),
+        };
+        let (a, b) = band_span(&band(10.0, 90.0), &x, &plot).unwrap();
+        assert!(
+            (a - 120.2).abs() < 1e-9 && (b - 569.8).abs() < 1e-9,
+            "{a} {b}"
+        );
+        // Past the run's end: cut at the plot's right edge.
+        assert_eq!(band_span(&band(50.0, 150.0), &x, &plot).unwrap().1, plot.x1);
+        assert_eq!(band_span(&band(120.0, 150.0), &x, &plot), None);
+        // A window of one request spans nothing; one of a stage without requests is NaN.
+        assert_eq!(band_span(&band(40.0, 40.0), &x, &plot), None);
+        assert_eq!(band_span(&band(f64::NAN, f64::NAN), &x, &plot), None);
+    }
+
+    #[test]
+    fn legend_entries_and_notes_follow_the_marks_drawn() {
+        let legend = [
+            (MarkStyle::Warning, AttrValue::from("overloaded")),
+            (MarkStyle::Unsure, AttrValue::from("too short to judge")),
+        ];
+        let marks = [mark(1, 20.0, MarkStyle::Unsure, "short")];
+        let shown: Vec<MarkStyle> = shown_entries(&marks, &legend).iter().map(|e| e.0).collect();
+        assert_eq!(shown, [MarkStyle::Unsure]);
+        assert!(shown_entries(&[], &legend).is_empty());
+        assert_eq!(note_at(&marks, 1, 20.0).map(|n| n.as_str()), Some("short"));
+        // Another series at the same x, or the same series elsewhere, has no note.
+        assert_eq!(note_at(&marks, 0, 20.0), None);
+        assert_eq!(note_at(&marks, 1, 10.0), None);
+    }
+}

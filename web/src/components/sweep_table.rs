@@ -1,0 +1,210 @@
+//! The sweep's table: the engine's (as the CLI prints it), with what the app adds — the
+//! requests each point measured (its windows' arrivals), and the SLO verdict's caveat:
+//! "no (overloaded)" for a point whose load outran the cluster, "(too short to judge)" for
+//! one a longer run could turn, each row saying why on hover.
+
+use crate::components::sweep_curves::point_caveat;
+use engine::sweep::SweepResults;
+use yew::prelude::*;
+
+/// The column added after "workers".
+const MEASURED: &str = "measured req";
+/// The engine's verdict column.
+const SLO_MET: &str = "SLO met";
+
+/// One row of the table: its cells, and why its verdict has a caveat (its tooltip).
+#[derive(Debug, PartialEq)]
+pub struct Row {
+    /// The cells, in the header's order.
+    pub cells: Vec<String>,
+    /// The caveat's note, when the point is overloaded or too short to judge.
+    pub note: Option<String>,
+}
+
+/// The header and one row per point.
+pub fn rows(r: &SweepResults) -> (Vec<String>, Vec<Row>) {
+    let mut table = r.table(2);
+    let mut head = table.remove(0);
+    // The column goes after "workers"; a table that already has it is left alone.
+    let at = head
+        .iter()
+        .position(|h| h == "workers")
+        .map(|i| i + 1)
+        .filter(|_| !head.iter().any(|h| h == MEASURED));
+    if let Some(at) = at {
+        head.insert(at, MEASURED.into());
+    }
+    let met = head.iter().position(|h| h == SLO_MET);
+    let body = table
+        .into_iter()
+        .zip(&r.points)
+        .map(|(mut cells, p)| {
+            let m = p.metrics.as_ref();
+            if let Some(at) = at {
+                cells.insert(
+                    at,
+                    m.map_or(String::new(), |m| m.measured_requests.to_string()),
+                );
+            }
+            let caveat = m.and_then(point_caveat);
+            if let (Some(m), Some(cell)) = (m, met.and_then(|i| cells.get_mut(i))) {
+                let has_slo = m.slo.is_some();
+                let verdict = match (&m.overloaded, has_slo) {
+                    (Some(_), true) => Some("no (overloaded)".to_string()),
+                    (Some(_), false) => Some("overloaded".into()),
+                    (None, true) if !m.settled => Some(format!("{cell} (too short to judge)")),
+                    (None, false) if !m.settled => Some("too short to judge".into()),
+                    (None, _) => None,
+                };
+                if let Some(v) = verdict {
+                    *cell = v;
+                }
+            }
+            Row {
+                cells,
+                note: caveat.map(|c| c.1),
+            }
+        })
+        .collect();
+    (head, body)
+}
+
+/// The table, scrolling on its own when wider than the results column.
+pub fn sweep_table(r: &SweepResults) -> Html {
+    let (head, body) = rows(r);
+    html! {
+        // A column per figure is wider than the results column: it scrolls on its own
+        // instead of widening the page.
+        <div class="table-scroll">
+            <table class="summary-table" data-testid="sweep-table">
+                <thead><tr>{ for head.iter().map(|h| html! { <th>{ h }</th> }) }</tr></thead>
+                <tbody>{ for body.into_iter().map(|row| {
+                    let class = row.note.is_some().then_some("caveat");
+                    html! {
+                        <tr {class} title={row.note}>
+                            { for row.cells.into_iter().map(|c| html! { <td>{ c }</td> }) }
+                        </tr>
+                    }
+                }) }</tbody>
+            </table>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::slo::SloSummary;
+    use engine::stats::LatencySummary;
+    use engine::sweep::{PointMetrics, SweepHeader, SweepPoint};
+    use serde_json::json;
+
+    /// Point `index` at rate `rate`, with an SLO met or not (`None`: no SLO).
+    fn point(index: usize, rate: u32, met: Option<bool>) -> SweepPoint {
+        let empty = LatencySummary::empty();
+        SweepPoint {
+            index,
+            values: vec![json!(rate)],
+            metrics: Some(PointMetrics {
+                workers: 2,
+                gpu: "H100-SXM".into(),
+                gpus: 2,
+                requests: 100,
+                measured_requests: 90,
+                offered_rps: f64::from(rate),
+                achieved_rps: f64::from(rate),
+                output_tps: 1.0,
+                overloaded: None,
+                settled: true,
+                ttft: empty,
+                tpot: empty,
+                e2e: empty,
+                slo: met.map(|met| SloSummary {
+                    requests: 90,
+                    attained: 90,
+                    attainment: 1.0,
+                    goodput_rps: f64::from(rate),
+                    goodput_output_tps: 1.0,
+                    percentiles: Vec::new(),
+                    overloaded: false,
+                    met,
+                    settled: true,
+                }),
+                cost_per_gpu_hour: None,
+                cost_per_million_output_tokens: None,
+                truncated: false,
+            }),
+            search: None,
+            error: None,
+        }
+    }
+
+    fn results(points: Vec<SweepPoint>) -> SweepResults {
+        SweepResults {
+            header: SweepHeader {
+                axes: vec!["workload.rate".into()],
+                search: None,
+                total_points: points.len(),
+            },
+            shard: None,
+            points,
+        }
+    }
+
+    /// Each row's (measured, SLO met) cells and whether it has a note.
+    fn columns(r: &SweepResults) -> Vec<(String, String, bool)> {
+        let (head, body) = rows(r);
+        let at = |name: &str| head.iter().position(|h| h == name).unwrap();
+        let (measured, met) = (at(MEASURED), at(SLO_MET));
+        assert_eq!(measured, at("workers") + 1);
+        body.into_iter()
+            .map(|row| {
+                (
+                    row.cells[measured].clone(),
+                    row.cells[met].clone(),
+                    row.note.is_some(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_verdict_says_overloaded_or_too_short_and_the_measured_count_is_shown() {
+        let mut over = point(1, 20, Some(false));
+        over.metrics.as_mut().unwrap().overloaded = Some("stage 0: served 15 of 20".into());
+        let mut short = point(2, 30, Some(true));
+        short.metrics.as_mut().unwrap().settled = false;
+        let mut failed = point(3, 40, None);
+        failed.metrics = None;
+        failed.error = Some("bad".into());
+        let r = results(vec![point(0, 10, Some(true)), over, short, failed]);
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            columns(&r),
+            [
+                (s("90"), s("yes"), false),
+                (s("90"), s("no (overloaded)"), true),
+                (s("90"), s("yes (too short to judge)"), true),
+                (s(""), s(""), false),
+            ]
+        );
+        // The note is the point's reason.
+        let (_, body) = rows(&r);
+        assert_eq!(
+            body[1].note.as_deref(),
+            Some("overloaded: stage 0: served 15 of 20")
+        );
+    }
+
+    #[test]
+    fn without_an_slo_the_verdict_column_still_says_overloaded() {
+        let mut over = point(0, 20, None);
+        over.metrics.as_mut().unwrap().overloaded = Some("why".into());
+        let r = results(vec![over, point(1, 10, None)]);
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            columns(&r),
+            [(s("90"), s("overloaded"), true), (s("90"), s(""), false)]
+        );
+    }
+}
