@@ -161,10 +161,18 @@ pub fn race_view(props: &RaceViewProps) -> Html {
             </p>
         }
     };
+    let sub = match props.race.later.len() {
+        0 => format!("{} entrants, same arrivals", props.race.lanes.len()),
+        n => format!(
+            "{} entrants, same arrivals, judged at {} seeds",
+            props.race.lanes.len(),
+            n + 1
+        ),
+    };
     html! {
         <section class="race" data-testid="race-view" aria-label="Race">
             <div class="race-head">
-                <h2>{ "Race" }<span class="race-sub">{ format!("{} entrants, same arrivals", props.race.lanes.len()) }</span></h2>
+                <h2>{ "Race" }<span class="race-sub">{ sub }</span></h2>
                 <PhaseLegend />
             </div>
             <div class="race-marks">
