@@ -31,9 +31,8 @@ struct Analysis {
     counters: Vec<Option<Counters>>,
     /// Where routing first differs for a reason: (time, sentence).
     split: Option<Marker>,
-    /// The verdict on p99 TTFT over the seeds, with when the played seed's winner took the
-    /// lead for good: (time, sentence).
-    decided: Option<Marker>,
+    /// How the tail race went at the played seed (`None` until every lane has finished).
+    played: Option<SeedOutcome>,
 }
 
 /// How the tail race went at one seed, from its lanes' results.
@@ -66,14 +65,13 @@ fn counters_outcome(counters: &[Counters], all: &[&EngineResults]) -> SeedOutcom
     }
 }
 
-fn analyse(race: &RaceRun, seeds: &[Vec<Option<EngineResults>>]) -> Analysis {
-    let results = &seeds[0];
+fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
     let counters: Vec<Option<Counters>> = results
         .iter()
         .map(|r| r.as_ref().map(|r| Counters::new(r)))
         .collect();
     let all: Option<Vec<&EngineResults>> = results.iter().map(Option::as_ref).collect();
-    let (mut split, mut decided) = (None, None);
+    let (mut split, mut played) = (None, None);
     if let Some(all) = all.filter(|a| a.len() >= 2) {
         let runs: Vec<_> = all.iter().map(|r| &***r).collect();
         split = route_split(&runs).map(|s| {
@@ -99,32 +97,59 @@ fn analyse(race: &RaceRun, seeds: &[Vec<Option<EngineResults>>]) -> Analysis {
                 ),
             )
         });
-        let played: Vec<Counters> = counters.iter().flatten().cloned().collect();
-        let mut outcomes = vec![counters_outcome(&played, &all)];
-        outcomes.extend(
-            seeds[1..]
-                .iter()
-                .zip(&race.later)
-                .map(|(r, lanes)| outcome(r, lanes)),
-        );
-        let labels: Vec<&str> = race.lanes.iter().map(|l| &*l.label).collect();
-        decided = verdict(&outcomes, &labels);
+        let finished: Vec<Counters> = counters.iter().flatten().cloned().collect();
+        played = Some(counters_outcome(&finished, &all));
     }
     Analysis {
         counters,
         split,
-        decided,
+        played,
     }
+}
+
+/// Each later seed's outcome: worked out once per set of finished runs (a seed's tail race
+/// reads every completion hundreds of times), kept in `cache` by seed.
+fn later_outcomes(
+    race: &RaceRun,
+    seeds: &[Vec<Option<EngineResults>>],
+    cache: &mut Vec<(Vec<Option<EngineResults>>, SeedOutcome)>,
+) -> Vec<SeedOutcome> {
+    cache.truncate(race.later.len());
+    race.later
+        .iter()
+        .zip(seeds)
+        .enumerate()
+        .map(|(k, (lanes, results))| match cache.get(k) {
+            Some((seen, o)) if seen == results => *o,
+            _ => {
+                let o = outcome(results, lanes);
+                if k < cache.len() {
+                    cache[k] = (results.clone(), o);
+                } else {
+                    cache.push((results.clone(), o));
+                }
+                o
+            }
+        })
+        .collect()
 }
 
 /// The race view.
 #[function_component(RaceView)]
 pub fn race_view(props: &RaceViewProps) -> Html {
-    let results = props.race.all_results();
+    let mut results = props.race.all_results();
+    let later = results.split_off(1);
     let analysis = {
         let race = props.race.clone();
-        use_memo(results, move |r| Rc::new(analyse(&race, r)))
+        use_memo(results.swap_remove(0), move |r| Rc::new(analyse(&race, r)))
     };
+    let cache = use_mut_ref(Vec::new);
+    let decided = analysis.played.and_then(|played| {
+        let mut outcomes = vec![played];
+        outcomes.extend(later_outcomes(&props.race, &later, &mut cache.borrow_mut()));
+        let labels: Vec<&str> = props.race.lanes.iter().map(|l| &*l.label).collect();
+        verdict(&outcomes, &labels)
+    });
     let t = props.talk.position_s;
     let now: Vec<Option<CountersNow>> = analysis
         .counters
@@ -177,7 +202,7 @@ pub fn race_view(props: &RaceViewProps) -> Html {
             </div>
             <div class="race-marks">
                 { marker(&analysis.split, "race-split") }
-                { marker(&analysis.decided, "race-decided") }
+                { marker(&decided, "race-decided") }
             </div>
             <div {class}>
                 { for props.race.lanes.iter().enumerate().map(|(i, lane)| html! {
