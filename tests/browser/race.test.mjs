@@ -112,6 +112,14 @@ test('a race share link opens the race, plays it on one clock and ends on the en
   const hits = await lanes(page).evaluateAll((ls) =>
     ls.map((l) => Number(l.querySelector('[data-testid=race-hit]').dataset.value)));
   assert.ok(hits[1] > hits[0], `${hits}`);
+  // The routes split where a policy chose for a reason (not at a tie broken at random), and
+  // the verdict waits for every seed: prefix-aware wins p99 TTFT at each of the preset's
+  // three, decided after the warm-up (the first 10 % of arrivals, ~30 s).
+  assert.match(await page.getByTestId('race-split').textContent(),
+    /Routes split at t = [\d.]+ s: request \d+ goes to worker \d+ vs \d+; prefix-aware chose by cached prefix/);
+  await page.getByTestId('race-decided')
+    .getByText(/^prefix-aware leads p99 TTFT in 3 of 3 seeds \(decided at \d+ s, after the warm-up\)\.$/)
+    .waitFor({ timeout: 120_000 });
 
   // Esc leaves the race for the editor, which holds the link's document.
   await page.keyboard.press('Escape');

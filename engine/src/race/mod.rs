@@ -5,6 +5,9 @@
 //! An entrant's scenario is the document without its `race` and `sweep` sections, with the
 //! patch merged in; only the patch differs between entrants, so seed and workload (and so
 //! the arrivals) are the same unless a patch changes them.
+//!
+//! `seeds` asks for the race to be run again at the next seeds (the app judges the winner
+//! on all of them and plays back the first): a winner at one seed may be the seed's luck.
 
 #[cfg(test)]
 mod tests;
@@ -20,6 +23,8 @@ pub const MIN_ENTRANTS: usize = 2;
 pub const MAX_ENTRANTS: usize = 4;
 /// Longest entrant label, in characters (it heads a lane).
 pub const MAX_LABEL_CHARS: usize = 40;
+/// Most seeds a race is judged on (each runs every entrant once more).
+pub const MAX_SEEDS: u32 = 8;
 
 /// One variant of the scenario: a label and the merge patch that makes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,12 +42,29 @@ fn empty_object() -> Value {
     Value::Object(Map::new())
 }
 
-/// A race: the entrants, in lane order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A race: the entrants, in lane order, and how many seeds judge it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RaceConfig {
     /// The variants raced, 2 to 4.
     pub entrants: Vec<Entrant>,
+    /// Seeds the race is run at, 1 to 8: the scenario's seed, then seed + 1, …; the
+    /// winner is the one that wins at every seed.
+    #[serde(skip_serializing_if = "is_one")]
+    pub seeds: u32,
+}
+
+impl Default for RaceConfig {
+    fn default() -> Self {
+        Self {
+            entrants: Vec::new(),
+            seeds: 1,
+        }
+    }
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl RaceConfig {
@@ -81,6 +103,12 @@ impl RaceConfig {
                     "must be an object (a JSON merge patch over the scenario)",
                 ),
             }
+        }
+        if !(1..=MAX_SEEDS).contains(&self.seeds) {
+            p.push(
+                join(path, "seeds"),
+                format!("a race runs at 1 to {MAX_SEEDS} seeds, not {}", self.seeds),
+            );
         }
     }
 }
@@ -140,6 +168,25 @@ pub fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, String>)> 
         .iter()
         .map(|e| (e.label.trim().to_string(), entrant_from(&base, &e.patch)))
         .collect()
+}
+
+/// Each entrant's label and scenario at the race's `k`-th seed (0 is the scenario's own
+/// seed, as [`entrants`] gives): the entrant's seed (its patch may set one) plus `k`.
+#[inline]
+pub fn entrants_at_seed(scenario: &Scenario, k: u32) -> Vec<(String, Result<Scenario, String>)> {
+    let mut all = entrants(scenario);
+    for (_, s) in &mut all {
+        if let Ok(s) = s {
+            s.simulation.seed = s.simulation.seed.wrapping_add(u64::from(k));
+        }
+    }
+    all
+}
+
+/// How many seeds the race is judged on (1 without a race).
+#[inline]
+pub fn seeds(scenario: &Scenario) -> u32 {
+    scenario.race.as_ref().map_or(1, |r| r.seeds)
 }
 
 /// Whether each entrant's patch makes a valid scenario: each problem at its patch.

@@ -175,3 +175,49 @@ fn entrants_run_the_same_arrivals_and_differ_only_by_their_patch() {
     bare.run();
     assert_eq!(sim.results().requests, bare.results().requests);
 }
+
+#[test]
+fn seeds_default_to_one_and_are_checked_at_their_path() {
+    let race = |seeds: &str| format!(r#"{{ "entrants": [ {RR}, {LL} ]{seeds} }}"#);
+    let s = Scenario::parse(&doc(&race(""))).unwrap();
+    assert_eq!(super::seeds(&s), 1);
+    assert!(
+        !s.to_json_pretty().contains("\"seeds\""),
+        "the default is not written out"
+    );
+    let s = Scenario::parse(&doc(&race(r#", "seeds": 3"#))).unwrap();
+    assert_eq!(super::seeds(&s), 3);
+    assert_eq!(
+        problems(&race(r#", "seeds": 0"#)),
+        ["race.seeds: a race runs at 1 to 8 seeds, not 0"]
+    );
+    assert_eq!(
+        problems(&race(r#", "seeds": 9"#)),
+        ["race.seeds: a race runs at 1 to 8 seeds, not 9"]
+    );
+    assert!(problems(&race(r#", "seeds": 8"#)).is_empty());
+}
+
+#[test]
+fn a_later_seed_moves_every_entrant_s_seed_and_keeps_its_patch() {
+    // The document's seed is 3; a patch may set its own (7), which is moved the same way.
+    let seven = r#"{ "label": "seven", "patch": { "simulation": { "seed": 7 } } }"#;
+    let s = Scenario::parse(&doc(&format!(
+        r#"{{ "entrants": [ {LL}, {seven} ], "seeds": 3 }}"#
+    )))
+    .unwrap();
+    let seeds_at = |k: u32| -> Vec<u64> {
+        entrants_at_seed(&s, k)
+            .into_iter()
+            .map(|(_, e)| e.unwrap().simulation.seed)
+            .collect()
+    };
+    assert_eq!(seeds_at(0), [3, 7]);
+    assert_eq!(seeds_at(2), [5, 9]);
+    let at2 = entrants_at_seed(&s, 2);
+    assert_eq!(at2[0].0, "least loaded");
+    assert_eq!(
+        at2[0].1.as_ref().unwrap().router,
+        entrants(&s)[0].1.as_ref().unwrap().router
+    );
+}

@@ -134,9 +134,10 @@ pub fn presets() -> Vec<Preset> {
             id: "race_round_robin_vs_prefix",
             title: "Race: round robin vs prefix-aware, side by side",
             description: "32 system prompts of 8,000 tokens (Zipf) at 20 req/s on 4 workers, \
-                          raced under both policies on the same arrivals and played back on one \
-                          clock: completed requests, p99 TTFT and the GPU prefix-cache hit rate \
-                          as they happen.",
+                          6,000 requests (5 simulated minutes), raced under both policies on the \
+                          same arrivals and played back on one clock: completed requests, p99 \
+                          TTFT and the GPU prefix-cache hit rate as they happen. Raced at 3 \
+                          seeds: a winner is named only if it wins at each.",
             json: include_str!("../../../examples/race_round_robin_vs_prefix.json"),
             files: &[],
         },

@@ -51,6 +51,21 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
         let on_action = props.on_action.clone();
         move |list: Vec<Value>| on_action.emit(set("race.entrants".into(), Value::Array(list)))
     };
+    let seeds = doc
+        .and_then(|d| d.pointer("/race/seeds"))
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    let on_seeds = props.on_action.reform(move |ev: Event| {
+        let el: web_sys::HtmlInputElement = ev.target_unchecked_into();
+        // Out of range, the scenario's check says so at race.seeds.
+        match el.value().trim().parse::<u64>() {
+            Ok(n) => set("race.seeds".into(), json!(n)),
+            Err(_) => Action::Notify {
+                level: Level::Error,
+                message: "Seeds is a whole number, 1 to 8; it is unchanged.".into(),
+            },
+        }
+    });
     let selected = use_state(|| "max_prefix".to_string());
     let problems: Vec<String> = props
         .scenario
@@ -168,6 +183,11 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
                         }) }
                     </select>
                     <button type="button" onclick={add} disabled={entrants.len() >= MAX_ENTRANTS}>{ "Add entrant" }</button>
+                    <label title="The entrants also run at seed + 1, …; a winner is named only if it wins at every seed">
+                        { "Seeds " }
+                        <input type="number" min="1" max={engine::race::MAX_SEEDS.to_string()} value={seeds.to_string()}
+                            onchange={on_seeds} data-testid="race-seeds" />
+                    </label>
                     <button type="button" class="primary" data-testid="start-race"
                         disabled={!props.scenario.is_runnable()}
                         onclick={props.on_action.reform(|_: MouseEvent| Action::StartRace)}>

@@ -1,10 +1,14 @@
 //! The race view: each entrant of the scenario's race in its own lane, played back on talk
 //! mode's one clock, with live counters (completed, p99 TTFT so far, GPU prefix-cache hit
-//! rate so far), the leader of each counter marked, and where the entrants part ways.
+//! rate so far), the leader of each counter marked, where the entrants part ways, and the
+//! verdict on p99 TTFT over the race's seeds.
 
 use crate::charts::format::{format_value, Unit};
 use crate::components::talk_view::{PhaseLegend, TalkView};
-use crate::race_counters::{leader, p99_lead_for_good, route_split, Counters, CountersNow};
+use crate::race_counters::{
+    leader, p99_lead_for_good, route_split, verdict, warmup_end, Counters, CountersNow, Marker,
+    SeedOutcome,
+};
 use crate::state::{Action, EngineResults, Lane, LaneStatus, RaceRun, TalkState};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -25,10 +29,40 @@ pub struct RaceViewProps {
 struct Analysis {
     /// Each lane's counters index (`None` until it finishes, or when it failed).
     counters: Vec<Option<Counters>>,
-    /// Where routing first differs: (time, sentence).
-    split: Option<(f64, String)>,
-    /// When one entrant took the p99 TTFT lead for good: (time, sentence).
-    decided: Option<(f64, String)>,
+    /// Where routing first differs for a reason: (time, sentence).
+    split: Option<Marker>,
+    /// How the tail race went at the played seed (`None` until every lane has finished).
+    played: Option<SeedOutcome>,
+}
+
+/// How the tail race went at one seed, from its lanes' results.
+fn outcome(results: &[Option<EngineResults>], lanes: &[Lane]) -> SeedOutcome {
+    if lanes
+        .iter()
+        .any(|l| matches!(l.status, LaneStatus::Running(_)))
+    {
+        return SeedOutcome::Running;
+    }
+    let Some(all) = results
+        .iter()
+        .map(Option::as_ref)
+        .collect::<Option<Vec<&EngineResults>>>()
+    else {
+        return SeedOutcome::Failed;
+    };
+    let counters: Vec<Counters> = all.iter().map(|r| Counters::new(r)).collect();
+    counters_outcome(&counters, &all)
+}
+
+/// The outcome of a seed whose every lane finished, from their counters.
+fn counters_outcome(counters: &[Counters], all: &[&EngineResults]) -> SeedOutcome {
+    // The entrants share their arrivals, so their warm-ups end together; the latest, if not.
+    let from = all.iter().map(|r| warmup_end(r)).fold(0.0, f64::max);
+    let lanes: Vec<&Counters> = counters.iter().collect();
+    match p99_lead_for_good(&lanes, from) {
+        Some((decided_s, entrant)) => SeedOutcome::Won { entrant, decided_s },
+        None => SeedOutcome::Tied,
+    }
 }
 
 fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
@@ -37,7 +71,7 @@ fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
         .map(|r| r.as_ref().map(|r| Counters::new(r)))
         .collect();
     let all: Option<Vec<&EngineResults>> = results.iter().map(Option::as_ref).collect();
-    let (mut split, mut decided) = (None, None);
+    let (mut split, mut played) = (None, None);
     if let Some(all) = all.filter(|a| a.len() >= 2) {
         let runs: Vec<_> = all.iter().map(|r| &***r).collect();
         split = route_split(&runs).map(|s| {
@@ -46,42 +80,76 @@ fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
                 .iter()
                 .map(|w| w.map_or("none".into(), |w| w.to_string()))
                 .collect();
+            let why: Vec<String> = s
+                .reasons
+                .iter()
+                .zip(&race.lanes)
+                .filter_map(|(r, l)| r.map(|b| format!("{} chose by {b}", l.label)))
+                .collect();
             (
-                s.at_s,
+                Some(s.at_s),
                 format!(
-                    "Routes split at t = {:.2} s: request {} goes to worker {}.",
+                    "Routes split at t = {:.2} s: request {} goes to worker {}; {}.",
                     s.at_s,
                     s.request,
-                    sent.join(" vs ")
+                    sent.join(" vs "),
+                    why.join("; ")
                 ),
             )
         });
-        let lanes: Vec<&Counters> = counters.iter().flatten().collect();
-        decided = p99_lead_for_good(&lanes).map(|(t, who)| {
-            (
-                t,
-                format!(
-                    "{} has led p99 TTFT for good since t = {t:.1} s.",
-                    race.lanes[who].label
-                ),
-            )
-        });
+        let finished: Vec<Counters> = counters.iter().flatten().cloned().collect();
+        played = Some(counters_outcome(&finished, &all));
     }
     Analysis {
         counters,
         split,
-        decided,
+        played,
     }
+}
+
+/// Each later seed's outcome: worked out once per set of finished runs (a seed's tail race
+/// reads every completion hundreds of times), kept in `cache` by seed.
+fn later_outcomes(
+    race: &RaceRun,
+    seeds: &[Vec<Option<EngineResults>>],
+    cache: &mut Vec<(Vec<Option<EngineResults>>, SeedOutcome)>,
+) -> Vec<SeedOutcome> {
+    cache.truncate(race.later.len());
+    race.later
+        .iter()
+        .zip(seeds)
+        .enumerate()
+        .map(|(k, (lanes, results))| match cache.get(k) {
+            Some((seen, o)) if seen == results => *o,
+            _ => {
+                let o = outcome(results, lanes);
+                if k < cache.len() {
+                    cache[k] = (results.clone(), o);
+                } else {
+                    cache.push((results.clone(), o));
+                }
+                o
+            }
+        })
+        .collect()
 }
 
 /// The race view.
 #[function_component(RaceView)]
 pub fn race_view(props: &RaceViewProps) -> Html {
-    let results = props.race.results();
+    let mut results = props.race.all_results();
+    let later = results.split_off(1);
     let analysis = {
         let race = props.race.clone();
-        use_memo(results.clone(), move |r| Rc::new(analyse(&race, r)))
+        use_memo(results.swap_remove(0), move |r| Rc::new(analyse(&race, r)))
     };
+    let cache = use_mut_ref(Vec::new);
+    let decided = analysis.played.and_then(|played| {
+        let mut outcomes = vec![played];
+        outcomes.extend(later_outcomes(&props.race, &later, &mut cache.borrow_mut()));
+        let labels: Vec<&str> = props.race.lanes.iter().map(|l| &*l.label).collect();
+        verdict(&outcomes, &labels)
+    });
     let t = props.talk.position_s;
     let now: Vec<Option<CountersNow>> = analysis
         .counters
@@ -100,30 +168,41 @@ pub fn race_view(props: &RaceViewProps) -> Html {
         "race-lanes",
         format!("race-lanes-{}", props.race.lanes.len())
     );
-    let marker = |mark: &Option<(f64, String)>, testid: &'static str| -> Html {
+    let marker = |mark: &Option<Marker>, testid: &'static str| -> Html {
         let Some((at, text)) = mark.clone() else {
             return html! {};
         };
-        let reached = t >= at;
-        let onclick = props
-            .on_action
-            .reform(move |_: MouseEvent| Action::TalkSeek(at));
+        let reached = at.is_some_and(|at| t >= at);
+        let jump = at.map(|at| {
+            let onclick = props
+                .on_action
+                .reform(move |_: MouseEvent| Action::TalkSeek(at));
+            html! { <button type="button" {onclick}>{ "Jump there" }</button> }
+        });
         html! {
             <p class={classes!("race-mark", reached.then_some("reached"))} data-testid={testid}>
                 <span>{ text }</span>
-                <button type="button" {onclick}>{ "Jump there" }</button>
+                { for jump }
             </p>
         }
+    };
+    let sub = match props.race.later.len() {
+        0 => format!("{} entrants, same arrivals", props.race.lanes.len()),
+        n => format!(
+            "{} entrants, same arrivals, judged at {} seeds",
+            props.race.lanes.len(),
+            n + 1
+        ),
     };
     html! {
         <section class="race" data-testid="race-view" aria-label="Race">
             <div class="race-head">
-                <h2>{ "Race" }<span class="race-sub">{ format!("{} entrants, same arrivals", props.race.lanes.len()) }</span></h2>
+                <h2>{ "Race" }<span class="race-sub">{ sub }</span></h2>
                 <PhaseLegend />
             </div>
             <div class="race-marks">
                 { marker(&analysis.split, "race-split") }
-                { marker(&analysis.decided, "race-decided") }
+                { marker(&decided, "race-decided") }
             </div>
             <div {class}>
                 { for props.race.lanes.iter().enumerate().map(|(i, lane)| html! {

@@ -453,6 +453,8 @@ mod tests {
                 gpu_seconds: 1.0,
                 cost_per_million_good_tokens: None,
                 truncated: false,
+                overloaded: None,
+                settled: true,
             }),
             search: None,
             error: None,

@@ -7,8 +7,11 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// While race `race` has entrants simulating, runs each in a worker (in parallel up to the
-/// pool's size) and reports `RaceProgress`, `RaceFinished` or `RaceFailed` per lane. When the
-/// race ends, is left or replaced, the effect's cleanup stops whatever still runs.
+/// pool's size) and reports `RaceProgress`, `RaceFinished` or `RaceFailed` per lane and
+/// seed. The played-back seed's entrants are submitted first, so the pool (first come,
+/// first served) starts them before the later seeds', which run on in the background while
+/// the race plays. When the race ends, is left or replaced, the effect's cleanup stops
+/// whatever still runs.
 #[hook]
 pub fn use_race_driver(
     race: Option<&RaceRun>,
@@ -16,13 +19,17 @@ pub fn use_race_driver(
     on_action: Callback<Action>,
 ) {
     // Keyed on the race's id while any lane runs: lane updates do not restart it.
-    let running = race.filter(|r| r.is_running()).map(|r| {
-        let lanes: Vec<(usize, Rc<str>)> = r
-            .lanes
-            .iter()
+    let running = race.filter(|r| r.any_running()).map(|r| {
+        let lanes: Vec<(usize, usize, Rc<str>)> = r
+            .seeds()
             .enumerate()
-            .filter(|(_, l)| matches!(l.status, LaneStatus::Running(_)))
-            .map(|(i, l)| (i, l.scenario.clone()))
+            .flat_map(|(seed, lanes)| {
+                lanes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| matches!(l.status, LaneStatus::Running(_)))
+                    .map(move |(i, l)| (seed, i, l.scenario.clone()))
+            })
             .collect();
         (r.id, Rc::new(lanes))
     });
@@ -39,24 +46,33 @@ pub fn use_race_driver(
                 let (on_action, stopped) = (on_action.clone(), stopped.clone());
                 lanes
                     .iter()
-                    .map(|(lane, text)| {
-                        let (lane, on_action, stopped) =
-                            (*lane, on_action.clone(), stopped.clone());
+                    .map(|(seed, lane, text)| {
+                        let (seed, lane, on_action, stopped) =
+                            (*seed, *lane, on_action.clone(), stopped.clone());
                         let on_event = Callback::from(move |event| {
                             // A stopped entrant's partial results belong to no race.
                             if stopped.get() {
                                 return;
                             }
                             on_action.emit(match event {
-                                RunEvent::Progress(progress) => {
-                                    Action::RaceProgress { id, lane, progress }
-                                }
-                                RunEvent::Finished { results, .. } => {
-                                    Action::RaceFinished { id, lane, results }
-                                }
-                                RunEvent::Failed(message) => {
-                                    Action::RaceFailed { id, lane, message }
-                                }
+                                RunEvent::Progress(progress) => Action::RaceProgress {
+                                    id,
+                                    seed,
+                                    lane,
+                                    progress,
+                                },
+                                RunEvent::Finished { results, .. } => Action::RaceFinished {
+                                    id,
+                                    seed,
+                                    lane,
+                                    results,
+                                },
+                                RunEvent::Failed(message) => Action::RaceFailed {
+                                    id,
+                                    seed,
+                                    lane,
+                                    message,
+                                },
                             })
                         });
                         worker::submit(text.to_string(), files.clone(), on_event)

@@ -116,21 +116,24 @@ pub enum Action {
     ShowShareLink(Option<String>),
     /// Run the scenario's race entrants side by side and show the race view.
     StartRace,
-    /// Entrant `lane` of race `id` has got this far.
+    /// Entrant `lane` of race `id` at seed `seed` (0: the played-back one) has got this far.
     RaceProgress {
         id: u64,
+        seed: usize,
         lane: usize,
         progress: Progress,
     },
-    /// Entrant `lane` of race `id` ran to its end.
+    /// Entrant `lane` of race `id` at seed `seed` ran to its end.
     RaceFinished {
         id: u64,
+        seed: usize,
         lane: usize,
         results: EngineResults,
     },
-    /// Entrant `lane` of race `id` failed.
+    /// Entrant `lane` of race `id` at seed `seed` failed.
     RaceFailed {
         id: u64,
+        seed: usize,
         lane: usize,
         message: String,
     },
@@ -316,15 +319,24 @@ impl AppState {
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ShowShareLink(link) => self.share_link = link,
             Action::StartRace => self.start_race(),
-            Action::RaceProgress { id, lane, progress } => {
-                self.race_lane(id, lane, LaneStatus::Running(progress))
-            }
-            Action::RaceFinished { id, lane, results } => {
-                self.race_lane(id, lane, LaneStatus::Finished(results))
-            }
-            Action::RaceFailed { id, lane, message } => {
-                self.race_lane(id, lane, LaneStatus::Failed(message))
-            }
+            Action::RaceProgress {
+                id,
+                seed,
+                lane,
+                progress,
+            } => self.race_lane(id, seed, lane, LaneStatus::Running(progress)),
+            Action::RaceFinished {
+                id,
+                seed,
+                lane,
+                results,
+            } => self.race_lane(id, seed, lane, LaneStatus::Finished(results)),
+            Action::RaceFailed {
+                id,
+                seed,
+                lane,
+                message,
+            } => self.race_lane(id, seed, lane, LaneStatus::Failed(message)),
             Action::LeaveRace => {
                 if self.view == View::Race {
                     self.view = View::Editor;
@@ -474,11 +486,13 @@ impl AppState {
             return;
         }
         match race::lanes(&self.scenario.text) {
-            Ok(lanes) => {
+            Ok(mut seeds) => {
                 self.last_race_id += 1;
+                let later = seeds.split_off(1);
                 self.race = Some(RaceRun {
                     id: self.last_race_id,
-                    lanes,
+                    lanes: seeds.pop().unwrap_or_default(),
+                    later,
                 });
                 self.view = View::Race;
                 self.talk.position_s = 0.0;
@@ -488,10 +502,11 @@ impl AppState {
         }
     }
 
-    /// Entrant `lane` of race `id` reports; ignored unless `id` is the current race.
-    fn race_lane(&mut self, id: u64, lane: usize, status: LaneStatus) {
+    /// Entrant `lane` of race `id` at seed `seed` reports; ignored unless `id` is the
+    /// current race.
+    fn race_lane(&mut self, id: u64, seed: usize, lane: usize, status: LaneStatus) {
         if let Some(race) = self.race.as_mut().filter(|r| r.id == id) {
-            race.update(lane, status);
+            race.update(seed, lane, status);
         }
     }
 

@@ -1,5 +1,6 @@
 //! A race: the scenario's entrants (see `engine::race`) run side by side, each in a worker,
-//! then played back on talk mode's one clock.
+//! then played back on talk mode's one clock; at later seeds (`race.seeds`), run again in
+//! the background for the verdict only.
 
 use super::{EngineResults, Progress};
 use std::rc::Rc;
@@ -32,25 +33,47 @@ pub struct Lane {
 pub struct RaceRun {
     /// Which race this is.
     pub id: u64,
-    /// The entrants, in lane order.
+    /// The entrants, in lane order, at the scenario's seed: the race played back.
     pub lanes: Vec<Lane>,
+    /// The entrants again at each later seed (seed + 1, …), in lane order: judged, not
+    /// played back.
+    pub later: Vec<Vec<Lane>>,
+}
+
+fn running(lanes: &[Lane]) -> bool {
+    lanes
+        .iter()
+        .any(|l| matches!(l.status, LaneStatus::Running(_)))
 }
 
 impl RaceRun {
-    /// Whether any entrant is still simulating.
+    /// Whether any entrant of the played-back seed is still simulating.
     pub fn is_running(&self) -> bool {
-        self.lanes
-            .iter()
-            .any(|l| matches!(l.status, LaneStatus::Running(_)))
+        running(&self.lanes)
     }
 
-    /// Each finished entrant's results, in lane order (`None` for the others).
-    pub fn results(&self) -> Vec<Option<EngineResults>> {
-        self.lanes
-            .iter()
-            .map(|l| match &l.status {
-                LaneStatus::Finished(r) => Some(r.clone()),
-                _ => None,
+    /// Whether any entrant at any seed is still simulating.
+    pub fn any_running(&self) -> bool {
+        self.is_running() || self.later.iter().any(|l| running(l))
+    }
+
+    /// Every seed's lanes, the played-back seed's first.
+    pub fn seeds(&self) -> impl Iterator<Item = &[Lane]> {
+        std::iter::once(&self.lanes[..]).chain(self.later.iter().map(|l| &l[..]))
+    }
+
+    /// Each seed's finished results (the played-back seed's first), each in lane order
+    /// (`None` for a lane not finished).
+    pub fn all_results(&self) -> Vec<Vec<Option<EngineResults>>> {
+        self.seeds()
+            .map(|lanes| {
+                lanes
+                    .iter()
+                    .map(|l| match &l.status {
+                        LaneStatus::Finished(r) => Some(r.clone()),
+                        _ => None,
+                    })
+                    .collect()
             })
             .collect()
     }
@@ -70,10 +93,14 @@ impl RaceRun {
         end
     }
 
-    /// Sets lane `lane`'s status while it is still running (a late event never overwrites
-    /// an ended lane).
-    pub(super) fn update(&mut self, lane: usize, status: LaneStatus) {
-        if let Some(l) = self.lanes.get_mut(lane) {
+    /// Sets lane `lane`'s status at seed `seed` (0: the played-back one) while it is still
+    /// running (a late event never overwrites an ended lane).
+    pub(super) fn update(&mut self, seed: usize, lane: usize, status: LaneStatus) {
+        let lanes = match seed {
+            0 => Some(&mut self.lanes),
+            k => self.later.get_mut(k - 1),
+        };
+        if let Some(l) = lanes.and_then(|l| l.get_mut(lane)) {
             if matches!(l.status, LaneStatus::Running(_)) {
                 l.status = status;
             }
@@ -81,8 +108,9 @@ impl RaceRun {
     }
 }
 
-/// The lanes of a race over `text`'s entrants, each running; or why there is none.
-pub(super) fn lanes(text: &str) -> Result<Vec<Lane>, String> {
+/// The lanes of a race over `text`'s entrants at each of its seeds, each running; or why
+/// there is none.
+pub(super) fn lanes(text: &str) -> Result<Vec<Vec<Lane>>, String> {
     let scenario = engine::scenario::Scenario::parse(text).map_err(|p| {
         format!(
             "Fix {} problem{} in the scenario before racing.",
@@ -90,19 +118,22 @@ pub(super) fn lanes(text: &str) -> Result<Vec<Lane>, String> {
             if p.len() == 1 { "" } else { "s" }
         )
     })?;
-    let entrants = engine::race::entrants(&scenario);
-    if entrants.is_empty() {
+    if engine::race::entrants(&scenario).is_empty() {
         return Err("The scenario has no race section: add entrants to race.".into());
     }
-    Ok(entrants
-        .into_iter()
-        .map(|(label, s)| Lane {
-            label: label.into(),
-            status: match &s {
-                Ok(_) => LaneStatus::Running(Progress::default()),
-                Err(m) => LaneStatus::Failed(m.clone()),
-            },
-            scenario: s.map_or_else(|_| "".into(), |s| s.to_json_pretty().into()),
+    Ok((0..engine::race::seeds(&scenario))
+        .map(|k| {
+            engine::race::entrants_at_seed(&scenario, k)
+                .into_iter()
+                .map(|(label, s)| Lane {
+                    label: label.into(),
+                    status: match &s {
+                        Ok(_) => LaneStatus::Running(Progress::default()),
+                        Err(m) => LaneStatus::Failed(m.clone()),
+                    },
+                    scenario: s.map_or_else(|_| "".into(), |s| s.to_json_pretty().into()),
+                })
+                .collect()
         })
         .collect())
 }

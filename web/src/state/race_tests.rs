@@ -53,6 +53,7 @@ fn the_clock_ends_with_the_last_entrant_and_late_events_are_ignored() {
     let id = s.race.as_ref().unwrap().id;
     s.apply(Action::RaceFinished {
         id,
+        seed: 0,
         lane: 1,
         results: results(7.0),
     });
@@ -60,12 +61,14 @@ fn the_clock_ends_with_the_last_entrant_and_late_events_are_ignored() {
     // An event of an earlier race changes nothing.
     s.apply(Action::RaceFinished {
         id: id + 1,
+        seed: 0,
         lane: 0,
         results: results(1.0),
     });
     assert_eq!(s.race.as_ref().unwrap().end_s(), None);
     s.apply(Action::RaceFinished {
         id,
+        seed: 0,
         lane: 0,
         results: results(5.0),
     });
@@ -75,6 +78,7 @@ fn the_clock_ends_with_the_last_entrant_and_late_events_are_ignored() {
     // A progress report after the end does not bring the lane back.
     s.apply(Action::RaceProgress {
         id,
+        seed: 0,
         lane: 0,
         progress: Progress::default(),
     });
@@ -87,11 +91,13 @@ fn a_failed_entrant_leaves_the_others_to_finish_the_race() {
     let id = s.race.as_ref().unwrap().id;
     s.apply(Action::RaceFailed {
         id,
+        seed: 0,
         lane: 0,
         message: "boom".into(),
     });
     s.apply(Action::RaceFinished {
         id,
+        seed: 0,
         lane: 1,
         results: results(3.0),
     });
@@ -147,4 +153,50 @@ fn the_race_preset_opens_its_race_in_one_click() {
     let mut s = AppState::new("{}");
     s.apply(Action::LoadPreset("default".into()));
     assert_eq!((s.view, s.race.is_none()), (View::Editor, true));
+}
+
+#[test]
+fn later_seeds_run_beside_the_race_and_never_hold_its_playback() {
+    let mut s = AppState::new("{}");
+    s.apply(Action::OpenLink(RACE.replace(
+        r#""race": {"entrants""#,
+        r#""simulation": {"seed": 5}, "race": {"seeds": 3, "entrants""#,
+    )));
+    let race = s.race.as_ref().unwrap();
+    assert_eq!(race.lanes.len(), 2);
+    assert_eq!(race.later.len(), 2, "seeds 6 and 7");
+    let seed = |lane: &Lane| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(&lane.scenario).unwrap();
+        v["simulation"]["seed"].as_u64().unwrap()
+    };
+    assert_eq!(seed(&race.lanes[1]), 5);
+    assert_eq!(seed(&race.later[0][1]), 6);
+    assert_eq!(seed(&race.later[1][0]), 7);
+    assert_eq!(&*race.later[1][1].label, "ll");
+    let id = race.id;
+    for lane in 0..2 {
+        s.apply(Action::RaceFinished {
+            id,
+            seed: 0,
+            lane,
+            results: results(4.0),
+        });
+    }
+    // Seed 7's second entrant reports to its own lane, not the played one.
+    s.apply(Action::RaceFailed {
+        id,
+        seed: 2,
+        lane: 1,
+        message: "boom".into(),
+    });
+    let race = s.race.as_ref().unwrap();
+    assert!(
+        !race.is_running(),
+        "the played seed is done: playback can start"
+    );
+    assert_eq!(race.end_s(), Some(4.0));
+    assert!(race.any_running(), "seeds 6 and 7 still run");
+    assert_eq!(race.later[1][1].status, LaneStatus::Failed("boom".into()));
+    assert!(matches!(race.later[1][0].status, LaneStatus::Running(_)));
+    assert_eq!(race.seeds().count(), 3);
 }
