@@ -193,6 +193,7 @@ impl SweepResults {
         c.extend(self.search_column().map(String::from));
         for name in [
             "workers",
+            "measured req",
             "offered r/s",
             "achieved r/s",
             "out tok/s",
@@ -237,6 +238,7 @@ impl SweepResults {
                 let slo = m.slo.as_ref();
                 c.extend([
                     m.workers.to_string(),
+                    m.measured_requests.to_string(),
                     num(m.offered_rps),
                     num(m.achieved_rps),
                     num(m.output_tps),
@@ -254,7 +256,8 @@ impl SweepResults {
                     m.cost_per_million_good_tokens.map_or(String::new(), num),
                 ]);
             }
-            None => c.extend((0..13).map(|_| String::new())),
+            // A point that could not run: its index and values, the rest blank.
+            None => c.resize(self.columns().len(), String::new()),
         }
         c
     }

@@ -1,16 +1,10 @@
-//! The sweep's table: the engine's (as the CLI prints it), with what the app adds — the
-//! requests each point measured (its windows' arrivals), and the SLO verdict's caveat:
-//! "no (overloaded)" for a point whose load outran the cluster, "(too short to judge)" for
-//! one a longer run could turn, each row saying why on hover.
+//! The sweep's table: the engine's (as the CLI prints it, with each point's measured
+//! requests and its load: ok, overloaded or unsure), each row whose verdict has a caveat
+//! tinted and saying why on hover.
 
 use crate::components::sweep_curves::point_caveat;
 use engine::sweep::SweepResults;
 use yew::prelude::*;
-
-/// The column added after "workers".
-const MEASURED: &str = "measured req";
-/// The engine's verdict column.
-const SLO_MET: &str = "SLO met";
 
 /// One row of the table: its cells, and why its verdict has a caveat (its tooltip).
 #[derive(Debug, PartialEq)]
@@ -24,46 +18,13 @@ pub struct Row {
 /// The header and one row per point.
 pub fn rows(r: &SweepResults) -> (Vec<String>, Vec<Row>) {
     let mut table = r.table(2);
-    let mut head = table.remove(0);
-    // The column goes after "workers"; a table that already has it is left alone.
-    let at = head
-        .iter()
-        .position(|h| h == "workers")
-        .map(|i| i + 1)
-        .filter(|_| !head.iter().any(|h| h == MEASURED));
-    if let Some(at) = at {
-        head.insert(at, MEASURED.into());
-    }
-    let met = head.iter().position(|h| h == SLO_MET);
+    let head = table.remove(0);
     let body = table
         .into_iter()
         .zip(&r.points)
-        .map(|(mut cells, p)| {
-            let m = p.metrics.as_ref();
-            if let Some(at) = at {
-                cells.insert(
-                    at,
-                    m.map_or(String::new(), |m| m.measured_requests.to_string()),
-                );
-            }
-            let caveat = m.and_then(point_caveat);
-            if let (Some(m), Some(cell)) = (m, met.and_then(|i| cells.get_mut(i))) {
-                let has_slo = m.slo.is_some();
-                let verdict = match (&m.overloaded, has_slo) {
-                    (Some(_), true) => Some("no (overloaded)".to_string()),
-                    (Some(_), false) => Some("overloaded".into()),
-                    (None, true) if !m.settled => Some(format!("{cell} (too short to judge)")),
-                    (None, false) if !m.settled => Some("too short to judge".into()),
-                    (None, _) => None,
-                };
-                if let Some(v) = verdict {
-                    *cell = v;
-                }
-            }
-            Row {
-                cells,
-                note: caveat.map(|c| c.1),
-            }
+        .map(|(cells, p)| Row {
+            cells,
+            note: p.metrics.as_ref().and_then(point_caveat).map(|c| c.1),
         })
         .collect();
     (head, body)
@@ -132,7 +93,11 @@ mod tests {
                 }),
                 cost_per_gpu_hour: None,
                 cost_per_million_output_tokens: None,
+                gpu_seconds: 2.0,
+                cost_per_million_good_tokens: None,
                 truncated: false,
+                scale: 1,
+                seeds: None,
             }),
             search: None,
             error: None,
@@ -151,16 +116,16 @@ mod tests {
         }
     }
 
-    /// Each row's (measured, SLO met) cells and whether it has a note.
-    fn columns(r: &SweepResults) -> Vec<(String, String, bool)> {
+    /// Each row's (measured, load, SLO met) cells and whether it has a note.
+    fn columns(r: &SweepResults) -> Vec<(String, String, String, bool)> {
         let (head, body) = rows(r);
         let at = |name: &str| head.iter().position(|h| h == name).unwrap();
-        let (measured, met) = (at(MEASURED), at(SLO_MET));
-        assert_eq!(measured, at("workers") + 1);
+        let (measured, load, met) = (at("measured req"), at("load"), at("SLO met"));
         body.into_iter()
             .map(|row| {
                 (
                     row.cells[measured].clone(),
+                    row.cells[load].clone(),
                     row.cells[met].clone(),
                     row.note.is_some(),
                 )
@@ -169,8 +134,8 @@ mod tests {
     }
 
     #[test]
-    fn the_verdict_says_overloaded_or_too_short_and_the_measured_count_is_shown() {
-        let mut over = point(1, 20, Some(false));
+    fn overloaded_and_too_short_points_say_so_and_explain_on_hover() {
+        let mut over = point(1, 20, Some(true));
         over.metrics.as_mut().unwrap().overloaded = Some("stage 0: served 15 of 20".into());
         let mut short = point(2, 30, Some(true));
         short.metrics.as_mut().unwrap().settled = false;
@@ -182,10 +147,11 @@ mod tests {
         assert_eq!(
             columns(&r),
             [
-                (s("90"), s("yes"), false),
-                (s("90"), s("no (overloaded)"), true),
-                (s("90"), s("yes (too short to judge)"), true),
-                (s(""), s(""), false),
+                (s("90"), s("ok"), s("yes"), false),
+                // Its percentiles met the SLO, but an overloaded point misses it.
+                (s("90"), s("overloaded"), s("no"), true),
+                (s("90"), s("unsure"), s("yes"), true),
+                (s(""), s(""), s(""), false),
             ]
         );
         // The note is the point's reason.
@@ -197,14 +163,17 @@ mod tests {
     }
 
     #[test]
-    fn without_an_slo_the_verdict_column_still_says_overloaded() {
+    fn without_an_slo_the_load_column_still_says_overloaded() {
         let mut over = point(0, 20, None);
         over.metrics.as_mut().unwrap().overloaded = Some("why".into());
         let r = results(vec![over, point(1, 10, None)]);
         let s = |x: &str| x.to_string();
         assert_eq!(
             columns(&r),
-            [(s("90"), s("overloaded"), true), (s("90"), s(""), false)]
+            [
+                (s("90"), s("overloaded"), s(""), true),
+                (s("90"), s("ok"), s(""), false)
+            ]
         );
     }
 }
