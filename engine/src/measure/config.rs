@@ -55,9 +55,9 @@ pub struct MeasurementConfig {
     /// overloaded (beyond the arrivals' own noise). Default 0.05.
     pub throughput_tolerance: f64,
     /// Fewest requests in a window for a sweep or search to judge it (fewer: the run is
-    /// lengthened). Default 500.
+    /// lengthened). Default 2,000.
     pub min_requests: u64,
-    /// Fewest window requests per worker, likewise. Default 50.
+    /// Fewest window requests per worker, likewise. Default 100.
     pub min_requests_per_worker: u64,
     /// Shortest window for a sweep or search to judge it, in median end-to-end latencies
     /// of its requests: a queue that fills slowly (a batch growing until the KV cache is
@@ -75,8 +75,8 @@ impl Default for MeasurementConfig {
             warmup: Span::Fraction(DEFAULT_WARMUP_FRACTION),
             cooldown: Span::Requests(0),
             throughput_tolerance: 0.05,
-            min_requests: 500,
-            min_requests_per_worker: 50,
+            min_requests: 2000,
+            min_requests_per_worker: 100,
             min_latencies: 10.0,
         }
     }

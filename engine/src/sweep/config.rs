@@ -86,9 +86,10 @@ pub struct SweepConfig {
     /// until it is long enough to judge. Default 16; 1 never lengthens.
     #[serde(skip_serializing_if = "is_default_lengthen")]
     pub max_lengthen: u32,
-    /// A search's answer is re-run this many times longer, with the next value beyond it,
-    /// to confirm that it holds and the next does not (searched again at that length if
-    /// not). Default 10; 1 does not confirm.
+    /// A search's answer is re-run at this many times the scenario's length (or twice the
+    /// length it was judged at, if that is longer), with the next value beyond it, to
+    /// confirm that it holds and the next does not (searched again at that length if not).
+    /// Default 10; 1 does not confirm.
     #[serde(skip_serializing_if = "is_default_confirm")]
     pub confirm: u32,
 }

@@ -111,7 +111,11 @@ impl SweepPlan {
         PointRun {
             index: i,
             values: self.config.point_values(i),
-            trial: Some(self.trial(searcher.as_mut().map(searcher::Searcher::next_probe), 1)),
+            trial: Some(self.trial(
+                searcher.as_mut().map(searcher::Searcher::next_probe),
+                1,
+                true,
+            )),
             phase: match searcher {
                 None => Phase::Plain,
                 Some(s) => Phase::Search(s),
@@ -121,13 +125,16 @@ impl SweepPlan {
         }
     }
 
-    fn trial(&self, extra: Option<(String, Value)>, scale: u32) -> Trial {
-        Trial::new(
-            extra,
-            scale,
-            self.config.seeds,
-            scale.saturating_mul(self.config.max_lengthen),
-        )
+    /// A trial of `extra` at `scale`, lengthened (when `lengthen`) up to `max_lengthen`
+    /// times the scenario as written, never further: a search's probes start at the length
+    /// the last one was judged at, and must not compound.
+    fn trial(&self, extra: Option<(String, Value)>, scale: u32, lengthen: bool) -> Trial {
+        let most = if lengthen {
+            self.config.max_lengthen.max(scale)
+        } else {
+            scale
+        };
+        Trial::new(extra, scale, self.config.seeds, most)
     }
 
     /// The scenario text of point `values` with `extra` set, its stages lengthened `scale`
@@ -233,8 +240,8 @@ impl PointRun {
         match &mut self.phase {
             Phase::Plain => self.phase = Phase::Finished(Some(m), None),
             Phase::Search(searcher) => match searcher.record(m, scale) {
-                searcher::Next::Probe(extra, scale) => {
-                    self.trial = Some(plan.trial(Some(extra), scale));
+                searcher::Next::Probe(extra, scale, lengthen) => {
+                    self.trial = Some(plan.trial(Some(extra), scale, lengthen));
                 }
                 searcher::Next::Done(outcome, at) => {
                     self.phase = Phase::Finished(at, Some(outcome));

@@ -310,8 +310,8 @@ pub fn point_notes(p: &SweepPoint) -> Vec<String> {
     if let Some(s) = &p.search {
         if let Some(c) = &s.confirmation {
             let next = match (c.next, c.next_misses) {
-                (Some(x), Some(true)) => format!("; {x} misses there"),
-                (Some(x), Some(false)) => format!("; {x} also meets there"),
+                (Some(x), Some(true)) => format!("; {} misses there", short_number(x)),
+                (Some(x), Some(false)) => format!("; {} also meets there", short_number(x)),
                 _ => String::new(),
             };
             notes.push(format!(

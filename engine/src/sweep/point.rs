@@ -186,9 +186,14 @@ fn overload_note(windows: &[MeasuredWindow]) -> Option<String> {
     Some(format!("stage {}: {}", w.stage, o.describe()))
 }
 
-/// Two p99 TTFTs this close (relatively, or in ms) agree.
+/// Requests a judged tail must hold.
+const TAIL_REQUESTS: f64 = 20.0;
+/// Most measured requests the tail rule asks for (a p99.99 target would ask for 200,000).
+const MAX_TAIL_NEED: f64 = 20_000.0;
+
+/// A later half's p99 may rise this much (relatively, or in ms) over the first's.
 const P99_AGREEMENT: f64 = 0.25;
-const P99_AGREEMENT_MS: f64 = 10.0;
+const P99_AGREEMENT_MS: f64 = 5.0;
 
 /// Whether a run is long enough to judge (see [`PointMetrics::settled`]).
 fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
@@ -204,6 +209,20 @@ fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
     if measured < scenario.measurement.enough_requests(workers) {
         return false;
     }
+    // A tail is judged on the requests in it: 20 beyond each percentile target (2,000
+    // measured for a p99), and 20 misses' worth of room under `min_attainment`.
+    if let Some(slo) = &scenario.slo {
+        let tails = slo
+            .targets()
+            .filter_map(|(_, t)| t.p)
+            .chain(slo.min_attainment.map(|a| a * 100.0));
+        if tails
+            .map(|p| TAIL_REQUESTS / (1.0 - p / 100.0).max(1e-6))
+            .any(|need| (measured as f64) < need.min(MAX_TAIL_NEED))
+        {
+            return false;
+        }
+    }
     let k = scenario.measurement.min_latencies;
     if r.windows
         .iter()
@@ -211,12 +230,14 @@ fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
     {
         return false;
     }
-    if let Some(slo) = &r.slo {
-        return slo.overall.settled;
+    if r.slo.as_ref().is_some_and(|slo| !slo.overall.settled) {
+        return false;
     }
-    // Without an SLO: p99 TTFT agrees between the windows' halves.
-    let half = |later: bool| {
-        let ttft: Vec<f64> = r
+    // p99 TTFT and TPOT no worse in the windows' later halves than in their first: a
+    // system still drifting (decode memory filling, a queue building slowly) is not yet in
+    // its steady state, even while its verdict holds. A fall is the warm-up's tail.
+    let half = |later: bool, f: fn(&RequestRecord) -> f64| {
+        let values: Vec<f64> = r
             .requests
             .iter()
             .filter(|q| q.is_completed())
@@ -225,10 +246,17 @@ fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
                     .get(q.stage as usize)
                     .is_some_and(|w| w.holds(q) && w.in_later_half(q) == later)
             })
-            .map(RequestRecord::ttft)
+            .map(f)
             .collect();
-        LatencySummary::from_seconds(ttft).p99_ms
+        LatencySummary::from_seconds(values).p99_ms
     };
-    let (a, b) = (half(false), half(true));
-    (a - b).abs() <= P99_AGREEMENT_MS.max(P99_AGREEMENT * a.max(b))
+    [
+        RequestRecord::ttft as fn(&RequestRecord) -> f64,
+        RequestRecord::tpot,
+    ]
+    .into_iter()
+    .all(|f| {
+        let (a, b) = (half(false, f), half(true, f));
+        !(b > a + P99_AGREEMENT_MS.max(P99_AGREEMENT * a))
+    })
 }

@@ -14,8 +14,11 @@ use serde_json::Value;
 pub struct Probe {
     /// The value tried.
     pub value: f64,
-    /// Whether the SLO was met there.
+    /// Whether the SLO was met there, in a run long enough to judge (one too short counts
+    /// as a miss: an answer must hold).
     pub met: bool,
+    /// Whether the run was overloaded there.
+    pub overloaded: bool,
 }
 
 /// What a search found.
@@ -132,8 +135,12 @@ impl Bisection {
     pub(crate) fn record(&mut self, run: Result<PointMetrics, String>) -> Result<(), String> {
         let x = self.asked.take().expect("record follows next");
         let m = run?;
-        let met = m.slo_met();
-        self.probes.push(Probe { value: x, met });
+        let met = m.slo_met() && m.settled;
+        self.probes.push(Probe {
+            value: x,
+            met,
+            overloaded: m.overloaded.is_some(),
+        });
         let phase = std::mem::replace(&mut self.phase, Phase::First);
         self.phase = match (&self.search, phase) {
             (Search::MaxRate { .. }, Phase::First) if !met => {

@@ -43,8 +43,10 @@ enum Stage {
 
 /// What a search wants next.
 pub(crate) enum Next {
-    /// A run of `path` = value at `scale` times the stages' length.
-    Probe((String, Value), u32),
+    /// A run of `path` = value at `scale` times the stages' length, lengthened further
+    /// while too short to judge when the flag says so (bisecting at the trials' own
+    /// length; not when confirming, at a length already chosen).
+    Probe((String, Value), u32, bool),
     /// The outcome and the figures at its answer.
     Done(SearchOutcome, Option<PointMetrics>),
 }
@@ -72,7 +74,7 @@ impl Searcher {
 
     /// A probe's judged figures, made at `scale`; what to run next.
     pub(crate) fn record(&mut self, m: PointMetrics, scale: u32) -> Next {
-        let met = m.slo_met();
+        let met = m.slo_met() && m.settled;
         match std::mem::replace(&mut self.stage, Stage::Bisecting) {
             Stage::Bisecting => {
                 self.bisection.record(Ok(m)).expect("figures, not an error");
@@ -107,7 +109,7 @@ impl Searcher {
                             next,
                             scale: s,
                         };
-                        Next::Probe((self.bisection.path().to_string(), number(next)), s)
+                        Next::Probe((self.bisection.path().to_string(), number(next)), s, false)
                     }
                     None => Next::Done(self.finish(outcome), Some(m)),
                 }
@@ -130,17 +132,18 @@ impl Searcher {
         }
     }
 
-    /// Asks the bisection for its next probe; once it answers, confirms when `confirm`.
+    /// Asks the bisection for its next probe; once it answers, confirms when `confirm` (at
+    /// `confirm` times the scenario's length, or twice the answer's if that is longer).
     fn advance(&mut self, scale: u32, confirm: bool) -> Next {
         match self.bisection.next() {
-            SearchStep::Probe(path, value) => Next::Probe((path, value), scale),
+            SearchStep::Probe(path, value) => Next::Probe((path, value), scale, confirm),
             SearchStep::Done(found) => {
                 let (outcome, at) = *found;
                 match outcome.value {
                     Some(v) if confirm && self.confirm > 1 => {
-                        let s = scale.saturating_mul(self.confirm);
+                        let s = self.confirm.max(scale.saturating_mul(2));
                         self.stage = Stage::Confirming { outcome, scale: s };
-                        Next::Probe((self.bisection.path().to_string(), number(v)), s)
+                        Next::Probe((self.bisection.path().to_string(), number(v)), s, false)
                     }
                     _ => Next::Done(self.finish(outcome), at),
                 }
@@ -191,7 +194,11 @@ impl Searcher {
             ) => Search::MaxRate {
                 path: path.clone(),
                 low: edge,
-                high: *high,
+                // Up to the lowest rate found overloaded above it: no longer run sustains it.
+                high: (outcome.probes.iter())
+                    .filter(|p| p.overloaded && p.value > edge)
+                    .map(|p| p.value)
+                    .fold(*high, f64::min),
                 tolerance: *tolerance,
             },
             (Search::MinWorkers { max, .. }, false) => Search::MinWorkers {
@@ -224,7 +231,7 @@ impl Searcher {
         self.first_check = outcome.confirmation;
         self.bisection = Bisection::new(&narrowed);
         self.stage = Stage::Researching;
-        Next::Probe(self.next_probe(), scale)
+        Next::Probe(self.next_probe(), scale, false)
     }
 
     /// The outcome with earlier probes first and the re-search's note.

@@ -1,0 +1,43 @@
+//! The capacity preset's answer holds: it still meets the SLO at 10x the requests the
+//! preset names, and 10 % above it the cluster is overloaded.
+
+use engine::scenario::{preset, Scenario};
+use engine::simulation::Simulation;
+use engine::sweep::SweepPlan;
+
+/// The preset's scenario at `rate` req/s with `scale` times its requests, run plainly.
+fn run_at(base: &Scenario, rate: f64, scale: u64) -> engine::simulation::SimulationResults {
+    let mut s = base.clone();
+    s.sweep = None;
+    let stage = &mut s.workload.stages[0];
+    stage.total_requests = stage.total_requests.map(|n| n * scale);
+    let mut tree = s.to_tree();
+    tree["workload"]["stages"][0]["request_rate"] = serde_json::json!(rate);
+    let s = Scenario::parse(&tree.to_string()).unwrap();
+    let mut sim = Simulation::new(&s, &Default::default()).unwrap();
+    sim.run();
+    sim.results()
+}
+
+#[test]
+fn the_capacity_presets_answer_holds_at_ten_times_the_requests_and_not_above() {
+    let p = preset("capacity_4xh100_ttft500").expect("the preset");
+    let base = Scenario::parse(p.json).unwrap();
+    let plan = SweepPlan::new(&base, Default::default()).unwrap();
+    let point = plan.run_point(0);
+    let search = point.search.as_ref().unwrap();
+    let rate = search.value.expect("an answer");
+    // What the cluster sustains with long runs: ~117 req/s (throughput saturates there).
+    assert!((100.0..=118.0).contains(&rate), "{search:?}");
+    let long = run_at(&base, rate, 10);
+    let slo = long.slo.as_ref().unwrap();
+    assert!(slo.overall.met, "at {rate} req/s, 10x: {:?}", slo.overall);
+    let above = run_at(&base, rate * 1.1, 1);
+    let slo = above.slo.as_ref().unwrap();
+    assert!(
+        slo.overall.overloaded && !slo.overall.met,
+        "at {} req/s: {:?}",
+        rate * 1.1,
+        long.windows
+    );
+}
