@@ -78,8 +78,9 @@ pub fn presets() -> Vec<Preset> {
             title: "How much load can 4 H100s take under a 500 ms p99 TTFT?",
             description: "The default traffic on 4 granite-3.3-8b workers: a search bisects the \
                           request rate (1 to 256 req/s, to within 1) for the highest one whose \
-                          p99 TTFT stays within 500 ms. Change hardware.gpu or the SLO and search \
-                          again.",
+                          p99 TTFT stays within 500 ms and that the cluster sustains, each run \
+                          long enough to judge and the answer confirmed 10 times longer. Change \
+                          hardware.gpu or the SLO and search again.",
             json: include_str!("../../../examples/capacity_4xh100_ttft500.json"),
             files: &[],
         },
@@ -98,7 +99,7 @@ pub fn presets() -> Vec<Preset> {
             description: "The default traffic (600 requests) at 25 to 300 req/s in 12 steps, \
                           under each routing policy: TTFT, TPOT and E2E percentiles, SLO \
                           attainment and goodput against the offered load, the knee where p99 \
-                          TTFT passes 500 ms.",
+                          TTFT passes 500 ms or the cluster stops keeping up (overloaded).",
             json: include_str!("../../../examples/latency_vs_load_by_policy.json"),
             files: &[],
         },
