@@ -175,7 +175,9 @@ fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here()
         r#"{ "vary": [ { "path": "router.policy", "values": [ {"policy": "round_robin"} ] } ],
             "search": { "type": "max_rate", "low": 1, "high": 400, "tolerance": 1 } }"#,
     )
-    .replace(r#""max": 500"#, r#""max": 15"#);
+    .replace(r#""max": 500"#, r#""max": 15"#)
+    // Enough requests for the runs to be judged once lengthened (2,000 measured).
+    .replace(r#""total_requests": 8"#, r#""total_requests": 250"#);
     let s = Scenario::parse(&text).unwrap();
     let plan = SweepPlan::new(&s, Default::default()).unwrap();
     let mut point = plan.begin_point(0);
