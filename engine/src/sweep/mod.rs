@@ -118,7 +118,7 @@ impl SweepPlan {
             )),
             phase: match searcher {
                 None => Phase::Plain,
-                Some(s) => Phase::Search(s),
+                Some(s) => Phase::Search(Box::new(s)),
             },
             pending: None,
             failed: None,
@@ -189,9 +189,9 @@ enum Phase {
     /// One configuration, no search.
     Plain,
     /// A search asking for probes.
-    Search(searcher::Searcher),
+    Search(Box<searcher::Searcher>),
     /// Done: the figures, and the search's outcome with one.
-    Finished(Option<PointMetrics>, Option<SearchOutcome>),
+    Finished(Box<(Option<PointMetrics>, Option<SearchOutcome>)>),
 }
 
 impl PointRun {
@@ -207,8 +207,8 @@ impl PointRun {
             if let Some(e) = self.failed.take() {
                 return PointStep::Done(Box::new(self.point(None, None, Some(e))));
             }
-            if let Phase::Finished(metrics, search) = &self.phase {
-                let (m, s) = (metrics.clone(), search.clone());
+            if let Phase::Finished(done) = &self.phase {
+                let (m, s) = (**done).clone();
                 return PointStep::Done(Box::new(self.point(m, s, None)));
             }
             let Some(trial) = &self.trial else {
@@ -238,13 +238,14 @@ impl PointRun {
     fn judged(&mut self, plan: &SweepPlan, m: PointMetrics) {
         let scale = self.trial.as_ref().map_or(1, |t| t.scale);
         match &mut self.phase {
-            Phase::Plain => self.phase = Phase::Finished(Some(m), None),
+            Phase::Plain => self.phase = Phase::Finished(Box::new((Some(m), None))),
             Phase::Search(searcher) => match searcher.record(m, scale) {
                 searcher::Next::Probe(extra, scale, lengthen) => {
                     self.trial = Some(plan.trial(Some(extra), scale, lengthen));
                 }
-                searcher::Next::Done(outcome, at) => {
-                    self.phase = Phase::Finished(at, Some(outcome));
+                searcher::Next::Done(done) => {
+                    let (outcome, at) = *done;
+                    self.phase = Phase::Finished(Box::new((at, Some(outcome))));
                 }
             },
             Phase::Finished(..) => {}

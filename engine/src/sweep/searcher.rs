@@ -33,7 +33,7 @@ enum Stage {
     /// The next value re-run, the answer having held.
     CheckingNext {
         outcome: SearchOutcome,
-        held: PointMetrics,
+        held: Box<PointMetrics>,
         next: f64,
         scale: u32,
     },
@@ -48,7 +48,7 @@ pub(crate) enum Next {
     /// length; not when confirming, at a length already chosen).
     Probe((String, Value), u32, bool),
     /// The outcome and the figures at its answer.
-    Done(SearchOutcome, Option<PointMetrics>),
+    Done(Box<(SearchOutcome, Option<PointMetrics>)>),
 }
 
 impl Searcher {
@@ -105,13 +105,13 @@ impl Searcher {
                     Some(next) => {
                         self.stage = Stage::CheckingNext {
                             outcome,
-                            held: m,
+                            held: Box::new(m),
                             next,
                             scale: s,
                         };
                         Next::Probe((self.bisection.path().to_string(), number(next)), s, false)
                     }
-                    None => Next::Done(self.finish(outcome), Some(m)),
+                    None => Next::Done(Box::new((self.finish(outcome), Some(m)))),
                 }
             }
             Stage::CheckingNext {
@@ -127,7 +127,7 @@ impl Searcher {
                     // The next value holds too: the short runs were pessimistic.
                     return self.research(outcome, s, next, true);
                 }
-                Next::Done(self.finish(outcome), Some(held))
+                Next::Done(Box::new((self.finish(outcome), Some(*held))))
             }
         }
     }
@@ -145,7 +145,7 @@ impl Searcher {
                         self.stage = Stage::Confirming { outcome, scale: s };
                         Next::Probe((self.bisection.path().to_string(), number(v)), s, false)
                     }
-                    _ => Next::Done(self.finish(outcome), at),
+                    _ => Next::Done(Box::new((self.finish(outcome), at))),
                 }
             }
         }
@@ -216,7 +216,7 @@ impl Searcher {
         };
         let first = outcome.value.unwrap_or(f64::NAN);
         if !bracket_ok {
-            return Next::Done(self.finish(outcome), None);
+            return Next::Done(Box::new((self.finish(outcome), None)));
         }
         self.note = Some(format!(
             "searched again at {scale}x the requests: the first answer ({}) {}",
