@@ -1,6 +1,6 @@
-# The two commands a newcomer needs; both install what is missing first.
+# The commands a newcomer needs; each installs what is missing first.
 
-.PHONY: serve test
+.PHONY: serve test bench
 
 ## Build the app and serve it on http://127.0.0.1:8080
 serve:
@@ -9,3 +9,7 @@ serve:
 ## Run every test: lints, engine, SimPy conformance, wasm build, browser
 test:
 	@scripts/test.sh
+
+## Run the benchmarks and print their figures: engine benches, peers, a sweep in Chromium
+bench:
+	@scripts/bench.sh

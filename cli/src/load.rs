@@ -13,10 +13,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-/// Largest scenario (or Opal config) file read, bytes: documents are kilobytes; a
-/// generated one of 100,000 stages is 20 MB.
+/// Largest scenario (or Opal config) file read, bytes: documents are kilobytes; this
+/// leaves room for generated ones of many thousands of stages.
 pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
-/// Largest trace or sessions file read, bytes: a million-line Mooncake trace is ~150 MB.
+/// Largest trace or sessions file read, bytes: room for a million-line trace such as
+/// Mooncake's.
 pub const MAX_DATA_BYTES: u64 = 512 << 20;
 
 /// A scenario as read from a file.

@@ -1,6 +1,6 @@
 //! Sorting by a number, with one sort compiled for the whole app: each `sort_by` on a type
-//! of its own is a copy of the standard library's stable sort in the wasm (about 4.5 KB),
-//! while this sorts positions, the same type every time.
+//! of its own is a copy of the standard library's stable sort in the wasm, while this sorts
+//! positions, the same type every time.
 
 /// The positions of `keys` in ascending order (by [`f64::total_cmp`]), equal keys in their
 /// original order.

@@ -6,7 +6,7 @@
 //!
 //! Every function here is `#[inline]`, so that it is compiled in the crate that imports (the
 //! page's wasm, at its size level, or the CLI), not in the engine, whose wasm build is tuned
-//! for the simulation's speed: cold code, ~60 KB there.
+//! for the simulation's speed: this is cold code, where size matters more than speed.
 
 use super::Scenario;
 use crate::hardware::{self, GpuSpec};

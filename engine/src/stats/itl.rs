@@ -10,8 +10,7 @@ use std::borrow::Cow;
 
 /// Additions buffered before they are merged into the sorted list: at least this many, or
 /// a quarter of the list (so a merge, linear in the list, is paid for by a quarter as many
-/// adds; an eighth cost 1 % more instructions on a 30k-request run, half 27 MB more memory
-/// on a 1M one).
+/// adds; a smaller fraction merges more often, a larger one holds more memory in the buffer).
 const MIN_PENDING: usize = 1 << 14;
 
 /// The buffer's first room, in additions (1 KB).
@@ -20,8 +19,8 @@ const FIRST_PENDING: usize = 64;
 /// Inter-token gaps (seconds) with multiplicities, ordered by value.
 ///
 /// A sorted vector of (order key, count) plus a small unsorted buffer of recent additions,
-/// merged in place when it fills: 16 bytes per distinct gap (a B-tree spent about twice
-/// that, and a long run has millions of distinct gaps) and cheap appends.
+/// merged in place when it fills: 16 bytes per distinct gap (a B-tree spent more per entry,
+/// and a long run has millions of distinct gaps) and cheap appends.
 #[derive(Debug, Clone, Default)]
 pub struct ItlHistogram {
     /// Distinct gaps by order key, ascending, with their counts.

@@ -28,7 +28,7 @@ pub use workers::{WorkerSummary, WorkerTable};
 /// `t.max(0.0) as u64` (NaN and negative times are 0): through `i64` below 2⁶³, which
 /// baseline x86-64 converts in one instruction (to `u64` it takes several), since this
 /// runs a few times per worker step. The rare large case is out of line: inline, both
-/// conversions were computed and one picked (about 20 instructions a call, not 8).
+/// conversions were computed and one picked, which cost every call the slow path too.
 #[inline]
 pub(crate) fn whole_seconds(t: f64) -> u64 {
     let t = t.max(0.0);

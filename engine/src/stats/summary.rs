@@ -87,9 +87,9 @@ impl StageStats {
         num_tiers: usize,
         records: impl IntoIterator<Item = &'a RequestRecord, IntoIter: Clone>,
     ) -> StageSummary {
-        // Walked several times rather than collected: a million-request stage would hold
-        // two 8 MB lists of references while its percentiles are sorted. The counts and
-        // sums take one walk together (each walk of a million records reads 144 MB).
+        // Walked several times rather than collected: collecting would hold two lists of
+        // references, one per record, while the percentiles are sorted. The counts and sums
+        // take one walk together, as each walk reads every record.
         let records = records.into_iter();
         let done = || records.clone().filter(|r| r.is_completed());
         let t = Tally::of(records.clone(), num_tiers);

@@ -107,8 +107,8 @@ fn warm_up_scenario(n: usize) -> Option<String> {
 /// bytes (sent to the page, which decodes them the same way), while the worker is idle
 /// (a job queued with the warm-up goes first; a job replaces it). V8 compiles a wasm
 /// function only when first called, first to baseline code, and optimises what runs hot
-/// meanwhile, which made a first run ~1.5× as slow as the next and its decoding on the
-/// page several times slower; this way the user's first run is the next.
+/// meanwhile, which made a first run slower than the next and its decoding on the page
+/// slower still; this way the user's first run is the next.
 fn warm_up() {
     if CURRENT.with_borrow(Option::is_some) {
         return;

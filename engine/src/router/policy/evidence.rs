@@ -1,6 +1,6 @@
-//! A routing decision's evidence in compact form: a decision record is 32 bytes, so a
-//! million-request run keeps its decisions in 32 MB (a string slice and a vector in each
-//! made it 64).
+//! A routing decision's evidence in compact form: a run keeps a decision record for every
+//! request, so the record is 32 bytes, without the string slice and the vector that once
+//! doubled it.
 
 use super::fraction::{self, DenominatorHint};
 use super::CandidateScore;
@@ -79,7 +79,7 @@ impl Serialize for Basis {
 /// the KV usages are 16-bit ratios over one denominator (the workers' block counts) and
 /// no worker has 256 requests outstanding; up to 28 otherwise, plus 8 for a prefix match
 /// only when a policy looked at prefixes (the [`CandidateScore`] they read back as is 40).
-/// A 64-worker run keeps its 400,000 scores in ~1.3 MB (4 with 64-bit usages, 16 unpacked).
+/// Packed because a run keeps up to 400,000 scores, one per candidate of each decision.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Candidates(Option<Box<Packed>>);
 

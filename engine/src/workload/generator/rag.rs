@@ -55,7 +55,7 @@ impl RagGenerator {
     /// Rejection of repeats is fast when popularity is spread out; if it keeps hitting
     /// repeats (steep Zipf, k close to n) it switches to exact sequential sampling from the
     /// weights that are left, each draw a binary search, so the time stays bounded (a scan
-    /// of the corpus per draw cost 2 s for 400 requests over 355k documents).
+    /// of the corpus per draw made a large corpus's stage slow; see docs/robustness.md).
     fn pick_documents(&mut self) -> Vec<u32> {
         let picker = &self.params.documents;
         let n = picker.n();

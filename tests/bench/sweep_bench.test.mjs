@@ -2,7 +2,9 @@
 // default scenario with its request rate swept from 5 to 120 req/s) in headless Chromium on
 // the Web Worker pool, and natively with `opal sweep --threads 2` and `--threads 1` (release
 // build). Each figure is the best of three runs; all are written to
-// tests/artifacts/sweep-wall-time.json, which README's figures come from.
+// tests/artifacts/sweep-wall-time.json, which docs/performance.md's figures come from.
+// A benchmark, not a test: it asserts nothing about speed, so `make bench` runs it
+// (scripts/bench.sh), not `make test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { openPage, artifacts, browser, server, useBrowser } from './harness.mjs';
+import { openPage, artifacts, browser, server, useBrowser } from '../browser/harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = path.join(repo, 'tests/browser/fixtures/default_sweep24.json');
