@@ -18,6 +18,8 @@ pub mod share_panel;
 pub mod slo_table;
 pub mod summary_table;
 pub mod sweep_curves;
+#[cfg(test)]
+mod sweep_fixture;
 pub mod sweep_panel;
 pub mod sweep_table;
 pub mod talk_bar;

@@ -412,53 +412,15 @@ pub fn knees(points: &[SweepPoint], curves: usize) -> Vec<(String, &SweepPoint)>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::slo::SloSummary;
+    use crate::components::sweep_fixture::sample_point;
     use serde_json::json;
 
     /// Point `index` of a two-curve sweep over rates 10, 20, 30 (curves "a" and "b"),
     /// meeting the SLO or not, with an offered load of `offered`, keeping up with it and
     /// long enough to judge.
     fn point(index: usize, met: bool, offered: f64) -> SweepPoint {
-        let empty = LatencySummary::empty();
-        SweepPoint {
-            index,
-            values: vec![json!(10 * (index / 2 + 1)), json!(["a", "b"][index % 2])],
-            metrics: Some(PointMetrics {
-                workers: 1,
-                gpu: "H100-SXM".into(),
-                gpus: 1,
-                requests: 10,
-                measured_requests: 9,
-                offered_rps: offered,
-                achieved_rps: offered,
-                output_tps: 1.0,
-                overloaded: None,
-                settled: true,
-                ttft: empty,
-                tpot: empty,
-                e2e: empty,
-                slo: Some(SloSummary {
-                    requests: 10,
-                    attained: 10,
-                    attainment: 1.0,
-                    goodput_rps: offered,
-                    goodput_output_tps: 1.0,
-                    percentiles: Vec::new(),
-                    overloaded: false,
-                    met,
-                    settled: true,
-                }),
-                cost_per_gpu_hour: None,
-                cost_per_million_output_tokens: None,
-                gpu_seconds: 1.0,
-                cost_per_million_good_tokens: None,
-                truncated: false,
-                scale: 1,
-                seeds: None,
-            }),
-            search: None,
-            error: None,
-        }
+        let values = vec![json!(10 * (index / 2 + 1)), json!(["a", "b"][index % 2])];
+        sample_point(index, values, offered, Some(met))
     }
 
     #[test]

@@ -55,53 +55,13 @@ pub fn sweep_table(r: &SweepResults) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::slo::SloSummary;
-    use engine::stats::LatencySummary;
-    use engine::sweep::{PointMetrics, SweepHeader, SweepPoint};
+    use crate::components::sweep_fixture::sample_point;
+    use engine::sweep::{SweepHeader, SweepPoint};
     use serde_json::json;
 
     /// Point `index` at rate `rate`, with an SLO met or not (`None`: no SLO).
     fn point(index: usize, rate: u32, met: Option<bool>) -> SweepPoint {
-        let empty = LatencySummary::empty();
-        SweepPoint {
-            index,
-            values: vec![json!(rate)],
-            metrics: Some(PointMetrics {
-                workers: 2,
-                gpu: "H100-SXM".into(),
-                gpus: 2,
-                requests: 100,
-                measured_requests: 90,
-                offered_rps: f64::from(rate),
-                achieved_rps: f64::from(rate),
-                output_tps: 1.0,
-                overloaded: None,
-                settled: true,
-                ttft: empty,
-                tpot: empty,
-                e2e: empty,
-                slo: met.map(|met| SloSummary {
-                    requests: 90,
-                    attained: 90,
-                    attainment: 1.0,
-                    goodput_rps: f64::from(rate),
-                    goodput_output_tps: 1.0,
-                    percentiles: Vec::new(),
-                    overloaded: false,
-                    met,
-                    settled: true,
-                }),
-                cost_per_gpu_hour: None,
-                cost_per_million_output_tokens: None,
-                gpu_seconds: 2.0,
-                cost_per_million_good_tokens: None,
-                truncated: false,
-                scale: 1,
-                seeds: None,
-            }),
-            search: None,
-            error: None,
-        }
+        sample_point(index, vec![json!(rate)], f64::from(rate), met)
     }
 
     fn results(points: Vec<SweepPoint>) -> SweepResults {
