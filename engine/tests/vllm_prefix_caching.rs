@@ -321,6 +321,40 @@ fn test_prefill_not_enough_free_blocks_with_computed_blocks() {
 }
 
 #[test]
+fn a_finished_requests_private_blocks_are_free_with_no_reference() {
+    // Not a vLLM test: vLLM's `free` decrements every block, so a finished request's blocks
+    // read `ref_cnt == 0`. Here its private blocks are freed as a count without a visit to
+    // each record; the pool must still say they have no reference, also while a later
+    // request holds higher ids (so their records are kept).
+    let mut s = scheduler(16, 101, true);
+    s.add_request(
+        req(0, PromptContent::new().with(Source::Unique(0), 64), 1),
+        0.0,
+    )
+    .unwrap();
+    s.add_request(
+        req(1, PromptContent::new().with(Source::Unique(1), 64), 50),
+        0.0,
+    )
+    .unwrap();
+    s.schedule(0.0, &mut NoOffload);
+    let (t0, t1) = (table(&s, 0), table(&s, 1));
+    assert!(t0.iter().max() < t1.iter().min());
+    let done: Vec<u64> = s.finish_step(0.0).finished.iter().map(|r| r.id).collect();
+    assert_eq!(done, [0]);
+    s.check_invariants().unwrap();
+    let pool = s.block_pool();
+    for &b in &t0 {
+        assert_eq!(pool.ref_count(b), 0, "block {b} of the finished request");
+        assert!(pool.is_free(b));
+    }
+    for &b in &t1 {
+        assert_eq!(pool.ref_count(b), 1, "block {b} of the running request");
+    }
+    assert_eq!(pool.total_refs(), t1.len() as u64);
+}
+
+#[test]
 fn test_cache_blocks() {
     // BlockPool(num_gpu_blocks=5), block_size=4: caching two full blocks indexes two hashes,
     // caching a third (not from the start) makes three.

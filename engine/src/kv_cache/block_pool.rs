@@ -384,7 +384,7 @@ impl BlockPool {
         self.enable_caching
     }
 
-    /// The reference count of block `id`.
+    /// The reference count of block `id` (0 while it is free).
     pub fn ref_count(&self, id: BlockId) -> u32 {
         if !self.enable_caching {
             // Unshared: one reference while not free.
@@ -600,6 +600,29 @@ mod tests {
             [ev(KvChange::Stored, 100), ev(KvChange::Removed, 100)]
         );
         assert_eq!(pool.store.records(), 4);
+        pool.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_finished_requests_private_blocks_have_no_reference_left() {
+        // Block 2 stays in use, so the dead blocks' records stay too: they must not read
+        // as referenced, whatever they hold.
+        let mut pool = BlockPool::new(4, true);
+        let a = take(&mut pool, 2); // 0, 1
+        let b = take(&mut pool, 1); // 2
+        pool.free_finished(&a, 0..2);
+        assert_eq!(pool.store.records(), 3);
+        assert_eq!((pool.ref_count(0), pool.ref_count(1)), (0, 0));
+        assert!(pool.is_free(0) && pool.is_free(1));
+        assert_eq!((pool.ref_count(2), pool.ref_count(3)), (1, 0));
+        assert_eq!(pool.total_refs(), 1);
+        // Handed out again, they count one reference each.
+        let c = take(&mut pool, 2);
+        assert_eq!(c.to_vec(), [0, 1]);
+        assert_eq!((pool.ref_count(0), pool.ref_count(1)), (1, 1));
+        pool.free_blocks(&b);
+        pool.free_blocks(&c);
+        assert_eq!((pool.total_refs(), pool.num_free()), (0, 4));
         pool.check_invariants().unwrap();
     }
 

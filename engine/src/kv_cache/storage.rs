@@ -172,8 +172,12 @@ impl BlockStore {
         self.num_cached_free
     }
 
-    /// The reference count of block `id`.
+    /// The reference count of block `id`: 0 for a block free under no id (dead, never
+    /// used), whatever its record says.
     pub(super) fn ref_count(&self, id: BlockId) -> u32 {
+        if self.spare.contains(id) {
+            return 0;
+        }
         self.blocks.get(id as usize).map_or(0, |b| b.ref_cnt())
     }
 
