@@ -17,7 +17,7 @@
 //! - Not expressible: prompt logprobs (`test_prefill_plp`), `reset_prefix_cache`, hybrid
 //!   and multimodal models, cache salts, LoRA.
 
-use engine::kv_cache::BlockPool;
+use engine::kv_cache::{BlockPool, BlockTable};
 use engine::kv_events::KvChange;
 use engine::model::Model;
 use engine::request::{PromptContent, Request, Source};
@@ -321,6 +321,40 @@ fn test_prefill_not_enough_free_blocks_with_computed_blocks() {
 }
 
 #[test]
+fn a_finished_requests_private_blocks_are_free_with_no_reference() {
+    // Not a vLLM test: vLLM's `free` decrements every block, so a finished request's blocks
+    // read `ref_cnt == 0`. Here its private blocks are freed as a count without a visit to
+    // each record; the pool must still say they have no reference, also while a later
+    // request holds higher ids (so their records are kept).
+    let mut s = scheduler(16, 101, true);
+    s.add_request(
+        req(0, PromptContent::new().with(Source::Unique(0), 64), 1),
+        0.0,
+    )
+    .unwrap();
+    s.add_request(
+        req(1, PromptContent::new().with(Source::Unique(1), 64), 50),
+        0.0,
+    )
+    .unwrap();
+    s.schedule(0.0, &mut NoOffload);
+    let (t0, t1) = (table(&s, 0), table(&s, 1));
+    assert!(t0.iter().max() < t1.iter().min());
+    let done: Vec<u64> = s.finish_step(0.0).finished.iter().map(|r| r.id).collect();
+    assert_eq!(done, [0]);
+    s.check_invariants().unwrap();
+    let pool = s.block_pool();
+    for &b in &t0 {
+        assert_eq!(pool.ref_count(b), 0, "block {b} of the finished request");
+        assert!(pool.is_free(b));
+    }
+    for &b in &t1 {
+        assert_eq!(pool.ref_count(b), 1, "block {b} of the running request");
+    }
+    assert_eq!(pool.total_refs(), t1.len() as u64);
+}
+
+#[test]
 fn test_cache_blocks() {
     // BlockPool(num_gpu_blocks=5), block_size=4: caching two full blocks indexes two hashes,
     // caching a third (not from the start) makes three.
@@ -330,14 +364,13 @@ fn test_cache_blocks() {
         .block_hashes(4)
         .collect();
     assert_eq!(hashes.len(), 3); // 14 tokens: 3 full blocks + 2
-    let mut blocks = Vec::new();
-    pool.allocate(3, &mut blocks);
-    pool.cache_block(blocks[0], hashes[0], 0);
-    pool.cache_block(blocks[1], hashes[1], 0);
+    let mut blocks = BlockTable::default();
+    assert!(pool.get_new_blocks(3, &mut blocks));
+    pool.cache_full_blocks(&blocks, &hashes[..2], 0, 0);
     assert_eq!(pool.num_cached(), 2);
-    pool.cache_block(blocks[2], hashes[2], 0);
+    pool.cache_full_blocks(&blocks, &hashes, 2, 0);
     assert_eq!(pool.num_cached(), 3);
-    assert!(pool.block_hash(blocks[0]).is_some());
+    assert!(pool.block_hash(blocks.to_vec()[0]).is_some());
 }
 
 #[test]
@@ -345,27 +378,27 @@ fn test_maybe_evict_cached_block() {
     // Four blocks cached under [h0, h1, h2, h0]: evicting block 1 drops h1; evicting block 0
     // keeps h0 (block 3 holds it too); evicting 2 then 3 empties the index.
     let mut pool = BlockPool::new(4, true);
-    let mut t = Vec::new();
-    pool.allocate(4, &mut t);
+    let mut t = BlockTable::default();
+    assert!(pool.get_new_blocks(4, &mut t));
+    assert_eq!(t.to_vec(), [0, 1, 2, 3]);
     let (h0, h1, h2) = (10, 20, 30);
-    for (b, h) in [(0, h0), (1, h1), (2, h2), (3, h0)] {
-        pool.cache_block(b, h, 0);
-    }
+    pool.cache_full_blocks(&t, &[h0, h1, h2, h0], 0, 0);
     assert_eq!(pool.num_cached(), 3);
-    // Free in the order the evictions should happen (all cached: they join the tail).
-    pool.free([1, 0, 2, 3].into_iter());
-    let mut reuse = Vec::new();
-    pool.allocate(1, &mut reuse); // evicts block 1
+    // Free in the order the evictions should happen (all cached: they join the tail): a
+    // table is freed last block first.
+    pool.free_blocks(&pool.table_of(&[3, 2, 0, 1]));
+    let mut reuse = BlockTable::default();
+    assert!(pool.get_new_blocks(1, &mut reuse)); // evicts block 1
     assert_eq!(
-        (pool.cached_block(h1), pool.cached_block(h0)),
+        (pool.get_cached_block(h1), pool.get_cached_block(h0)),
         (None, Some(0))
     );
-    pool.allocate(1, &mut reuse); // evicts block 0: h0 stays, held by block 3
-    assert_eq!(pool.cached_block(h0), Some(3));
+    assert!(pool.get_new_blocks(1, &mut reuse)); // evicts block 0: h0 stays, held by block 3
+    assert_eq!(pool.get_cached_block(h0), Some(3));
     assert_eq!(pool.num_cached(), 2);
-    pool.allocate(1, &mut reuse); // block 2
+    assert!(pool.get_new_blocks(1, &mut reuse)); // block 2
     assert_eq!(pool.num_cached(), 1);
-    pool.allocate(1, &mut reuse); // block 3
+    assert!(pool.get_new_blocks(1, &mut reuse)); // block 3
     assert_eq!(pool.num_cached(), 0);
     pool.check_invariants().unwrap();
 }
@@ -379,11 +412,9 @@ fn test_kv_cache_events() {
             .with(Source::Document(5), 16 * n)
             .block_hashes(16)
             .collect();
-        let mut t = Vec::new();
-        pool.allocate(n, &mut t);
-        for (&b, &h) in t.iter().zip(&hashes) {
-            pool.cache_block(b, h, 0);
-        }
+        let mut t = BlockTable::default();
+        assert!(pool.get_new_blocks(n, &mut t));
+        pool.cache_full_blocks(&t, &hashes, 0, 0);
         let events = pool.take_events();
         assert_eq!(events.len(), n as usize);
         assert!(events.iter().all(|e| e.change == KvChange::Stored));
@@ -391,12 +422,10 @@ fn test_kv_cache_events() {
         assert_eq!(pool.pending_events(), 0);
         // Freed, then the same tokens allocated without a lookup: every block is evicted
         // (n removals) before being stored again.
-        pool.free_table(&t);
-        let mut again = Vec::new();
-        pool.allocate(n, &mut again);
-        for (&b, &h) in again.iter().zip(&hashes) {
-            pool.cache_block(b, h, 1);
-        }
+        pool.free_blocks(&t);
+        let mut again = BlockTable::default();
+        assert!(pool.get_new_blocks(n, &mut again));
+        pool.cache_full_blocks(&again, &hashes, 0, 1);
         let events = pool.take_events();
         assert_eq!(events.len(), 2 * n as usize);
         let removed = events.iter().filter(|e| e.change == KvChange::Removed);
@@ -423,16 +452,16 @@ fn test_free_kv_cache_block_queue_operations() {
     // middle is a cache hit on a free block: see test_evict and test_prefill.)
     let mut pool = BlockPool::new(5, false);
     assert_eq!(pool.free_queue(), [0, 1, 2, 3, 4]);
-    let mut t = Vec::new();
-    pool.allocate(1, &mut t);
-    assert_eq!(t, [0]);
+    let mut t = BlockTable::default();
+    assert!(pool.get_new_blocks(1, &mut t));
+    assert_eq!(t.to_vec(), [0]);
     assert_eq!(pool.num_free(), 4);
     assert_eq!(pool.free_queue(), [1, 2, 3, 4]);
-    pool.free_table(&t); // caching off: freed blocks are appended
+    pool.free_blocks(&t); // caching off: freed blocks are appended
     assert_eq!(pool.free_queue(), [1, 2, 3, 4, 0]);
-    let mut rest = Vec::new();
-    pool.allocate(5, &mut rest);
-    assert_eq!((rest, pool.num_free()), (vec![1, 2, 3, 4, 0], 0));
+    let mut rest = BlockTable::default();
+    assert!(pool.get_new_blocks(5, &mut rest));
+    assert_eq!((rest.to_vec(), pool.num_free()), (vec![1, 2, 3, 4, 0], 0));
 }
 
 #[test]

@@ -58,6 +58,7 @@ impl FreeIds {
     }
 
     /// Queues `id` at the tail.
+    #[cfg(test)]
     pub(crate) fn push_back(&mut self, id: BlockId) {
         self.freed.push_back(id);
     }

@@ -45,6 +45,7 @@ impl<T: Copy> Paged<T> {
     }
 
     /// True when there are none.
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -21,9 +21,10 @@ struct Run {
 }
 
 /// A block table: plain ids (caching off) or runs of consecutive ids (caching on); the
-/// pool that fills it uses one form only.
+/// pool that fills it uses one form only. Start one empty (`default`) or as
+/// [`super::BlockPool::table_of`] some ids.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct BlockTable {
+pub struct BlockTable {
     ids: Vec<BlockId>,
     runs: Vec<Run>,
 }
@@ -48,12 +49,12 @@ impl BlockTable {
 
     /// How many blocks.
     #[inline]
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.ids.len() + self.runs.last().map_or(0, |r| r.end as usize)
     }
 
     /// True when it holds no block.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
@@ -148,8 +149,13 @@ impl BlockTable {
     }
 
     /// Every id, in order.
-    pub(crate) fn ids(&self) -> impl DoubleEndedIterator<Item = BlockId> + '_ {
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = BlockId> + '_ {
         self.ids_in(0..self.len())
+    }
+
+    /// Every id, in order, collected.
+    pub fn to_vec(&self) -> Vec<BlockId> {
+        self.ids().collect()
     }
 }
 

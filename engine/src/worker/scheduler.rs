@@ -608,7 +608,7 @@ impl Scheduler {
         }
         let shared_hits = self
             .pool
-            .cached_prefix(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
+            .find_longest_cache_hit(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
         let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
             let base = shared_hits as u64;
             let id = seq.req.id;
@@ -674,7 +674,7 @@ impl Scheduler {
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         let hot = &mut self.hot[slot as usize];
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
-        self.pool.allocate_to(need, &mut seq.blocks);
+        self.pool.get_new_blocks(need, &mut seq.blocks);
         hot.num_blocks = seq.blocks.len() as u32;
         hot.num_computed = gpu_tokens;
         hot.num_cached_blocks = gpu_blocks as u32;
@@ -749,7 +749,7 @@ impl Scheduler {
             return None;
         }
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
-        self.pool.allocate_to(need, &mut seq.blocks);
+        self.pool.get_new_blocks(need, &mut seq.blocks);
         hot.num_blocks = seq.blocks.len() as u32;
         hot.num_computed = gpu_blocks * bs;
         hot.num_cached_blocks = gpu_blocks;
@@ -778,7 +778,7 @@ impl Scheduler {
         };
         let by_hash = seq.hashes[..shared]
             .iter()
-            .map(|h| pool.cached_block(*h).expect("a hit is cached"));
+            .map(|h| pool.get_cached_block(*h).expect("a hit is cached"));
         let (mut evictable, mut own) = (0, 0);
         for (b, id) in by_hash
             .chain(seq.ghost[..ghost].iter().copied())
@@ -877,7 +877,7 @@ impl Scheduler {
         }
         let seq = self.seqs[slot as usize].as_mut().expect("live slot");
         if need > 0 {
-            let ok = self.pool.allocate_to(need, &mut seq.blocks);
+            let ok = self.pool.get_new_blocks(need, &mut seq.blocks);
             debug_assert!(ok, "grow_and_cache() after a free-block check");
             hot.num_blocks = seq.blocks.len() as u32;
         }
@@ -925,8 +925,8 @@ impl Scheduler {
             let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
             pool.reserve_table(&mut seq.blocks, blocks as usize);
         }
-        pool.touch_to(&seq.hashes[..shared_hits], &mut seq.blocks);
-        pool.touch_ids(&seq.ghost[..ghost_hits], &mut seq.blocks);
+        pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
+        pool.touch_private(&seq.ghost[..ghost_hits], &mut seq.blocks);
         seq.ghost.clear();
     }
 
@@ -953,7 +953,7 @@ impl Scheduler {
             let tag = private_tag(seq.req.id, b as u64);
             self.pool.cache_private(id, tag, seq.req.id);
         }
-        self.pool.free_table_of(&seq.blocks);
+        self.pool.free_blocks(&seq.blocks);
         seq.blocks.clear();
         hot.num_blocks = 0;
         hot.high_water = hot.high_water.max(hot.num_computed);
@@ -1061,7 +1061,7 @@ impl Scheduler {
                 // Its private blocks are dead: nobody else has their content.
                 let cached = hot.num_cached_blocks as usize;
                 let private = (seq.shareable_blocks as usize).min(cached)..cached;
-                self.pool.free_finished_of(&seq.blocks, private);
+                self.pool.free_finished(&seq.blocks, private);
                 self.by_id.remove(&seq.req.id);
                 self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
@@ -1118,12 +1118,12 @@ impl Scheduler {
         seq.ensure_hashes(full, block_size, hot.tokens_emitted);
         let owner = hot.id;
         let shareable = full.min(seq.hashes.len() as u32);
-        if shareable > hot.num_cached_blocks {
-            let range = hot.num_cached_blocks as usize..shareable as usize;
-            for (id, &hash) in seq.blocks.ids_in(range.clone()).zip(&seq.hashes[range]) {
-                pool.cache_block(id, hash, owner);
-            }
-        }
+        pool.cache_full_blocks(
+            &seq.blocks,
+            &seq.hashes[..shareable as usize],
+            hot.num_cached_blocks as usize,
+            owner,
+        );
         hot.num_cached_blocks = full;
     }
 
@@ -1158,7 +1158,7 @@ impl Scheduler {
         };
         self.sending.remove(k);
         let seq = self.seqs[slot as usize].take().expect("live slot");
-        self.pool.free_table_of(&seq.blocks);
+        self.pool.free_blocks(&seq.blocks);
         self.by_id.remove(&id);
         self.free_slots.push(slot);
         true
