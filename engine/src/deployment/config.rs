@@ -4,9 +4,8 @@
 use crate::hardware::HardwareConfig;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::router::PolicyConfig;
-use crate::scenario::MAX_WORKERS;
 use crate::validate::{index, join, Problem, Problems};
-use crate::worker::SchedulerConfig;
+use crate::worker::{SchedulerConfig, MAX_WORKERS};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

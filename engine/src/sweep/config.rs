@@ -272,7 +272,7 @@ impl SweepConfig {
                 }
             }
             Some(Search::MinWorkers { min, max }) => {
-                let most = crate::scenario::MAX_WORKERS;
+                let most = crate::worker::MAX_WORKERS;
                 if *min == 0 {
                     p.push(join(&search, "min"), "must be >= 1");
                 }
