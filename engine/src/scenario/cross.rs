@@ -9,7 +9,7 @@ use crate::deployment::DeploymentConfig;
 use crate::hardware::Hardware;
 use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
-use crate::sweep::Search;
+use crate::sweep::config::Search;
 use crate::timing::{SeqWork, TimingKind, TimingModel};
 use crate::validate::{index, join, Problems};
 use crate::worker::MAX_STEP_SECONDS;

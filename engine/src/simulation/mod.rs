@@ -93,9 +93,10 @@ impl Simulation {
     // size-tuned opt-level, sharing the copy `Scenario::parse` uses), not in the engine at 2.
     #[inline]
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
-        // Not `validate`: a run reads neither the sweep nor the race section (and checking
-        // them would parse scenarios, compiling the deserializer into the engine).
-        let problems = scenario.validate_run();
+        // The document's checks, not the whole check (`sweep::check`): a run reads neither
+        // the sweep nor the race section (and checking them would parse scenarios,
+        // compiling the deserializer into the engine).
+        let problems = scenario.validate();
         if !problems.is_empty() {
             return Err(problems);
         }

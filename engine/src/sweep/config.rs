@@ -215,7 +215,7 @@ impl SweepConfig {
     }
 
     /// This section's own problems under `path` (whether each value makes a valid scenario
-    /// is checked against the document, see `sweep::check_points`).
+    /// is checked against the document, see `sweep::check`).
     #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let vary = join(path, "vary");
