@@ -20,7 +20,7 @@ use crate::kernel::{Event, SimError, Store};
 use crate::kv_events::KvReport;
 use crate::request::{FailReason, Request, RequestState};
 use crate::simulation::context::Context;
-use crate::worker::process::Worker;
+use crate::worker::process::{Handoff, Worker};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -32,14 +32,6 @@ pub(crate) enum StageMsg {
     Finished,
     /// The stage's generator stopped after issuing `issued` requests.
     GenerationDone { issued: u64 },
-}
-
-/// What prefill and decode workers tell the router in a disaggregated deployment.
-pub(crate) enum Handoff {
-    /// Prefill worker `from` sampled `request`'s first token: it needs a decode worker.
-    Prefilled { request: Box<Request>, from: u32 },
-    /// Prefill worker `worker` freed a request's KV (its decode worker holds it now).
-    Released { worker: u32 },
 }
 
 /// A request handed to the router, with where to report its end.

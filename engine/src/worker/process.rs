@@ -30,13 +30,20 @@ use crate::kernel::{AsEvent, Process, SimError, Store};
 use crate::kv_events::{KvEvent, KvEventBatch, KvReport};
 use crate::offload::OffloadTiers;
 use crate::request::{PromptContent, Request};
-use crate::router::process::Handoff;
 use crate::simulation::context::Context;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 type Loop = Process<Result<(), SimError>>;
+
+/// What prefill and decode workers tell the router in a disaggregated deployment.
+pub(crate) enum Handoff {
+    /// Prefill worker `from` sampled `request`'s first token: it needs a decode worker.
+    Prefilled { request: Box<Request>, from: u32 },
+    /// Prefill worker `worker` freed a request's KV (its decode worker holds it now).
+    Released { worker: u32 },
+}
 
 /// One vLLM-style worker: a scheduler driven by its loops.
 pub(crate) struct Worker {
