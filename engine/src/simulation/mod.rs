@@ -100,7 +100,7 @@ impl Simulation {
         if !problems.is_empty() {
             return Err(problems);
         }
-        let sections = crate::deployment::pool::sections(scenario)?;
+        let sections = setup::sections(scenario)?;
         let setup = Setup::resolve(scenario, &sections)?;
         let (stages, expected) = build_stages(scenario, files)?;
         Ok(Self::start(scenario, setup, stages, expected))
