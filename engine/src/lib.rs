@@ -14,6 +14,7 @@ pub mod kv_events;
 pub mod measure;
 pub mod model;
 pub mod offload;
+pub(crate) mod platform;
 pub mod race;
 pub mod request;
 pub mod rng;

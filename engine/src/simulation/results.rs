@@ -1,8 +1,8 @@
 //! What a finished (or stopped) run reports.
 
-use super::recorder::RoutingRecord;
 use crate::deployment::{DeploymentReport, TransferRecord};
 use crate::measure::MeasuredWindow;
+use crate::platform::recorder::RoutingRecord;
 use crate::router::ScalingRecord;
 use crate::slo::SloReport;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
