@@ -12,6 +12,7 @@ mod config;
 pub(crate) mod pool;
 mod report;
 
+pub use crate::stats::TransferRecord;
 pub use config::{DeploymentConfig, KvTransferConfig, PoolConfig, PoolRole, MAX_POOLS};
 pub(crate) use report::{routed_imbalance, write_csv};
-pub use report::{DeploymentReport, PoolSummary, TransferRecord};
+pub use report::{DeploymentReport, PoolSummary};

@@ -1,10 +1,11 @@
 //! What a finished (or stopped) run reports.
 
-use crate::deployment::{DeploymentReport, TransferRecord};
+use crate::deployment::DeploymentReport;
 use crate::measure::MeasuredWindow;
 use crate::platform::recorder::RoutingRecord;
 use crate::router::ScalingRecord;
 use crate::slo::SloReport;
+use crate::stats::TransferRecord;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 

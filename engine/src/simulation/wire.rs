@@ -7,12 +7,13 @@
 //! is encoded too. Not a storage format: both ends must be the same build (checked).
 
 use super::{RoutingRecord, SimulationResults, Stop};
-use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
+use crate::deployment::{DeploymentReport, PoolSummary};
 use crate::measure::{MeasuredWindow, Overload};
 use crate::request::FailReason;
 use crate::router::{Basis, Candidates, RoutingDecision, ScalingRecord};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
 use crate::stats::record::{SessionSlot, TierHit};
+use crate::stats::TransferRecord;
 use crate::stats::{
     LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
     WorkerColumns, WorkerSummary, WorkerTable,

@@ -4,8 +4,7 @@
 use super::config::SloConfig;
 use super::part::Part;
 use super::report::GroupSlo;
-use crate::deployment::TransferRecord;
-use crate::stats::RequestRecord;
+use crate::stats::{RequestRecord, TransferRecord};
 use std::collections::BTreeMap;
 
 impl SloConfig {

@@ -2,10 +2,9 @@
 
 use super::config::{Metric, SloConfig, Target};
 use super::part::Part;
-use crate::deployment::TransferRecord;
 use crate::measure::MeasuredWindow;
 use crate::stats::percentile::percentile_sorted;
-use crate::stats::RequestRecord;
+use crate::stats::{RequestRecord, TransferRecord};
 use serde::Serialize;
 use std::fmt::Write;
 
