@@ -15,6 +15,7 @@
 //! assert_eq!(results.stages[0].successful_requests, 20);
 //! ```
 
+mod deployment_report;
 mod results;
 mod setup;
 #[cfg(test)]
@@ -22,10 +23,10 @@ mod tests;
 mod wire;
 
 pub use crate::platform::recorder::RoutingRecord;
+pub use deployment_report::{DeploymentReport, PoolSummary};
 pub use results::{SimulationResults, Stop};
 pub use wire::WireError;
 
-use crate::deployment::DeploymentReport;
 use crate::kernel::{Environment, Process, SimError};
 use crate::offload::{OffloadTiers, TransferLink};
 use crate::platform::recorder::Recorder;
@@ -378,7 +379,7 @@ impl Simulation {
         let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         if let Some(pools) = &self.pools {
             workers.load_imbalance =
-                crate::deployment::routed_imbalance(pools, &rec.worker_pool, &workers);
+                deployment_report::routed_imbalance(pools, &rec.worker_pool, &workers);
         }
         let deployment = self.pools.as_ref().map(|pools| {
             DeploymentReport::new(

@@ -1,6 +1,6 @@
 //! What a finished (or stopped) run reports.
 
-use crate::deployment::DeploymentReport;
+use super::deployment_report::{write_csv, DeploymentReport};
 use crate::measure::MeasuredWindow;
 use crate::platform::recorder::RoutingRecord;
 use crate::router::ScalingRecord;
@@ -129,7 +129,7 @@ impl SimulationResults {
         if self.transfers.is_empty() {
             crate::stats::csv::write_csv(&mut out, &self.requests)
         } else {
-            crate::deployment::write_csv(&mut out, &self.requests, &self.transfers)
+            write_csv(&mut out, &self.requests, &self.transfers)
         }
     }
 

@@ -1,6 +1,7 @@
 //! What a disaggregated run reports: each KV transfer, each pool's load, and where
 //! the time to the first two tokens went.
 
+use crate::deployment::PoolRole;
 use crate::stats::{LatencySummary, RequestRecord, TransferRecord, WorkerTable};
 use serde::Serialize;
 use std::fmt::Write;
@@ -252,7 +253,7 @@ pub(crate) fn routed_imbalance(
             worker_pool
                 .get(w.worker as usize)
                 .and_then(|&k| pools.get(k))
-                .is_some_and(|(_, role)| *role != super::PoolRole::Decode.name())
+                .is_some_and(|(_, role)| *role != PoolRole::Decode.name())
         })
         .map(|w| w.requests)
         .collect();
