@@ -180,7 +180,7 @@ impl HardwareConfig {
     /// Reads a `hardware` section from a JSON tree (types only; see [`Self::validate`]).
     #[inline]
     pub fn from_tree(tree: &serde_json::Value) -> Result<Self, String> {
-        crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
+        crate::tracked::read(tree).map_err(|e| e.to_string())
     }
 
     /// Reports every problem in this section under `path`.

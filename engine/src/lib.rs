@@ -25,6 +25,7 @@ pub mod slo;
 pub mod stats;
 pub mod sweep;
 pub mod timing;
+pub(crate) mod tracked;
 pub mod validate;
 pub mod worker;
 pub mod workload;

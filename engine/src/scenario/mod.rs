@@ -17,7 +17,6 @@ mod parse;
 mod presets;
 pub(crate) mod race;
 mod simulation;
-pub(crate) mod tracked;
 mod work;
 
 pub(crate) use data::missing_data_file;
