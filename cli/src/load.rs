@@ -7,6 +7,7 @@
 //! the user points a name at a file anywhere.
 
 use crate::failure::Failure;
+use engine::api::parse_scenario;
 use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario, ScenarioData};
 use engine::validate::Problem;
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,7 +40,7 @@ pub fn read_scenario(path: &Path) -> Result<Loaded, Failure> {
             (scenario, Some(report))
         }
         // An unknown shape is parsed as ours: its problems then name the stray keys.
-        Format::Ours | Format::Unknown => (Scenario::parse(&text).map_err(Failure::Invalid)?, None),
+        Format::Ours | Format::Unknown => (parse_scenario(&text).map_err(Failure::Invalid)?, None),
     };
     let dir = path
         .parent()

@@ -1,6 +1,7 @@
 //! The narrow API the web app and the CLI use: scenario in, progress and results out.
 
 use crate::scenario::Scenario;
+use crate::sweep::check;
 use serde::Serialize;
 
 /// What the engine says about itself.
@@ -19,10 +20,19 @@ pub fn info() -> EngineInfo {
 
 pub use crate::validate::Problem;
 
-/// Checks a scenario document and returns every problem found, each with its field path.
+/// Reads a scenario document someone wrote and checks it whole, the scenarios its sweep
+/// and race make included: every problem found, each with its field path (see
+/// [`crate::sweep::check`]). What the CLI and the app read documents with.
+#[inline]
+pub fn parse_scenario(text: &str) -> Result<Scenario, Vec<Problem>> {
+    check::parse(text)
+}
+
+/// Checks a scenario document whole (as [`parse_scenario`] does) and returns every problem
+/// found, each with its field path.
 #[inline]
 pub fn check_scenario(text: &str) -> Vec<Problem> {
-    match Scenario::parse(text) {
+    match parse_scenario(text) {
         Ok(_) => Vec::new(),
         Err(problems) => problems,
     }

@@ -1,6 +1,9 @@
 //! GPU catalogue and the hardware section of a scenario (GPU type, tensor parallelism).
 
-use crate::timing::Calibration;
+use crate::timing::calibrated::calibration::{
+    a100_calibration, h100_calibration, l40s_calibration, rtx_4090_calibration,
+    rtx_pro_6000_calibration, Calibration,
+};
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -62,134 +65,6 @@ impl GpuSpec {
         problems.non_negative(path, "l2_cache_mb", self.l2_cache_mb);
         self.calibration
             .validate(&join(path, "calibration"), problems);
-    }
-}
-
-/// The H100 SXM's calibration. Kernel figures: fitted on the H100 per-layer profiles of
-/// vLLM 0.14's kernels (AIConfigurator's database) and Vidur's H100 elementwise operators;
-/// serving-engine figures: fitted on the 10 training runs of vLLM v0.15.1 on H100 SXM
-/// (inference-sim's measurements). `cargo run --release -p opal-fidelity --bin fit`
-/// reproduces them (see fidelity/README.md).
-pub fn h100_calibration() -> Calibration {
-    Calibration {
-        source: "H100 SXM, vLLM v0.15.1: kernel profiles (AIConfigurator, Vidur) and 10 real runs"
-            .into(),
-        gemm_compute_efficiency: 0.803,
-        gemm_memory_efficiency: 0.882,
-        gemm_knee: 6.69,
-        gemm_fixed_us: 3.11,
-        // No bf16 fused-MoE profile with real routing exists: the compute side is the FP8
-        // Scout profile's large-batch efficiency, the memory side fitted on the Mixtral runs.
-        moe_compute_efficiency: 0.45,
-        moe_memory_efficiency: 0.832,
-        moe_knee: 6.69,
-        prefill_attention_efficiency: 0.601,
-        prefill_attention_half_tokens: 1316.0,
-        decode_attention_efficiency: 0.955,
-        // AIConfigurator's profiles time decode and prefill batches apart.
-        mixed_decode_attention_factor: 1.0,
-        attention_fixed_us: 11.8,
-        attention_per_seq_ns: 54.4,
-        elementwise_fixed_us: 18.1,
-        elementwise_efficiency: 0.558,
-        // Vidur's elementwise operators show no cache effect to fit.
-        elementwise_l2_speedup: 1.0,
-        allreduce_latency_us: 4.28,
-        allreduce_latency_per_gpu_us: 0.40,
-        allreduce_bus_gbps: 244.0,
-        // With async scheduling (vLLM's default) the scheduler's CPU time overlaps the GPU;
-        // what remains exposed per step is small.
-        step_overhead_us: 145.0,
-        step_overhead_per_seq_us: 1.30,
-        step_overhead_per_gpu_us: 2.69,
-        request_overhead_ms: 6.18,
-        // The split of the front end's delay between input and output, and tokenisation's
-        // cost per token, shift TTFT and E2E alike and cannot be fitted apart on these runs:
-        // these two are nominal (one detokenise-and-stream hop; a fast tokenizer's ~1 µs).
-        request_overhead_per_token_us: 1.0,
-        token_output_ms: 2.0,
-        // vLLM's KV block counts of the four H100 runs at gpu_memory_utilization 0.9 leave
-        // 1.15 GiB (tp 1) and 1.60–1.64 GiB (tp 2, 4) per GPU besides weights and KV; less
-        // the activation peak of a 2048-token profile step, 0.94 GiB plus 0.45 GiB with TP.
-        memory_reserved_gb: 0.94,
-        memory_reserved_tp_gb: 0.45,
-    }
-}
-
-/// The A100's calibration: GEMM and elementwise figures fitted on Vidur's A100 operator
-/// profiles (Llama-3-8B, tp 1–8); attention efficiencies as on the H100 (no A100 profile);
-/// all-reduce bus bandwidth scaled from the H100's by NVLink 3 over NVLink 4 (600/900 GB/s);
-/// serving-engine figures as on the H100 (same vLLM; no A100 run to fit them on), and so are
-/// the MoE efficiencies with their knee.
-pub fn a100_calibration() -> Calibration {
-    Calibration {
-        source: "A100 80GB: Vidur operator profiles; attention and serving engine as H100".into(),
-        gemm_compute_efficiency: 0.726,
-        gemm_memory_efficiency: 0.787,
-        gemm_knee: 1.71,
-        gemm_fixed_us: 4.66,
-        elementwise_fixed_us: 17.2,
-        elementwise_efficiency: 0.461,
-        allreduce_bus_gbps: 244.0 * 600.0 / 900.0,
-        ..h100_calibration()
-    }
-}
-
-/// The L40S's calibration: no kernel profile or run exists for it here, so the H100's
-/// efficiencies apply to its own peaks, and its all-reduce runs over PCIe Gen4 (no NVLink):
-/// about 25 GB/s of bus bandwidth and 10 µs of latency.
-pub fn l40s_calibration() -> Calibration {
-    Calibration {
-        source: "L40S: H100 efficiencies on the L40S datasheet; PCIe all-reduce".into(),
-        allreduce_latency_us: 10.0,
-        allreduce_bus_gbps: 25.0,
-        ..h100_calibration()
-    }
-}
-
-/// The RTX PRO 6000 Blackwell's calibration (Server Edition; no NVLink). Kernel figures:
-/// fitted on the per-kernel profile of vLLM 0.19 on this GPU (casys-kaist/LLMServingSim's
-/// profiler: a one-layer Llama-3.1-8B's GEMMs, LM head, elementwise kernels and attention
-/// grid) by `cargo run --release -p opal-fidelity --bin fit -- --gpu "RTX PRO 6000 Blackwell"`.
-/// Not fittable from a kernel profile, so carried over: the serving engine's CPU and
-/// front-end figures, the MoE efficiencies with the knee they were fitted with (the H100's),
-/// and the all-reduce, which runs over PCIe Gen5: the L40S's Gen4 figures with twice the
-/// bus bandwidth.
-pub fn rtx_pro_6000_calibration() -> Calibration {
-    Calibration {
-        source: "RTX PRO 6000 Blackwell: vLLM 0.19 kernel profile; serving engine as H100".into(),
-        gemm_compute_efficiency: 0.788,
-        gemm_memory_efficiency: 0.891,
-        gemm_knee: 1.62,
-        gemm_fixed_us: 6.56,
-        prefill_attention_efficiency: 0.601,
-        prefill_attention_half_tokens: 307.0,
-        decode_attention_efficiency: 0.786,
-        // vLLM 0.19 runs a step's decodes with a prefill chunk in one varlen kernel, without
-        // the decode-only path's KV splits: 1.9x slower (median 16 % off on the profile's
-        // 1,000 mixed batches; 28 % when priced as decodes alone).
-        mixed_decode_attention_factor: 0.533,
-        attention_fixed_us: 9.52,
-        attention_per_seq_ns: 143.0,
-        // A layer's elementwise bytes up to its 128 MB L2 (~780 tokens of Llama-3.1-8B) move
-        // 3.6x faster than HBM (median 4.3 % off on the profile's 152 token counts; 58 %
-        // with HBM alone, whose fit stopped at its bound); past it, HBM at full speed.
-        elementwise_fixed_us: 10.2,
-        elementwise_efficiency: 1.0,
-        elementwise_l2_speedup: 3.64,
-        allreduce_latency_us: 10.0,
-        allreduce_bus_gbps: 50.0,
-        ..h100_calibration()
-    }
-}
-
-/// The RTX 4090's calibration: no kernel profile or run exists for it here, so as the L40S
-/// (the same AD102 die, its all-reduce over PCIe Gen4): the H100's efficiencies on its own
-/// datasheet peaks.
-pub fn rtx_4090_calibration() -> Calibration {
-    Calibration {
-        source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
-        ..l40s_calibration()
     }
 }
 
@@ -305,7 +180,7 @@ impl HardwareConfig {
     /// Reads a `hardware` section from a JSON tree (types only; see [`Self::validate`]).
     #[inline]
     pub fn from_tree(tree: &serde_json::Value) -> Result<Self, String> {
-        crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
+        crate::tracked::read(tree).map_err(|e| e.to_string())
     }
 
     /// Reports every problem in this section under `path`.

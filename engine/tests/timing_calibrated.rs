@@ -154,7 +154,7 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     assert_eq!(hw.gpu.name, "RTX PRO 6000 Blackwell");
     assert_eq!(
         hw.gpu.calibration,
-        engine::hardware::rtx_pro_6000_calibration()
+        engine::timing::rtx_pro_6000_calibration()
     );
     let t = Calibrated::new(&s.model.resolve().unwrap(), &hw, None, 0.0);
     let (flops, bw) = (503.8e12 * 0.788, 1.792e12 * 0.891);

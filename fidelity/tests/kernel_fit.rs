@@ -1,7 +1,8 @@
 //! The RTX PRO 6000's kernel figures in the catalogue are what the fit finds on its kernel
 //! profile, and they price the profile's whole steps closely.
 
-use engine::hardware::{h100_calibration, lookup, rtx_pro_6000_calibration};
+use engine::hardware::lookup;
+use engine::timing::{h100_calibration, rtx_pro_6000_calibration};
 use fidelity::fit::{self, kernels::Profiles, KERNEL_GROUPS};
 
 #[test]

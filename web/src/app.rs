@@ -20,6 +20,7 @@ use crate::hooks::{
     use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
     use_shortcuts,
 };
+use crate::link::{location_hash, open_link};
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
@@ -30,35 +31,8 @@ pub fn default_scenario() -> &'static str {
     engine::scenario::Scenario::default_document()
 }
 
-/// Applies what a URL fragment asks for (see [`link_action`]).
-pub fn open_link(state: &mut AppState, fragment: &str, otherwise: &str) {
-    if let Some(action) = link_action(fragment, otherwise) {
-        state.apply(action);
-    }
-}
-
-/// What a URL fragment asks for: nothing, open and run a scenario (a share link promises
-/// the identical run), or a notice that the link is damaged. `otherwise` says what happens
-/// instead, e.g. "opened the default scenario".
-pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
-    match share::decode(fragment)? {
-        Ok(text) => Some(Action::OpenLink(text)),
-        Err(e) => Some(Action::Notify {
-            level: Level::Warning,
-            message: format!("The link was damaged: {e}. {otherwise}."),
-        }),
-    }
-}
-
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
-}
-
-/// The page URL's fragment, with its `#`.
-pub(crate) fn location_hash() -> String {
-    window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default()
 }
 
 thread_local! {
@@ -324,6 +298,7 @@ pub fn app() -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::link_action;
 
     #[test]
     fn a_plain_page_opens_the_default_scenario_quietly() {

@@ -10,6 +10,7 @@ pub mod deployment_view;
 pub mod files;
 pub mod hooks;
 pub mod json_path;
+pub mod link;
 pub mod order;
 pub mod panic_banner;
 pub mod playback;

@@ -4,9 +4,8 @@
 use crate::hardware::HardwareConfig;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::router::PolicyConfig;
-use crate::scenario::MAX_WORKERS;
 use crate::validate::{index, join, Problem, Problems};
-use crate::worker::SchedulerConfig;
+use crate::worker::{SchedulerConfig, MAX_WORKERS};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -145,7 +144,7 @@ where
             m.insert(k.clone(), v.clone());
         }
     }
-    crate::scenario::tracked::read(&tree).map_err(|e| e.to_string())
+    crate::tracked::read(&tree).map_err(|e| e.to_string())
 }
 
 /// The link KV caches cross from a prefill worker to a decode worker (RDMA/NVLink).
@@ -259,7 +258,7 @@ impl DeploymentConfig {
     /// Reads a `deployment` section from a JSON tree (types only; see [`Self::validate`]).
     #[inline]
     pub fn from_tree(tree: &Value) -> Result<Self, String> {
-        crate::scenario::tracked::read(tree).map_err(|e| e.to_string())
+        crate::tracked::read(tree).map_err(|e| e.to_string())
     }
 
     /// True when some pool hands requests from prefill to decode workers.

@@ -10,8 +10,6 @@
 
 mod config;
 pub(crate) mod pool;
-mod report;
 
+pub use crate::stats::TransferRecord;
 pub use config::{DeploymentConfig, KvTransferConfig, PoolConfig, PoolRole, MAX_POOLS};
-pub(crate) use report::{routed_imbalance, write_csv};
-pub use report::{DeploymentReport, PoolSummary, TransferRecord};

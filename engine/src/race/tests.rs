@@ -22,7 +22,7 @@ fn doc(race: &str) -> String {
 }
 
 fn problems(race: &str) -> Vec<String> {
-    Scenario::parse(&doc(race))
+    crate::sweep::check::parse(&doc(race))
         .err()
         .unwrap_or_default()
         .iter()

@@ -15,12 +15,13 @@ use super::{
     Autoscaler, ClusterView, DenominatorHint, EvidenceRoom, KvIndex, RouteRequest, RoutingPolicy,
     ScaleAction, WorkerLoad,
 };
+use crate::deployment::pool::Pool;
 use crate::deployment::PoolRole;
 use crate::kernel::{Event, SimError, Store};
 use crate::kv_events::KvReport;
+use crate::platform::WorkerShared;
 use crate::request::{FailReason, Request, RequestState};
-use crate::simulation::context::Context;
-use crate::worker::process::Worker;
+use crate::worker::process::{Handoff, Worker};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -34,14 +35,6 @@ pub(crate) enum StageMsg {
     GenerationDone { issued: u64 },
 }
 
-/// What prefill and decode workers tell the router in a disaggregated deployment.
-pub(crate) enum Handoff {
-    /// Prefill worker `from` sampled `request`'s first token: it needs a decode worker.
-    Prefilled { request: Box<Request>, from: u32 },
-    /// Prefill worker `worker` freed a request's KV (its decode worker holds it now).
-    Released { worker: u32 },
-}
-
 /// A request handed to the router, with where to report its end.
 pub(crate) struct Submission {
     pub request: Request,
@@ -53,7 +46,7 @@ pub(crate) struct Submission {
 struct WorkerSlot {
     id: u32,
     worker: Rc<Worker>,
-    /// Its pool's index in `Context::pools`.
+    /// Its pool's index in `Router::pools`.
     pool: usize,
     /// Its pool's role (read for every worker of every routing decision).
     role: PoolRole,
@@ -99,7 +92,10 @@ impl State {
 
 /// The cluster's front door.
 pub(crate) struct Router {
-    ctx: Rc<Context>,
+    /// What the workers share (the router starts and stops them).
+    shared: Rc<WorkerShared>,
+    /// The worker pools (one mixed pool without a deployment section).
+    pools: Vec<Pool>,
     /// Requests from the workload stages.
     pub input: Store<Submission>,
     results: Store<Request>,
@@ -111,15 +107,17 @@ pub(crate) struct Router {
 impl Router {
     /// Builds the router with each pool's workers and starts every loop.
     pub fn start(
-        ctx: &Rc<Context>,
+        shared: &Rc<WorkerShared>,
+        pools: Vec<Pool>,
         policy: Box<dyn RoutingPolicy>,
         decode_policy: Box<dyn RoutingPolicy>,
         kv_index: KvIndex,
         autoscalers: Vec<Autoscaler>,
     ) -> Rc<Self> {
-        let env = &ctx.env;
+        let env = &shared.env;
         let router = Rc::new(Self {
-            ctx: Rc::clone(ctx),
+            shared: Rc::clone(shared),
+            pools,
             input: Store::new(env),
             results: Store::new(env),
             kv_events: Store::new(env),
@@ -136,7 +134,7 @@ impl Router {
                 denominators: DenominatorHint::default(),
             }),
         });
-        for (pool, p) in ctx.pools.iter().enumerate() {
+        for (pool, p) in router.pools.iter().enumerate() {
             for _ in 0..p.num_workers {
                 router.add_worker(pool);
             }
@@ -145,7 +143,7 @@ impl Router {
         env.process(Rc::clone(&router).collect_loop());
         env.process(Rc::clone(&router).per_second_loop());
         env.process(Rc::clone(&router).events_loop());
-        if ctx.pools.iter().any(|p| p.role != PoolRole::Mixed) {
+        if router.pools.iter().any(|p| p.role != PoolRole::Mixed) {
             env.process(Rc::clone(&router).handoff_loop());
         }
         let scaling = router
@@ -166,20 +164,20 @@ impl Router {
         let id = st.next_worker_id;
         st.next_worker_id += 1;
         let worker = Worker::start(
-            &self.ctx,
+            &self.shared,
+            &self.pools[pool],
             id,
-            pool,
             self.results.clone(),
             self.kv_events.clone(),
             self.handoffs.clone(),
         );
-        self.ctx.recorder.borrow_mut().on_worker_started(id, pool);
+        self.shared.books.borrow_mut().on_worker_started(id, pool);
         debug_assert!(st.workers.last().is_none_or(|w| w.id < id));
         st.workers.push(WorkerSlot {
             id,
             worker,
             pool,
-            role: self.ctx.pools[pool].role,
+            role: self.pools[pool].role,
             outstanding: 0,
             draining: false,
             reported_kv_usage: 0.0,
@@ -189,15 +187,16 @@ impl Router {
 
     /// Removes a drained worker: it stops, its KV leaves the global view, and the books
     /// note when it left (it is billed until then).
-    fn remove_worker(ctx: &Context, st: &mut State, id: u32) {
+    fn remove_worker(shared: &WorkerShared, st: &mut State, id: u32) {
         if let Some(at) = st.index(id) {
             let slot = st.workers.remove(at);
             slot.worker.stop();
             st.kv_index.remove_worker(id);
-            ctx.tiers.borrow_mut().remove_worker(id);
-            ctx.recorder
+            shared.tiers.borrow_mut().remove_worker(id);
+            shared
+                .books
                 .borrow_mut()
-                .on_worker_released(id, slot.pool, ctx.env.now());
+                .on_worker_released(id, slot.pool, shared.env.now());
         }
     }
 
@@ -215,7 +214,7 @@ impl Router {
     }
 
     async fn accept_loop(self: Rc<Self>) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         loop {
             let Submission {
                 mut request,
@@ -227,7 +226,7 @@ impl Router {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
-            let room = self.ctx.recorder.borrow().evidence_room();
+            let room = self.shared.books.borrow().evidence_room();
             self.collect_loads(st, |role| role.takes_new_requests(), room);
             let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
                 let view = view
@@ -242,8 +241,8 @@ impl Router {
                         .expect("policies choose among the workers they were shown");
                     slot.outstanding += 1;
                     let worker = Rc::clone(&slot.worker);
-                    self.ctx
-                        .recorder
+                    self.shared
+                        .books
                         .borrow_mut()
                         .on_routed(request.id, now, decision);
                     worker.queue_work(request);
@@ -270,7 +269,7 @@ impl Router {
         // the KV view); otherwise the live figure, shown for information only: once the
         // run keeps no more candidate scores nobody sees it, and reading it from every
         // worker for every request cost two cache misses a worker.
-        let reported = self.ctx.kv_event_interval.is_some();
+        let reported = self.shared.kv_event_interval.is_some();
         let shown = evidence_room.keeps_any();
         for slot in &st.workers {
             if !slot.draining && role(slot.role) {
@@ -308,7 +307,7 @@ impl Router {
         let mut st = self.state.borrow_mut();
         let st = &mut *st;
         let source = st.slot(from).map(|s| Rc::clone(&s.worker));
-        let room = self.ctx.recorder.borrow().evidence_room();
+        let room = self.shared.books.borrow().evidence_room();
         self.collect_loads(st, |role| role == PoolRole::Decode, room);
         let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
             let view = view
@@ -322,7 +321,7 @@ impl Router {
                 slot.worker.release_kv(request.id);
             }
             request.fail(FailReason::NoWorker);
-            request.times.completed = Some(self.ctx.env.now());
+            request.times.completed = Some(self.shared.env.now());
             self.results.try_put(request).ok();
             return;
         };
@@ -331,9 +330,9 @@ impl Router {
             .expect("policies choose among the workers they were shown");
         slot.outstanding += 1;
         let decode = Rc::clone(&slot.worker);
-        let now = self.ctx.env.now();
-        self.ctx
-            .recorder
+        let now = self.shared.env.now();
+        self.shared
+            .books
             .borrow_mut()
             .on_transfer_placed(request.id, now, decision);
         decode.receive(request, source);
@@ -347,7 +346,7 @@ impl Router {
             slot.draining && slot.outstanding == 0
         });
         if drained {
-            Self::remove_worker(&self.ctx, st, id);
+            Self::remove_worker(&self.shared, st, id);
         }
     }
 
@@ -360,7 +359,7 @@ impl Router {
         loop {
             let request = self.results.get().await?;
             let ok = !matches!(request.state, RequestState::Failed(_));
-            self.ctx.recorder.borrow_mut().on_finished(&request);
+            self.shared.books.borrow_mut().on_finished(&request);
             let report = {
                 let mut st = self.state.borrow_mut();
                 // A decoded request counted on its decode worker (its prefill worker's count
@@ -382,13 +381,13 @@ impl Router {
     /// loop sleeps to the first whole second at or after it (the samples hold meanwhile)
     /// and an idle platform or a long step costs one wake-up, not one per second.
     async fn per_second_loop(self: Rc<Self>) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         loop {
             let now = env.now();
             let second = now.floor();
             {
                 let st = self.state.borrow();
-                let mut rec = self.ctx.recorder.borrow_mut();
+                let mut rec = self.shared.books.borrow_mut();
                 let loads = st.workers.iter().map(|slot| {
                     let (waiting, running, blocks) = slot.worker.load();
                     (slot.id as usize, waiting, running, blocks)
@@ -419,10 +418,10 @@ impl Router {
     }
 
     async fn autoscaler_loop(self: Rc<Self>) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         loop {
             env.timeout(1.0).await?;
-            for pool in 0..self.ctx.pools.len() {
+            for pool in 0..self.pools.len() {
                 self.autoscale(pool);
             }
         }
@@ -430,7 +429,7 @@ impl Router {
 
     /// One observation of pool `pool`'s autoscaler, and its action.
     fn autoscale(self: &Rc<Self>, pool: usize) {
-        let env = &self.ctx.env;
+        let env = &self.shared.env;
         let action = {
             let mut st = self.state.borrow_mut();
             let outstanding: Vec<(u32, u32)> = st
@@ -448,15 +447,15 @@ impl Router {
             ScaleAction::Hold => {}
             ScaleAction::ScaleUp { ready_at } => {
                 // Billed from now: the provisioning delay is paid for.
-                self.ctx.recorder.borrow_mut().on_scale_up(pool, env.now());
+                self.shared.books.borrow_mut().on_scale_up(pool, env.now());
                 let router = Rc::clone(self);
                 let env2 = env.clone();
                 env.process(async move {
                     env2.timeout(ready_at - env2.now()).await?;
                     let id = router.add_worker(pool);
                     router
-                        .ctx
-                        .recorder
+                        .shared
+                        .books
                         .borrow_mut()
                         .on_scaled_up(id, pool, env2.now());
                     router.state.borrow_mut().autoscalers[pool].scale_up_done();
@@ -470,7 +469,7 @@ impl Router {
                     slot.outstanding == 0
                 });
                 if empty {
-                    Self::remove_worker(&self.ctx, &mut st, worker);
+                    Self::remove_worker(&self.shared, &mut st, worker);
                 }
             }
         }

@@ -9,11 +9,11 @@ use crate::deployment::DeploymentConfig;
 use crate::hardware::Hardware;
 use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
-use crate::scenario::simulation::MAX_WORKERS;
-use crate::sweep::Search;
+use crate::sweep::config::Search;
 use crate::timing::{SeqWork, TimingKind, TimingModel};
 use crate::validate::{index, join, Problems};
 use crate::worker::MAX_STEP_SECONDS;
+use crate::worker::MAX_WORKERS;
 use crate::worker::{num_gpu_blocks, MemoryError};
 use crate::workload::{GeneratorConfig, StageConfig};
 

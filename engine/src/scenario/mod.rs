@@ -15,8 +15,8 @@ mod data;
 mod opal_import;
 mod parse;
 mod presets;
+pub(crate) mod race;
 mod simulation;
-pub(crate) mod tracked;
 mod work;
 
 pub(crate) use data::missing_data_file;
@@ -34,13 +34,13 @@ use crate::hardware::HardwareConfig;
 use crate::measure::MeasurementConfig;
 use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
-use crate::race::RaceConfig;
 use crate::router::RouterConfig;
 use crate::slo::SloConfig;
-use crate::sweep::SweepConfig;
+use crate::sweep::config::SweepConfig;
 use crate::validate::{Problem, Problems};
 use crate::worker::SchedulerConfig;
 use crate::workload::WorkloadConfig;
+use race::RaceConfig;
 use serde::{Deserialize, Serialize};
 
 /// The scenario format version this engine writes and reads.
@@ -109,11 +109,13 @@ impl Default for Scenario {
 
 impl Scenario {
     /// Parses and validates a scenario document, returning every problem found: every
-    /// duplicate key and type error at its field (see [`parse`]), or else every problem the
-    /// checks find.
+    /// duplicate key and type error at its field (see [`parse`]), or else every problem
+    /// [`Scenario::validate`] finds. The scenarios a sweep or a race would make from it are
+    /// not checked here: a document someone wrote is read by `sweep::check::parse`
+    /// (`api::parse_scenario`), which checks those too.
     #[inline]
     pub fn parse(text: &str) -> Result<Self, Vec<Problem>> {
-        let scenario = parse::parse(text)?;
+        let scenario = Self::read(text)?;
         let problems = scenario.validate();
         if problems.is_empty() {
             Ok(scenario)
@@ -122,36 +124,26 @@ impl Scenario {
         }
     }
 
-    /// Every problem in the scenario, each with its field path: each section's own checks,
-    /// then the checks between sections (does the model fit the GPU, do the scheduler
-    /// limits agree with the model, does the autoscaler's range hold the starting cluster).
-    // Inline, with what it reaches of `Scenario::parse` (a sweep's points and a race's
-    // entrants are parsed to be checked): the scenario's deserializer is then compiled where
-    // documents are read (the page's wasm at its size-tuned opt-level), not in the engine.
+    /// Reads a scenario document: every duplicate key and type error at its field, nothing
+    /// checked beyond the types.
     #[inline]
-    pub fn validate(&self) -> Vec<Problem> {
-        let mut p = self.section_problems();
-        // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
-        if p.is_empty() {
-            crate::sweep::check_points(self, &mut p);
-        }
-        // Likewise each entrant of a race.
-        if p.is_empty() {
-            crate::race::check_entrants(self, &mut p);
-        }
-        self.with_work_problems(p)
+    pub(crate) fn read(text: &str) -> Result<Self, Vec<Problem>> {
+        parse::parse(text)
     }
 
-    /// [`Scenario::validate`] less the sweep's points and the race's entrants, which a run
-    /// does not read (and which [`Scenario::parse`] has checked in every document read).
+    /// Every problem in the scenario, each with its field path: each section's own checks,
+    /// then the checks between sections (does the model fit the GPU, do the scheduler
+    /// limits agree with the model, does the autoscaler's range hold the starting cluster),
+    /// then, when those find none, the work estimate's. What a run reads: the sweep's points
+    /// and the race's entrants are whole scenarios, checked by `sweep::check::check`.
     #[inline]
-    pub(crate) fn validate_run(&self) -> Vec<Problem> {
+    pub fn validate(&self) -> Vec<Problem> {
         self.with_work_problems(self.section_problems())
     }
 
     /// Each section's own checks and the checks across sections.
     #[inline]
-    fn section_problems(&self) -> Problems {
+    pub(crate) fn section_problems(&self) -> Problems {
         let mut p = Problems::new();
         if self.version != SCENARIO_VERSION {
             p.push(
@@ -192,7 +184,7 @@ impl Scenario {
 
     /// `p`'s problems, or when there are none, the work estimate's.
     #[inline]
-    fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
+    pub(crate) fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
         let problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).
         if problems.is_empty() {

@@ -12,8 +12,8 @@
 //! whose removal makes the error go away is the field at fault. The tag (`type`, `policy`)
 //! is tried last, since without it nothing inside is read at all.
 
-use super::tracked::{self, Seg};
 use super::Scenario;
+use crate::tracked::{self, Seg};
 use crate::validate::{index, join, Problem};
 use crate::workload::StageConfig;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};

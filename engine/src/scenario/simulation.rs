@@ -53,8 +53,7 @@ impl Default for SimulationConfig {
     }
 }
 
-/// Most workers a scenario may start with (each is a whole simulated GPU server).
-pub const MAX_WORKERS: u32 = 1024;
+pub use crate::worker::MAX_WORKERS;
 /// Default of `simulation.max_requests`.
 pub const DEFAULT_MAX_REQUESTS: u64 = 10_000_000;
 /// Default of `simulation.max_simulated_seconds`.

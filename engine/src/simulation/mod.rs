@@ -15,30 +15,31 @@
 //! assert_eq!(results.stages[0].successful_requests, 20);
 //! ```
 
-pub(crate) mod context;
-mod recorder;
+mod deployment_report;
 mod results;
 mod setup;
 #[cfg(test)]
 mod tests;
 mod wire;
 
-pub use recorder::RoutingRecord;
+pub use crate::platform::recorder::RoutingRecord;
+pub use deployment_report::{DeploymentReport, PoolSummary};
 pub use results::{SimulationResults, Stop};
 pub use wire::WireError;
 
-use crate::deployment::DeploymentReport;
 use crate::kernel::{Environment, Process, SimError};
-use crate::offload::OffloadTiers;
+use crate::offload::{OffloadTiers, TransferLink};
+use crate::platform::recorder::Recorder;
+use crate::platform::{Books, KvLinks, Tiers, WorkerShared};
 use crate::router::process::Router;
 use crate::router::{KvIndex, KvIndexLayout};
 use crate::scenario::{Scenario, ScenarioData};
 use crate::stats::WorkerTable;
 use crate::validate::Problem;
 use crate::workload::stage::{orchestrate, Stage};
-use context::Context;
 use serde::Serialize;
 use setup::{build_stages, Setup};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Where a run is, for a progress bar.
@@ -62,7 +63,11 @@ pub struct Progress {
 
 /// A simulation run in progress.
 pub struct Simulation {
-    ctx: Rc<Context>,
+    env: Environment,
+    /// The run's books, shared with every loop.
+    books: Books,
+    /// KV blocks of each worker of the first pool.
+    gpu_blocks: u32,
     orchestrator: Process<Result<(), SimError>>,
     router: Rc<Router>,
     /// `simulation.simulation_time`, or ∞.
@@ -93,13 +98,14 @@ impl Simulation {
     // size-tuned opt-level, sharing the copy `Scenario::parse` uses), not in the engine at 2.
     #[inline]
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
-        // Not `validate`: a run reads neither the sweep nor the race section (and checking
-        // them would parse scenarios, compiling the deserializer into the engine).
-        let problems = scenario.validate_run();
+        // The document's checks, not the whole check (`sweep::check`): a run reads neither
+        // the sweep nor the race section (and checking them would parse scenarios,
+        // compiling the deserializer into the engine).
+        let problems = scenario.validate();
         if !problems.is_empty() {
             return Err(problems);
         }
-        let sections = crate::deployment::pool::sections(scenario)?;
+        let sections = setup::sections(scenario)?;
         let setup = Setup::resolve(scenario, &sections)?;
         let (stages, expected) = build_stages(scenario, files)?;
         Ok(Self::start(scenario, setup, stages, expected))
@@ -129,25 +135,44 @@ impl Simulation {
             .iter()
             .map(|p| (p.name.clone(), p.role.name()))
             .collect();
-        let ctx = Rc::new(Context::new(
-            env.clone(),
-            model,
-            pools,
-            deployment.kv_transfer.clone(),
-            kv_view.then_some(scenario.router.kv_event_interval),
-            tiers,
+        let books: Books = Rc::new(RefCell::new(Recorder::new(
             scenario.simulation.max_requests,
-        ));
+        )));
+        let link = &deployment.kv_transfer;
+        let shared = Rc::new(WorkerShared {
+            env: env.clone(),
+            model,
+            kv_event_interval: kv_view.then_some(scenario.router.kv_event_interval),
+            tiers: Tiers::new(env.clone(), tiers),
+            kv_links: KvLinks::new(
+                env.clone(),
+                TransferLink::new(
+                    link.bandwidth_bytes_per_s(),
+                    link.latency_s,
+                    link.concurrency,
+                ),
+            ),
+            books: Rc::clone(&books),
+        });
+        let gpu_blocks = pools[0].num_gpu_blocks;
         let router = Router::start(
-            &ctx,
+            &shared,
+            pools,
             scenario.router.policy.build(seed),
             deployment.decode_policy.build_named(seed, "decode"),
             KvIndex::new(layout),
             autoscalers,
         );
-        let orchestrator = env.process(orchestrate(Rc::clone(&ctx), Rc::clone(&router), stages));
+        let orchestrator = env.process(orchestrate(
+            env.clone(),
+            Rc::clone(&books),
+            Rc::clone(&router),
+            stages,
+        ));
         Self {
-            ctx,
+            env,
+            books,
+            gpu_blocks,
             orchestrator,
             router,
             simulation_time: scenario.simulation.simulation_time.unwrap_or(f64::INFINITY),
@@ -165,7 +190,7 @@ impl Simulation {
 
     /// Processes at most `max_events` kernel events and says where the run is.
     pub fn advance(&mut self, max_events: u64) -> Progress {
-        let env = &self.ctx.env;
+        let env = &self.env;
         // (No NaN here: both bounds are validated.)
         let until = self.simulation_time.min(self.max_seconds);
         for _ in 0..max_events {
@@ -173,7 +198,7 @@ impl Simulation {
             let may = self.may_step();
             // `may_step`'s tests, the kernel's in the same look as the step itself.
             let stepped = self.events < self.max_events
-                && !self.ctx.recorder.borrow().capped
+                && !self.books.borrow().capped
                 && env.step_while_alive(&self.orchestrator, until);
             #[cfg(debug_assertions)]
             debug_assert_eq!(stepped, may, "advance and may_step disagree");
@@ -189,10 +214,10 @@ impl Simulation {
     /// the two agree, and that [`advance`](Self::advance) steps exactly when this holds).
     fn may_step(&self) -> bool {
         let may = self.orchestrator.is_alive()
-            && !self.ctx.recorder.borrow().capped
+            && !self.books.borrow().capped
             && self.events < self.max_events
             // (No NaN here: queue times are valid and both bounds are validated.)
-            && self.ctx.env.peek_unfaulted().is_some_and(|next| {
+            && self.env.peek_unfaulted().is_some_and(|next| {
                 next <= self.simulation_time && next <= self.max_seconds && next != f64::INFINITY
             });
         debug_assert_eq!(may, self.end().is_none(), "may_step and end disagree");
@@ -218,10 +243,10 @@ impl Simulation {
         if !self.orchestrator.is_alive() {
             return Some(End::Done);
         }
-        let env = &self.ctx.env;
+        let env = &self.env;
         let stop = if let Some(fault) = env.fault() {
             Stop::Error(format!("at t = {} s: {fault}", env.now()))
-        } else if self.ctx.recorder.borrow().capped {
+        } else if self.books.borrow().capped {
             Stop::MaxRequests
         } else if self.events >= self.max_events {
             Stop::MaxEvents
@@ -232,7 +257,7 @@ impl Simulation {
             } else if next > self.max_seconds {
                 Stop::MaxSimulatedSeconds
             } else if next == f64::INFINITY {
-                let rec = self.ctx.recorder.borrow();
+                let rec = self.books.borrow();
                 Stop::Error(format!(
                     "at t = {} s nothing is left to happen, yet {} of {} requests are \
                      unfinished",
@@ -254,7 +279,7 @@ impl Simulation {
     pub fn check_invariants(&self) -> Result<(), String> {
         let done = !self.orchestrator.is_alive();
         self.router.check_invariants(done)?;
-        let rec = self.ctx.recorder.borrow();
+        let rec = self.books.borrow();
         if done && rec.finished != rec.peek_id() {
             return Err(format!(
                 "{} requests issued, {} finished",
@@ -268,13 +293,13 @@ impl Simulation {
     /// KV blocks each worker's GPU holds (derived from memory, or the override); in a
     /// deployment, each worker of the first pool.
     pub fn gpu_blocks(&self) -> u32 {
-        self.ctx.pools[0].num_gpu_blocks
+        self.gpu_blocks
     }
 
     /// Where the run is now.
     pub fn progress(&self) -> Progress {
-        let rec = self.ctx.recorder.borrow();
-        let now = self.ctx.env.now();
+        let rec = self.books.borrow();
+        let now = self.env.now();
         let finished = self.is_finished();
         let by_time = self
             .simulation_time
@@ -306,7 +331,7 @@ impl Simulation {
     /// The results so far (final once [`Simulation::is_finished`]).
     pub fn results(&self) -> SimulationResults {
         let end = self.end();
-        self.report(&mut self.ctx.recorder.borrow_mut(), end, false)
+        self.report(&mut self.books.borrow_mut(), end, false)
     }
 
     /// The results, ending the run: the per-request records, routing decisions and
@@ -316,19 +341,14 @@ impl Simulation {
         let end = self.end();
         // The workers' KV block pools and queues go before the summaries are computed, so
         // their memory and the summaries' scratch are never held at once.
-        self.ctx.env.shutdown();
-        let report = self.report(&mut self.ctx.recorder.borrow_mut(), end, true);
+        self.env.shutdown();
+        let report = self.report(&mut self.books.borrow_mut(), end, true);
         report
     }
 
     /// The results from the books in `rec`, moving its bulky parts out when `take`.
-    fn report(
-        &self,
-        rec: &mut recorder::Recorder,
-        end: Option<End>,
-        take: bool,
-    ) -> SimulationResults {
-        let now = self.ctx.env.now();
+    fn report(&self, rec: &mut Recorder, end: Option<End>, take: bool) -> SimulationResults {
+        let now = self.env.now();
         let stop = match end {
             Some(End::Done) => None,
             Some(End::Stopped(stop)) => Some(stop),
@@ -359,7 +379,7 @@ impl Simulation {
         let mut workers = WorkerTable::new(&rec.records, &series, &rec.worker_prefill, end_time);
         if let Some(pools) = &self.pools {
             workers.load_imbalance =
-                crate::deployment::routed_imbalance(pools, &rec.worker_pool, &workers);
+                deployment_report::routed_imbalance(pools, &rec.worker_pool, &workers);
         }
         let deployment = self.pools.as_ref().map(|pools| {
             DeploymentReport::new(
@@ -431,6 +451,6 @@ enum End {
 impl Drop for Simulation {
     fn drop(&mut self) {
         // Processes and the environment reference each other; end the run's cycle.
-        self.ctx.env.shutdown();
+        self.env.shutdown();
     }
 }

@@ -1,10 +1,11 @@
 //! What a finished (or stopped) run reports.
 
-use super::recorder::RoutingRecord;
-use crate::deployment::{DeploymentReport, TransferRecord};
+use super::deployment_report::{write_csv, DeploymentReport};
 use crate::measure::MeasuredWindow;
+use crate::platform::recorder::RoutingRecord;
 use crate::router::ScalingRecord;
 use crate::slo::SloReport;
+use crate::stats::TransferRecord;
 use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 
@@ -128,7 +129,7 @@ impl SimulationResults {
         if self.transfers.is_empty() {
             crate::stats::csv::write_csv(&mut out, &self.requests)
         } else {
-            crate::deployment::write_csv(&mut out, &self.requests, &self.transfers)
+            write_csv(&mut out, &self.requests, &self.transfers)
         }
     }
 

@@ -39,7 +39,7 @@ fn invariants_hold_after_every_event_even_under_preemption() {
     // The scenario must actually exercise preemption, or this test proves little.
     assert!(r.stages[0].preemptions > 0, "no preemption happened");
     // Every request was reported back to its stage exactly once.
-    assert_eq!(sim.ctx.recorder.borrow().finished, 60);
+    assert_eq!(sim.books.borrow().finished, 60);
 }
 
 #[test]

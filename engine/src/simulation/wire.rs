@@ -6,13 +6,14 @@
 //! destructuring pattern: a field added to a results type fails to compile here until it
 //! is encoded too. Not a storage format: both ends must be the same build (checked).
 
+use super::deployment_report::{DeploymentReport, PoolSummary};
 use super::{RoutingRecord, SimulationResults, Stop};
-use crate::deployment::{DeploymentReport, PoolSummary, TransferRecord};
 use crate::measure::{MeasuredWindow, Overload};
 use crate::request::FailReason;
 use crate::router::{Basis, Candidates, RoutingDecision, ScalingRecord};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
 use crate::stats::record::{SessionSlot, TierHit};
+use crate::stats::TransferRecord;
 use crate::stats::{
     LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
     WorkerColumns, WorkerSummary, WorkerTable,

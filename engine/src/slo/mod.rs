@@ -5,6 +5,7 @@
 
 mod charge;
 mod config;
+mod part;
 mod report;
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,10 @@
 //! Judging a run's requests against the SLO: attainment, goodput, percentile checks.
 
-use super::charge::Part;
 use super::config::{Metric, SloConfig, Target};
-use crate::deployment::TransferRecord;
+use super::part::Part;
 use crate::measure::MeasuredWindow;
 use crate::stats::percentile::percentile_sorted;
-use crate::stats::RequestRecord;
+use crate::stats::{RequestRecord, TransferRecord};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -78,19 +77,6 @@ pub struct SloReport {
     /// workers, each judged on its part: its prefill worker on its TTFT (met once its first
     /// token came in time), its decode worker on completing it, its TPOT and its E2E.
     pub workers: Vec<GroupSlo>,
-}
-
-/// A request's value of `metric` in seconds: ∞ if it did not complete; NaN when it has none
-/// (TPOT of a one-token answer).
-pub(super) fn value(r: &RequestRecord, metric: Metric) -> f64 {
-    if !r.is_completed() {
-        return f64::INFINITY;
-    }
-    match metric {
-        Metric::Ttft => r.ttft(),
-        Metric::Tpot => r.tpot(),
-        Metric::E2e => r.e2e(),
-    }
 }
 
 impl SloConfig {

@@ -150,8 +150,8 @@ fn the_table_lists_the_run_each_stage_and_each_worker() {
 }
 
 /// A request prefilled on worker `p` and decoded on worker `d` (its record names `p`).
-fn handed_off(r: &RequestRecord, d: u32) -> crate::deployment::TransferRecord {
-    let mut t = crate::deployment::TransferRecord::new(r.id, r.worker.unwrap(), r.first_token);
+fn handed_off(r: &RequestRecord, d: u32) -> crate::stats::TransferRecord {
+    let mut t = crate::stats::TransferRecord::new(r.id, r.worker.unwrap(), r.first_token);
     t.decode_worker = Some(d);
     t
 }

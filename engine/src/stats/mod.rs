@@ -6,6 +6,7 @@
 //! - [`itl`]: pooled inter-token gaps as (gap, count) with exact percentiles.
 //! - [`summary`]: [`StageStats`] (what the loops accumulate) → [`StageSummary`].
 //! - [`series`]: [`SecondSeries`] → columnar per-second data for charts.
+//! - [`transfer`]: [`TransferRecord`], one per KV transfer of a disaggregated run.
 //! - [`workers`]: the per-worker table ([`WorkerTable`]).
 //! - [`csv`]: the per-request CSV export.
 
@@ -16,6 +17,7 @@ pub(crate) mod radix;
 pub mod record;
 pub mod series;
 pub mod summary;
+pub mod transfer;
 pub mod workers;
 
 pub use itl::ItlHistogram;
@@ -23,6 +25,7 @@ pub use percentile::{percentile_sorted, LatencySummary};
 pub use record::{FailReason, PromptSources, RequestRecord, MAX_TIERS};
 pub use series::{SecondSeries, SeriesColumns, WorkerColumns};
 pub use summary::{PrefixHitRates, StageStats, StageSummary};
+pub use transfer::TransferRecord;
 pub use workers::{WorkerSummary, WorkerTable};
 
 /// `t.max(0.0) as u64` (NaN and negative times are 0): through `i64` below 2⁶³, which

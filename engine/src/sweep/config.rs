@@ -215,7 +215,7 @@ impl SweepConfig {
     }
 
     /// This section's own problems under `path` (whether each value makes a valid scenario
-    /// is checked against the document, see `sweep::check_points`).
+    /// is checked against the document, see `sweep::check`).
     #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let vary = join(path, "vary");
@@ -272,7 +272,7 @@ impl SweepConfig {
                 }
             }
             Some(Search::MinWorkers { min, max }) => {
-                let most = crate::scenario::MAX_WORKERS;
+                let most = crate::worker::MAX_WORKERS;
                 if *min == 0 {
                     p.push(join(&search, "min"), "must be >= 1");
                 }

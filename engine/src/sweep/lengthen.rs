@@ -56,7 +56,7 @@ pub(super) fn can_lengthen(scenario: &Scenario, scale: u32, now: u32) -> bool {
     }
     let mut tree = scenario.to_tree();
     lengthen(&mut tree, scale / now);
-    Scenario::parse(&tree.to_string()).is_ok()
+    super::check::parse(&tree.to_string()).is_ok()
 }
 
 #[cfg(test)]

@@ -11,10 +11,11 @@
 //! engine at the simulation's.
 
 mod bill;
-mod config;
+pub mod check;
+pub(crate) mod config;
 mod lengthen;
 mod output;
-mod path;
+pub(crate) mod path;
 mod point;
 mod search;
 mod searcher;
@@ -31,7 +32,7 @@ use trial::{Trial, TrialStep};
 
 use crate::scenario::{Scenario, ScenarioData};
 use crate::simulation::{Simulation, SimulationResults, Stop};
-use crate::validate::{index, join, Problem, Problems};
+use crate::validate::Problem;
 use serde_json::Value;
 
 /// A sweep ready to run: the scenario without its `sweep` section, the axes, the data files.
@@ -51,12 +52,12 @@ impl SweepPlan {
                 "the scenario has no sweep section (vary, search)",
             )]);
         };
-        let problems = scenario.validate();
+        let problems = check::check(scenario);
         if !problems.is_empty() {
             return Err(problems);
         }
         Ok(Self {
-            base: base_tree(scenario),
+            base: check::sweep_base(scenario),
             config,
             data,
         })
@@ -84,7 +85,7 @@ impl SweepPlan {
     /// The scenario of point `i`.
     #[inline]
     pub fn scenario(&self, i: usize) -> Result<Scenario, String> {
-        point_scenario(&self.base, &self.config, &self.config.point_values(i), None)
+        check::point_scenario(&self.base, &self.config, &self.config.point_values(i), None)
     }
 
     /// Runs point `i` (searching it when the sweep has a search).
@@ -149,7 +150,7 @@ impl SweepPlan {
         let mut tree = self.base.clone();
         lengthen::lengthen(&mut tree, scale);
         lengthen::reseed(&mut tree, seed);
-        point_text(&tree, &self.config, values, extra)
+        check::point_text(&tree, &self.config, values, extra)
     }
 }
 
@@ -219,7 +220,7 @@ impl PointRun {
                     let extra = trial.extra.as_ref().map(|(p, v)| (p.as_str(), v.clone()));
                     match plan
                         .run_text(&self.values, extra, seed, scale)
-                        .and_then(|text| Ok((parse_point(&text)?, text)))
+                        .and_then(|text| Ok((check::derived(&text)?, text)))
                     {
                         Ok((scenario, text)) => {
                             return PointStep::Run(
@@ -285,62 +286,9 @@ impl PointRun {
     }
 }
 
-/// The scenario as a JSON tree, without its sweep (a point is one plain run).
-#[inline]
-fn base_tree(scenario: &Scenario) -> Value {
-    let mut base = scenario.clone();
-    base.sweep = None;
-    base.to_tree()
-}
-
-/// The scenario with each axis set to its value in `values`, and `extra` set last.
-#[inline]
-fn point_scenario(
-    base: &Value,
-    config: &SweepConfig,
-    values: &[Value],
-    extra: Option<(&str, Value)>,
-) -> Result<Scenario, String> {
-    parse_point(&point_text(base, config, values, extra)?)
-}
-
-/// The JSON text of [`point_scenario`]'s scenario.
-#[inline]
-fn point_text(
-    base: &Value,
-    config: &SweepConfig,
-    values: &[Value],
-    extra: Option<(&str, Value)>,
-) -> Result<String, String> {
-    let mut tree = base.clone();
-    let sets = config
-        .vary
-        .iter()
-        .map(|a| a.path.as_str())
-        .zip(values.iter().cloned())
-        .chain(extra);
-    for (path, value) in sets {
-        path::set(&mut tree, path, value).map_err(|m| format!("{path}: {m}"))?;
-    }
-    Ok(tree.to_string())
-}
-
-#[inline]
-fn parse_point(text: &str) -> Result<Scenario, String> {
-    Scenario::parse(text).map_err(|p| describe(&p))
-}
-
-fn describe(problems: &[Problem]) -> String {
-    problems
-        .iter()
-        .map(Problem::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 /// Runs one scenario to its end.
 fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults, String> {
-    let mut sim = Simulation::new(scenario, data).map_err(|p| describe(&p))?;
+    let mut sim = Simulation::new(scenario, data).map_err(|p| check::describe(&p))?;
     sim.run();
     Ok(sim.results())
 }
@@ -352,54 +300,4 @@ fn metrics_of(scenario: &Scenario, results: &SimulationResults) -> Result<PointM
         return Err(stop.describe());
     }
     Ok(PointMetrics::new(scenario, results))
-}
-
-/// Whether every value of every axis (and each end of a search) makes a valid scenario:
-/// each problem at the value's place in `sweep`, saying what it broke.
-#[inline]
-pub(crate) fn check_points(scenario: &Scenario, p: &mut Problems) {
-    let Some(config) = &scenario.sweep else {
-        return;
-    };
-    let base = base_tree(scenario);
-    let alone = SweepConfig::default();
-    let try_value = |at: String, path: &str, v: Value, p: &mut Problems| {
-        if let Err(m) = point_scenario(&base, &alone, &[], Some((path, v))) {
-            p.push(at, format!("with this value the scenario is invalid: {m}"));
-        }
-    };
-    for (k, axis) in config.vary.iter().enumerate() {
-        let at = index("sweep.vary", k);
-        match &axis.values {
-            Some(values) => {
-                for (j, v) in values.iter().enumerate() {
-                    try_value(index(&join(&at, "values"), j), &axis.path, v.clone(), p);
-                }
-            }
-            None => {
-                for (f, x) in [("from", axis.from), ("to", axis.to)] {
-                    if let Some(x) = x {
-                        try_value(join(&at, f), &axis.path, config::number(x), p);
-                    }
-                }
-            }
-        }
-    }
-    match &config.search {
-        Some(s) if scenario.slo.is_none() => {
-            let _ = s;
-            p.push(
-                "sweep.search",
-                "a search looks for the SLO's edge: add an slo section",
-            );
-        }
-        Some(Search::MaxRate {
-            path, low, high, ..
-        }) => {
-            for (f, x) in [("low", low), ("high", high)] {
-                try_value(join("sweep.search", f), path, config::number(*x), p);
-            }
-        }
-        Some(Search::MinWorkers { .. }) | None => {}
-    }
 }

@@ -20,7 +20,7 @@ fn doc(sweep: &str) -> String {
 }
 
 fn problems(sweep: &str) -> Vec<String> {
-    Scenario::parse(&doc(sweep))
+    check::parse(&doc(sweep))
         .err()
         .unwrap_or_default()
         .iter()
@@ -96,7 +96,7 @@ fn the_sections_own_mistakes_name_their_fields() {
     );
     let no_slo = doc(r#"{ "search": { "type": "min_workers", "max": 4 } }"#)
         .replace(r#""slo": { "ttft_ms": { "p": 99, "max": 500 } },"#, "");
-    let p = Scenario::parse(&no_slo).unwrap_err();
+    let p = check::parse(&no_slo).unwrap_err();
     assert_eq!(p[0].path, "sweep.search");
 }
 

@@ -5,10 +5,14 @@
 //! a constant step time for teaching and tests.
 
 mod analytical;
-mod calibrated;
+pub(crate) mod calibrated;
 mod roofline;
 
 pub use analytical::OpalAnalytical;
+pub use calibrated::calibration::{
+    a100_calibration, h100_calibration, l40s_calibration, rtx_4090_calibration,
+    rtx_pro_6000_calibration,
+};
 pub use calibrated::{Calibrated, Calibration, StepBreakdown};
 pub use roofline::{Roofline, StepWork};
 

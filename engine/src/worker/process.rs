@@ -25,24 +25,32 @@
 use super::{
     FetchStart, KvReceive, OffloadLookup, Scheduler, SchedulerOutput, StepOutcome, TierHit,
 };
+use crate::deployment::pool::Pool;
 use crate::deployment::PoolRole;
 use crate::kernel::{AsEvent, Process, SimError, Store};
 use crate::kv_events::{KvEvent, KvEventBatch, KvReport};
 use crate::offload::OffloadTiers;
+use crate::platform::WorkerShared;
 use crate::request::{PromptContent, Request};
-use crate::router::process::Handoff;
-use crate::simulation::context::Context;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 type Loop = Process<Result<(), SimError>>;
 
+/// What prefill and decode workers tell the router in a disaggregated deployment.
+pub(crate) enum Handoff {
+    /// Prefill worker `from` sampled `request`'s first token: it needs a decode worker.
+    Prefilled { request: Box<Request>, from: u32 },
+    /// Prefill worker `worker` freed a request's KV (its decode worker holds it now).
+    Released { worker: u32 },
+}
+
 /// One vLLM-style worker: a scheduler driven by its loops.
 pub(crate) struct Worker {
     /// Worker id (never reused within a run).
     pub id: u32,
-    ctx: Rc<Context>,
+    shared: Rc<WorkerShared>,
     local_queue: Store<Request>,
     /// The router's results store (completed and rejected requests go there at once).
     results: Store<Request>,
@@ -73,7 +81,7 @@ struct State {
     /// The timing model counts work as `peak` does, so a step's time follows from it.
     same_work: bool,
     /// The GPU's peak FLOP/s and HBM bytes/s, for the utilisation series (read every step:
-    /// kept here rather than behind the context's pools and hardware).
+    /// kept here rather than behind the pool's hardware).
     peak_flops: f64,
     peak_bandwidth: f64,
     /// The batch of the step in progress (reused from step to step).
@@ -103,30 +111,29 @@ impl OffloadLookup for TierLookup<'_> {
 }
 
 impl Worker {
-    /// Builds worker `id` of pool `pool` and starts its loops.
+    /// Builds worker `id` of pool `p` and starts its loops.
     pub fn start(
-        ctx: &Rc<Context>,
+        shared: &Rc<WorkerShared>,
+        p: &Pool,
         id: u32,
-        pool: usize,
         results: Store<Request>,
         kv_events: Store<KvReport>,
         handoffs: Store<Handoff>,
     ) -> Rc<Self> {
-        let p = &ctx.pools[pool];
         let mut scheduler = Scheduler::with_blocks(
             id,
             &p.scheduler,
-            &ctx.model,
+            &shared.model,
             crate::timing::TimingModel::new(
                 &p.scheduler.timing,
-                &ctx.model,
+                &shared.model,
                 &p.hardware,
                 p.scheduler.step_overhead,
             ),
             p.num_gpu_blocks,
         );
-        scheduler.set_record_kv_events(ctx.kv_event_interval.is_some());
-        scheduler.set_offload_chunks(ctx.store_as_computed());
+        scheduler.set_record_kv_events(shared.kv_event_interval.is_some());
+        scheduler.set_offload_chunks(shared.tiers.store_as_computed());
         scheduler.set_hand_off(p.role == PoolRole::Prefill);
         let peak = crate::timing::Roofline::new(
             &crate::timing::TimingConfig {
@@ -134,15 +141,15 @@ impl Worker {
                 memory_efficiency: 1.0,
                 ..Default::default()
             },
-            &ctx.model,
+            &shared.model,
             &p.hardware,
             0.0,
         );
         let same_work = scheduler.timing().counts_work_as(&peak);
         let worker = Rc::new(Self {
             id,
-            ctx: Rc::clone(ctx),
-            local_queue: Store::new(&ctx.env),
+            shared: Rc::clone(shared),
+            local_queue: Store::new(&shared.env),
             results,
             kv_events,
             handoffs,
@@ -167,10 +174,10 @@ impl Worker {
             flush: RefCell::new(None),
         });
         // The scheduler loop first, so the intake can always find it to wake.
-        let env = &ctx.env;
+        let env = &shared.env;
         *worker.scheduler_loop.borrow_mut() = Some(env.process(Rc::clone(&worker).schedule_loop()));
         *worker.intake.borrow_mut() = Some(env.process(Rc::clone(&worker).intake_loop()));
-        if let Some(interval) = ctx.kv_event_interval {
+        if let Some(interval) = shared.kv_event_interval {
             *worker.flush.borrow_mut() = Some(env.process(Rc::clone(&worker).flush_loop(interval)));
         }
         worker
@@ -194,7 +201,7 @@ impl Worker {
     /// (no front end: the hand-off is engine to engine). Its KV moves once blocks for it
     /// are free; a request that can never run here is failed and `source` frees its blocks.
     pub fn receive(self: &Rc<Self>, req: Request, source: Rc<Worker>) {
-        let now = self.ctx.env.now();
+        let now = self.shared.env.now();
         let id = req.id;
         let mut st = self.state.borrow_mut();
         if let Err(rejected) = st.scheduler.add_transferred(req, now) {
@@ -279,7 +286,7 @@ impl Worker {
     }
 
     async fn intake_loop(self: Rc<Self>) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         loop {
             if self.state.borrow().stopped {
                 return Ok(());
@@ -305,7 +312,7 @@ impl Worker {
     /// How long the front end holds `req` from now: its delay from the moment it reached the
     /// server, after the requests before it.
     fn frontend_delay(&self, req: &Request) -> f64 {
-        let now = self.ctx.env.now();
+        let now = self.shared.env.now();
         let mut st = self.state.borrow_mut();
         let f = st.scheduler.timing().frontend();
         if f.request == 0.0 && f.per_prompt_token == 0.0 {
@@ -321,7 +328,7 @@ impl Worker {
     /// Moves one request into the scheduler, or straight back to the router if it can
     /// never run here; wakes the scheduler loop if it sleeps.
     fn admit(&self, req: Request) {
-        let now = self.ctx.env.now();
+        let now = self.shared.env.now();
         let mut st = self.state.borrow_mut();
         if let Err(rejected) = st.scheduler.add_request(req, now) {
             self.results.try_put(*rejected).ok();
@@ -335,7 +342,7 @@ impl Worker {
     }
 
     async fn schedule_loop(self: Rc<Self>) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         loop {
             let has_work = self.state.borrow().scheduler.num_unfinished() > 0;
             if has_work && self.step().await? {
@@ -358,12 +365,12 @@ impl Worker {
     /// and its outcome stay in the worker's buffers: a step moves and allocates nothing
     /// but the requests that leave.
     async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
-        let env = &self.ctx.env;
+        let env = &self.shared.env;
         let start = env.now();
         let (step_time, utilization, idle, transfers) = {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
-            let tiers = self.ctx.tiers.borrow();
+            let tiers = self.shared.tiers.borrow();
             let mut lookup = TierLookup {
                 tiers: &tiers,
                 worker: self.id,
@@ -410,8 +417,8 @@ impl Worker {
             let st = &mut *st;
             st.scheduler.finish_step_into(now, &mut st.outcome);
             let outcome = &mut st.outcome;
-            self.ctx
-                .recorder
+            self.shared
+                .books
                 .borrow_mut()
                 .on_step(self.id, start, now, utilization, outcome);
             let take = |v: &mut Vec<Request>| (!v.is_empty()).then(|| std::mem::take(v));
@@ -423,24 +430,24 @@ impl Worker {
             )
         };
         self.wake_flush();
-        if self.ctx.store_as_computed().is_some() {
+        if self.shared.tiers.store_as_computed().is_some() {
             if let Some(chunks) = computed_chunks {
                 self.store_chunks(&chunks);
                 // Back to the buffer, to keep its memory.
                 self.state.borrow_mut().outcome.computed_chunks = chunks;
             }
-        } else if !self.ctx.tiers.borrow().is_empty() {
+        } else if !self.shared.tiers.borrow().is_empty() {
             // (Without tiers there is nowhere to store: skip hashing every prompt.)
             for req in finished.iter().flatten() {
-                let tiers = self.ctx.tiers.borrow();
+                let tiers = self.shared.tiers.borrow();
                 let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
                 drop(tiers);
                 self.store_chunks(&hashes);
             }
         }
         for request in handoffs.into_iter().flatten() {
-            self.ctx
-                .recorder
+            self.shared
+                .books
                 .borrow_mut()
                 .on_handoff(request.id, self.id, now);
             self.handoffs
@@ -466,21 +473,25 @@ impl Worker {
         let Some(source) = self.sources.borrow_mut().remove(&receive.request) else {
             return;
         };
-        let now = self.ctx.env.now();
-        self.ctx.recorder.borrow_mut().on_transfer_start(
+        let now = self.shared.env.now();
+        self.shared.books.borrow_mut().on_transfer_start(
             receive.request,
             now,
             receive.tokens,
             receive.cached_tokens,
             receive.bytes,
         );
-        let moved = self.ctx.kv_link(source.id).transfer(receive.bytes as f64);
+        let moved = self
+            .shared
+            .kv_links
+            .link(source.id)
+            .transfer(receive.bytes as f64);
         let worker = Rc::clone(self);
-        self.ctx.env.process(async move {
+        self.shared.env.process(async move {
             moved.await?;
             let id = receive.request;
-            let now = worker.ctx.env.now();
-            worker.ctx.recorder.borrow_mut().on_transfer_end(id, now);
+            let now = worker.shared.env.now();
+            worker.shared.books.borrow_mut().on_transfer_end(id, now);
             worker.fetch_done(id);
             source.release_kv(id);
             worker
@@ -502,8 +513,8 @@ impl Worker {
             }
             return Some(finished);
         }
-        let (env, results) = (self.ctx.env.clone(), self.results.clone());
-        self.ctx.env.process(async move {
+        let (env, results) = (self.shared.env.clone(), self.results.clone());
+        self.shared.env.process(async move {
             env.timeout(delay).await?;
             for req in finished {
                 results.try_put(req).ok();
@@ -519,7 +530,7 @@ impl Worker {
     /// already holds are only refreshed in its LRU order.
     fn store_chunks(self: &Rc<Self>, hashes: &[crate::request::BlockHash]) {
         let (hashes, writes) = {
-            let tiers = self.ctx.tiers.borrow();
+            let tiers = self.shared.tiers.borrow();
             if tiers.is_empty() || hashes.is_empty() {
                 return;
             }
@@ -528,11 +539,11 @@ impl Worker {
                 .collect();
             (Rc::new(hashes.to_vec()), writes)
         };
-        let chunk_bytes = self.ctx.tiers.borrow().chunk_bytes();
+        let chunk_bytes = self.shared.tiers.borrow().chunk_bytes();
         for (tier, missing) in writes {
             let link = match missing {
                 0 => None,
-                n => self.ctx.link(tier, self.id).map(|l| (l, n)),
+                n => self.shared.tiers.link(tier, self.id).map(|l| (l, n)),
             };
             let Some((link, n)) = link else {
                 self.store_in(tier, &hashes);
@@ -540,7 +551,7 @@ impl Worker {
             };
             let written = link.transfer(n as f64 * chunk_bytes);
             let (worker, hashes) = (Rc::clone(self), Rc::clone(&hashes));
-            self.ctx.env.process(async move {
+            self.shared.env.process(async move {
                 written.await?;
                 worker.store_in(tier, &hashes);
                 Ok::<_, SimError>(())
@@ -555,9 +566,9 @@ impl Worker {
         if st.stopped {
             return;
         }
-        let mut tiers = self.ctx.tiers.borrow_mut();
+        let mut tiers = self.shared.tiers.borrow_mut();
         tiers.store_in(self.id, tier, hashes, &mut st.tier_events);
-        if self.ctx.kv_event_interval.is_none() {
+        if self.shared.kv_event_interval.is_none() {
             st.tier_events.clear();
         }
         drop(st);
@@ -569,7 +580,7 @@ impl Worker {
     fn start_fetch(self: &Rc<Self>, fetch: FetchStart) {
         let plan = {
             let mut st = self.state.borrow_mut();
-            let mut tiers = self.ctx.tiers.borrow_mut();
+            let mut tiers = self.shared.tiers.borrow_mut();
             let Some(req) = st.scheduler.request(fetch.request) else {
                 return;
             };
@@ -577,7 +588,7 @@ impl Worker {
             let hit = tiers.lookup(self.id, &hashes);
             // A fetch is a use: the chunks it reads become the tiers' most recent.
             tiers.touch(self.id, &hashes, &hit);
-            let kv_bytes = self.ctx.model.kv_bytes_per_token as f64;
+            let kv_bytes = self.shared.model.kv_bytes_per_token as f64;
             // Each tier supplies its chunks of the prefix, up to what the scheduler fetches.
             let mut left = fetch.tokens;
             let mut plan = Vec::new();
@@ -596,10 +607,12 @@ impl Worker {
         };
         let transfers: Vec<_> = plan
             .into_iter()
-            .filter_map(|(tier, bytes)| Some(self.ctx.link(tier, self.id)?.transfer(bytes)))
+            .filter_map(|(tier, bytes)| {
+                Some(self.shared.tiers.link(tier, self.id)?.transfer(bytes))
+            })
             .collect();
         let worker = Rc::clone(self);
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         env.clone().process(async move {
             env.all_of(transfers.iter().map(|t| t.as_event())).await?;
             worker.fetch_done(fetch.request);
@@ -608,7 +621,7 @@ impl Worker {
     }
 
     fn fetch_done(&self, request: u64) {
-        let now = self.ctx.env.now();
+        let now = self.shared.env.now();
         let mut st = self.state.borrow_mut();
         st.scheduler.fetch_done(request, now);
         if st.scheduler_idle {
@@ -629,7 +642,7 @@ impl Worker {
     }
 
     async fn flush_loop(self: Rc<Self>, interval: f64) -> Result<(), SimError> {
-        let env = self.ctx.env.clone();
+        let env = self.shared.env.clone();
         let mut reported_usage = 0.0;
         let mut news = true;
         loop {

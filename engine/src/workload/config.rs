@@ -348,7 +348,7 @@ impl<'de> Deserialize<'de> for StageConfig {
             .transpose()?;
         let priority = take("priority")
             .map(|v| {
-                crate::scenario::tracked::read::<StagePriority>(&v).map_err(|_| {
+                crate::tracked::read::<StagePriority>(&v).map_err(|_| {
                     D::Error::custom(format!(
                         "priority: expected a whole number or {{\"values\": [...], \"weights\": [...]}}, got {v}"
                     ))
@@ -356,8 +356,8 @@ impl<'de> Deserialize<'de> for StageConfig {
             })
             .transpose()?
             .unwrap_or_default();
-        let generator = crate::scenario::tracked::read(&serde_json::Value::Object(map))
-            .map_err(D::Error::custom)?;
+        let generator =
+            crate::tracked::read(&serde_json::Value::Object(map)).map_err(D::Error::custom)?;
         Ok(Self {
             total_requests,
             time_duration_sec,

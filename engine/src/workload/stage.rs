@@ -5,9 +5,9 @@
 use super::generator::{RequestGenerator, RequestSpec, SessionCursor, SessionGenerator};
 use super::{StageConfig, StageGenerator, StagePriority};
 use crate::kernel::{AsEvent, Environment, Event, Process, SimError, Store};
+use crate::platform::Books;
 use crate::request::Request;
 use crate::router::process::{Router, StageMsg, Submission};
-use crate::simulation::context::Context;
 use std::rc::Rc;
 
 /// One stage, ready to run.
@@ -37,33 +37,41 @@ impl Stage {
 
 /// Runs the stages in order, each to its end (Opal's `WorkloadOrchestrator.run`).
 pub(crate) async fn orchestrate(
-    ctx: Rc<Context>,
+    env: Environment,
+    books: Books,
     router: Rc<Router>,
     stages: Vec<Stage>,
 ) -> Result<(), SimError> {
-    let env = ctx.env.clone();
     for stage in stages {
         let index = stage.index;
         // A stage without a time limit issues all its requests (unless the run is capped).
         let expected = stage
             .total_requests
             .filter(|_| stage.time_duration_sec.is_none());
-        ctx.recorder
-            .borrow_mut()
-            .start_stage(index, env.now(), expected);
-        env.process(run_stage(Rc::clone(&ctx), Rc::clone(&router), stage))
-            .await??;
-        ctx.recorder.borrow_mut().end_stage(index, env.now());
+        books.borrow_mut().start_stage(index, env.now(), expected);
+        env.process(run_stage(
+            env.clone(),
+            Rc::clone(&books),
+            Rc::clone(&router),
+            stage,
+        ))
+        .await??;
+        books.borrow_mut().end_stage(index, env.now());
     }
     Ok(())
 }
 
 /// Generation and collection side by side; the stage ends when both have.
-async fn run_stage(ctx: Rc<Context>, router: Rc<Router>, stage: Stage) -> Result<(), SimError> {
-    let env = ctx.env.clone();
+async fn run_stage(
+    env: Environment,
+    books: Books,
+    router: Rc<Router>,
+    stage: Stage,
+) -> Result<(), SimError> {
     let responses: Store<StageMsg> = Store::new(&env);
     let submitter = Submitter {
-        ctx: Rc::clone(&ctx),
+        env: env.clone(),
+        books,
         router,
         responses: responses.clone(),
         stage: stage.index,
@@ -87,7 +95,8 @@ async fn run_stage(ctx: Rc<Context>, router: Rc<Router>, stage: Stage) -> Result
 
 /// What generation needs to issue requests.
 struct Submitter {
-    ctx: Rc<Context>,
+    env: Environment,
+    books: Books,
     router: Rc<Router>,
     responses: Store<StageMsg>,
     stage: u32,
@@ -99,7 +108,7 @@ struct Submitter {
 
 impl Submitter {
     fn env(&self) -> &Environment {
-        &self.ctx.env
+        &self.env
     }
 
     /// Waits `gap` seconds unless that would cross the stage's time bound; false when the
@@ -127,13 +136,13 @@ impl Submitter {
     /// Whether another request may be issued (`simulation.max_requests`); every generation
     /// loop asks before each request, so even a burst of zero gaps stays bounded.
     fn may_submit(&self) -> bool {
-        self.ctx.recorder.borrow_mut().may_issue()
+        self.books.borrow_mut().may_issue()
     }
 
     /// Turns a spec into a live request and hands it to the router's input store.
     fn submit(&self, spec: RequestSpec) -> Event<bool> {
         let env = self.env();
-        let mut rec = self.ctx.recorder.borrow_mut();
+        let mut rec = self.books.borrow_mut();
         let mut request = Request::new(rec.peek_id(), spec.prompt, spec.output_len, env.now());
         request.stage = self.stage;
         // Per session for session stages: every turn of a conversation shares its priority.
@@ -173,7 +182,7 @@ async fn generate_requests(
     let mut in_flight: Vec<Event<bool>> = Vec::new();
     let mut issued = 0u64;
     while total.is_none_or(|t| issued < t) {
-        let id = s.ctx.recorder.borrow().peek_id();
+        let id = s.books.borrow().peek_id();
         let Some(spec) = gen.next_request(id) else {
             break;
         };
@@ -212,7 +221,7 @@ async fn generate_sessions(
     // proportional to the cap, not to every session ever started).
     let mut live: Vec<Process<Result<u64, SimError>>> = Vec::new();
     loop {
-        let id = s.ctx.recorder.borrow_mut().next_session();
+        let id = s.books.borrow_mut().next_session();
         let Some(start) = gen.next_session(id) else {
             break;
         };

@@ -92,7 +92,7 @@ fn main() -> ExitCode {
 /// per-kernel profile, against the simulator's kernels under each GPU's calibration.
 fn print_step_checks() {
     use fidelity::fit::kernels::{decode_step_checks, rtx_step_checks, step_checks};
-    let h100 = engine::hardware::h100_calibration();
+    let h100 = engine::timing::h100_calibration();
     print_steps("step (H100)", &step_checks(&h100));
     // Whether large, long decode batches are priced without bias: signed errors.
     let large = decode_step_checks(
@@ -117,7 +117,7 @@ fn print_step_checks() {
     println!();
     print_steps(
         "step (RTX PRO 6000 Blackwell)",
-        &rtx_step_checks(&engine::hardware::rtx_pro_6000_calibration()),
+        &rtx_step_checks(&engine::timing::rtx_pro_6000_calibration()),
     );
 }
 

@@ -5,7 +5,7 @@
 use crate::charts::{CdfChart, CdfInput, CdfRun, Unit};
 use crate::deployment_view::{bytes, pool_hardware};
 use crate::state::EngineResults;
-use engine::deployment::DeploymentReport;
+use engine::simulation::DeploymentReport;
 use engine::stats::LatencySummary;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -1,6 +1,5 @@
 //! The app's pieces, each a function component with its own props.
 
-pub mod data_files;
 pub mod deployment_panel;
 pub mod form;
 pub mod header;

@@ -97,7 +97,7 @@ struct Shape {
 }
 
 fn shape(text: &str) -> Option<Shape> {
-    let scenario = engine::scenario::Scenario::parse(text).ok()?;
+    let scenario = engine::api::parse_scenario(text).ok()?;
     let sweep = scenario.sweep.clone()?;
     let plan = SweepPlan::new(&scenario, ScenarioData::new()).ok()?;
     let first = sweep.vary.first();

@@ -1,6 +1,6 @@
 //! Share links pasted into the address bar of an open page.
 
-use crate::app::{link_action, location_hash};
+use crate::link::{link_action, location_hash};
 use crate::state::Action;
 use gloo_events::EventListener;
 use yew::prelude::*;

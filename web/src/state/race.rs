@@ -111,7 +111,7 @@ impl RaceRun {
 /// The lanes of a race over `text`'s entrants at each of its seeds, each running; or why
 /// there is none.
 pub(super) fn lanes(text: &str) -> Result<Vec<Vec<Lane>>, String> {
-    let scenario = engine::scenario::Scenario::parse(text).map_err(|p| {
+    let scenario = engine::api::parse_scenario(text).map_err(|p| {
         format!(
             "Fix {} problem{} in the scenario before racing.",
             p.len(),

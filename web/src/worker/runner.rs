@@ -119,7 +119,7 @@ fn warm_up() {
     };
     WARM_NEXT.set(n + 1);
     let data = ScenarioData::default();
-    if let Ok(sim) = Scenario::parse(&text).and_then(|s| Simulation::new(&s, &data)) {
+    if let Ok(sim) = engine::api::parse_scenario(&text).and_then(|s| Simulation::new(&s, &data)) {
         launch(WARM_UP, sim);
     }
 }
@@ -129,7 +129,7 @@ fn start(id: u64, text: &str, files: &[(String, String)]) {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    match Scenario::parse(text).and_then(|s| Simulation::new(&s, &data)) {
+    match engine::api::parse_scenario(text).and_then(|s| Simulation::new(&s, &data)) {
         Err(problems) => post(&FromWorker::Failed {
             job: id,
             message: describe_problems(&problems),

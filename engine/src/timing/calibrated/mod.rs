@@ -9,7 +9,7 @@
 //! Around the GPU, the engine spends CPU time per step (scheduling, input preparation,
 //! sampling) that grows with the batch and with the number of GPUs it drives.
 
-mod calibration;
+pub(crate) mod calibration;
 mod kernels;
 
 pub use calibration::Calibration;

@@ -2,6 +2,7 @@
 //! to its JSON path, showing the engine's default when the document leaves it out and the
 //! engine's validation problem for that path next to it.
 
+mod data_files;
 mod deployment;
 pub mod edit;
 mod hardware;

@@ -117,7 +117,7 @@ pub fn model_section(props: &SectionProps) -> Html {
             let apply_hf = apply_hf.clone();
             let hf_error = hf_error.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                match crate::components::data_files::read_file(&file).await {
+                match super::data_files::read_file(&file).await {
                     Ok(text) => apply_hf.emit((text, file.name())),
                     Err(e) => hf_error.set(Some(e)),
                 }

@@ -1,8 +1,8 @@
 //! One workload stage: its type, stop conditions and its generator's fields.
 
+use super::data_files::{drop_handlers, DataFileField};
 use super::length::length_fields;
 use super::{edit, FormCtx};
-use crate::components::data_files::{drop_handlers, DataFileField};
 use crate::components::form::{ListItem, Toggle};
 use serde_json::Value;
 use yew::prelude::*;

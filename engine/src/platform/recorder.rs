@@ -7,10 +7,9 @@
 //! with what they produced, and the routing decisions, per-second tokens, inter-token
 //! gaps and per-request records all agree.
 
-use crate::deployment::TransferRecord;
 use crate::request::{Request, RequestState};
 use crate::router::{EvidenceRoom, RoutingDecision, ScalingRecord};
-use crate::stats::{RequestRecord, SecondSeries, StageStats};
+use crate::stats::{RequestRecord, SecondSeries, StageStats, TransferRecord};
 use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
 use serde::Serialize;

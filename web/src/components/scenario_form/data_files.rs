@@ -2,7 +2,7 @@
 //! one (file input or drop on the stage). The text lives in the app state only — never in
 //! the scenario or its share link — so a link opened fresh asks for the file again.
 
-use super::scenario_form::{field_id, FormCtx};
+use super::{field_id, FormCtx};
 use crate::state::{Action, Level};
 use serde_json::Value;
 use std::rc::Rc;

@@ -1,60 +1,10 @@
 //! What a disaggregated run reports: each KV transfer, each pool's load, and where
 //! the time to the first two tokens went.
 
-use crate::stats::{LatencySummary, RequestRecord, WorkerTable};
+use crate::deployment::PoolRole;
+use crate::stats::{LatencySummary, RequestRecord, TransferRecord, WorkerTable};
 use serde::Serialize;
 use std::fmt::Write;
-
-/// One request's KV cache moving from its prefill worker to its decode worker.
-///
-/// Times are simulated seconds; NaN (`null` in JSON) for a step not reached yet.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TransferRecord {
-    /// The request.
-    pub request: u64,
-    /// The worker that ran its prefill (its record's `worker`).
-    pub prefill_worker: u32,
-    /// The worker it decodes on (`None` until one is chosen).
-    pub decode_worker: Option<u32>,
-    /// The prefill worker sampled its first token and handed it off.
-    pub handoff: f64,
-    /// The decode worker had allocated its blocks and the bytes started to move.
-    pub start: f64,
-    /// The last byte landed; the decode worker may schedule it.
-    pub end: f64,
-    /// Prompt tokens whose KV crossed the link.
-    pub tokens: u32,
-    /// Prompt tokens the decode worker's prefix cache already held (not transferred).
-    pub cached_tokens: u32,
-    /// Bytes moved: `tokens × model.kv_bytes_per_token`.
-    pub bytes: u64,
-    /// Prefill tokens the decode worker computed (recomputation after preemptions there;
-    /// part of the request record's `recomputed`).
-    pub decode_prefill: u32,
-}
-
-impl TransferRecord {
-    /// A request handed off at `handoff` by `prefill_worker`, not yet placed.
-    pub fn new(request: u64, prefill_worker: u32, handoff: f64) -> Self {
-        Self {
-            request,
-            prefill_worker,
-            decode_worker: None,
-            handoff,
-            start: f64::NAN,
-            end: f64::NAN,
-            tokens: 0,
-            cached_tokens: 0,
-            bytes: 0,
-            decode_prefill: 0,
-        }
-    }
-
-    /// From hand-off to the last byte: what the transfer added before the second token, s.
-    pub fn delay(&self) -> f64 {
-        self.end - self.handoff
-    }
-}
 
 /// One pool's share of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -303,7 +253,7 @@ pub(crate) fn routed_imbalance(
             worker_pool
                 .get(w.worker as usize)
                 .and_then(|&k| pools.get(k))
-                .is_some_and(|(_, role)| *role != super::PoolRole::Decode.name())
+                .is_some_and(|(_, role)| *role != PoolRole::Decode.name())
         })
         .map(|w| w.requests)
         .collect();
