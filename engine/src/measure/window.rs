@@ -178,10 +178,7 @@ fn left_out(span: Span, times: &[f64], from_end: bool) -> usize {
     match span {
         Span::Fraction(f) => (n as f64 * f).floor() as usize,
         Span::Requests(k) => usize::try_from(k).unwrap_or(usize::MAX),
-        Span::Seconds(s) if n == 0 => {
-            let _ = s;
-            0
-        }
+        Span::Seconds(_) if n == 0 => 0,
         Span::Seconds(s) => {
             if from_end {
                 let last = times[n - 1];

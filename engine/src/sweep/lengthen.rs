@@ -45,6 +45,9 @@ pub(super) fn reseed(tree: &mut Value, k: u32) {
 /// Whether `scenario` (made at `now` times its stages' lengths) can be made at `scale`
 /// times: some stage names a request count or a duration, and the longer run stays within
 /// the scenario's limits.
+// Inline, as `Scenario::parse` is: it parses a document, and the parser is compiled where
+// documents are read (the page's crate), not a second time in the engine.
+#[inline]
 pub(super) fn can_lengthen(scenario: &Scenario, scale: u32, now: u32) -> bool {
     let stretchable = scenario
         .workload
