@@ -25,7 +25,7 @@ command line (every problem is printed as `field.path: message`, one per line)."
     disable_help_subcommand = false,
     subcommand_help_heading = "Commands",
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -33,7 +33,7 @@ pub struct Cli {
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run a scenario and print each stage's table.
     #[command(help_template = TEMPLATE, after_help = RUN_AFTER)]
     Run(RunArgs),
@@ -84,7 +84,7 @@ an error (the table says which); 1 a file could not be read or written; 130 Ctrl
 
 /// A scenario file and where its data files come from.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct ScenarioArgs {
+pub(crate) struct ScenarioArgs {
     /// The scenario (ours, or an original Opal config, detected from its keys).
     pub scenario: PathBuf,
     /// Read the data file the scenario calls NAME from PATH (repeatable); otherwise
@@ -95,7 +95,7 @@ pub struct ScenarioArgs {
 
 /// `opal run`'s arguments.
 #[derive(Debug, Clone, PartialEq, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The scenario and its data files.
     #[command(flatten)]
     pub input: ScenarioArgs,
@@ -118,7 +118,7 @@ pub struct RunArgs {
 
 /// `opal sweep`'s arguments.
 #[derive(Debug, Clone, PartialEq, Args)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     /// The scenario with a `sweep` section.
     #[arg(required_unless_present = "merge")]
     pub scenario: Option<PathBuf>,
@@ -182,7 +182,7 @@ fn shard(s: &str) -> Result<(usize, usize), String> {
 }
 
 /// What parsing the command line gave: a command, or text to print and an exit code.
-pub enum Parsed {
+pub(crate) enum Parsed {
     /// Run this command.
     Command(Command),
     /// Print this (help or version) on stdout and exit 0.
@@ -192,7 +192,7 @@ pub enum Parsed {
 }
 
 /// Parses the arguments after the program name (any OS strings: paths need not be UTF-8).
-pub fn parse<I: IntoIterator<Item = T>, T: Into<OsString> + Clone>(args: I) -> Parsed {
+pub(crate) fn parse<I: IntoIterator<Item = T>, T: Into<OsString> + Clone>(args: I) -> Parsed {
     let args: Vec<OsString> = std::iter::once(OsString::from("opal"))
         .chain(args.into_iter().map(Into::into))
         .collect();
@@ -209,7 +209,7 @@ pub fn parse<I: IntoIterator<Item = T>, T: Into<OsString> + Clone>(args: I) -> P
 }
 
 /// The top-level help.
-pub fn help() -> String {
+pub(crate) fn help() -> String {
     use clap::CommandFactory;
     Cli::command().render_help().to_string()
 }
@@ -251,7 +251,7 @@ fn usage_error(e: &clap::Error) -> String {
 /// A command line the tool cannot act on beyond what clap checks; `help` is the text to
 /// point the user to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError {
+pub(crate) struct UsageError {
     /// What is wrong.
     pub message: String,
     /// The usage text of the command concerned.

@@ -5,7 +5,7 @@ use engine::validate::Problem;
 use std::process::ExitCode;
 
 /// A command that could not finish.
-pub enum Failure {
+pub(crate) enum Failure {
     /// The scenario (or its data files) is invalid: every problem, with its field path.
     Invalid(Vec<Problem>),
     /// A file could not be read or written.
@@ -17,7 +17,7 @@ pub enum Failure {
 impl Failure {
     /// Prints the failure to stderr and gives the exit code: 2 for an invalid scenario or
     /// command line, 1 for I/O.
-    pub fn report(&self) -> ExitCode {
+    pub(crate) fn report(&self) -> ExitCode {
         match self {
             Failure::Invalid(problems) => {
                 for p in problems {
@@ -49,13 +49,13 @@ impl From<UsageError> for Failure {
 }
 
 /// Writes `text` to `path`, or an I/O failure naming it.
-pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+pub(crate) fn write_file(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     std::fs::write(path, text).map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }
 
 /// Streams what `write` produces into `path` through a buffer (a large run's results
 /// are never held whole in memory), or an I/O failure naming it.
-pub fn stream_file(
+pub(crate) fn stream_file(
     path: &std::path::Path,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
@@ -67,7 +67,7 @@ pub fn stream_file(
 }
 
 /// Writes `text` to stdout; a closed pipe (`opal run x | head`) is not an error.
-pub fn print(text: &str) -> Result<(), Failure> {
+pub(crate) fn print(text: &str) -> Result<(), Failure> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -79,6 +79,6 @@ pub fn print(text: &str) -> Result<(), Failure> {
 }
 
 /// Prints a warning about the scenario or its data on stderr (`warning: field.path: message`).
-pub fn warn(problem: &Problem) {
+pub(crate) fn warn(problem: &Problem) {
     eprintln!("warning: {problem}");
 }

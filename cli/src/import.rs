@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Converts `input`; the scenario goes to `output` (report on stdout) or to stdout (report
 /// on stderr, so the scenario can be piped).
-pub fn import(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn import(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
     let text = read_text(input)?;
     let (scenario, report) = import_opal(&text).map_err(Failure::Invalid)?;
     let json = scenario.to_json_pretty() + "\n";

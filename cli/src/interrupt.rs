@@ -7,7 +7,7 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 
 /// Routes Ctrl-C (SIGINT) to [`requested`] from now on. Elsewhere than Unix, Ctrl-C keeps
 /// its default: the program ends at once.
-pub fn install() {
+pub(crate) fn install() {
     #[cfg(unix)]
     {
         let handler: extern "C" fn(libc::c_int) = on_sigint;
@@ -28,6 +28,6 @@ extern "C" fn on_sigint(_: libc::c_int) {
 }
 
 /// True once the user pressed Ctrl-C.
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
 }

@@ -16,13 +16,13 @@ use std::path::{Component, Path, PathBuf};
 
 /// Largest scenario (or Opal config) file read, bytes: documents are kilobytes; this
 /// leaves room for generated ones of many thousands of stages.
-pub const MAX_SCENARIO_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_SCENARIO_BYTES: u64 = 64 << 20;
 /// Largest trace or sessions file read, bytes: room for a million-line trace such as
 /// Mooncake's.
-pub const MAX_DATA_BYTES: u64 = 512 << 20;
+pub(crate) const MAX_DATA_BYTES: u64 = 512 << 20;
 
 /// A scenario as read from a file.
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The scenario (imported, when the file was an Opal config).
     pub scenario: Scenario,
     /// What the import did with each Opal key; `None` for our own format.
@@ -32,7 +32,7 @@ pub struct Loaded {
 }
 
 /// Reads `path` as our scenario or, when its keys say so, an original Opal config.
-pub fn read_scenario(path: &Path) -> Result<Loaded, Failure> {
+pub(crate) fn read_scenario(path: &Path) -> Result<Loaded, Failure> {
     let text = read_text(path)?;
     let (scenario, report) = match detect_format(&text) {
         Format::Opal => {
@@ -56,7 +56,7 @@ pub fn read_scenario(path: &Path) -> Result<Loaded, Failure> {
 
 /// The text of a scenario file: an I/O failure naming it when it cannot be read, an invalid
 /// scenario (exit 2) when it is not a regular file of UTF-8 text within the size limit.
-pub fn read_text(path: &Path) -> Result<String, Failure> {
+pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
     read_bounded(path, MAX_SCENARIO_BYTES).map_err(|e| match e {
         ReadError::Io(e) => Failure::Io(format!("{}: {e}", path.display())),
         e => Failure::Invalid(vec![Problem {
@@ -68,7 +68,7 @@ pub fn read_text(path: &Path) -> Result<String, Failure> {
 
 /// Why a file was not read.
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The operating system's reason (missing, no permission, …).
     Io(std::io::Error),
     /// A device, pipe, directory or other non-file.
@@ -98,7 +98,7 @@ impl std::fmt::Display for ReadError {
 /// Reads `path` if it is a regular file of at most `limit` bytes of UTF-8 text. The kind of
 /// file is checked before opening it (opening a pipe would wait for a writer) and the read
 /// stops past `limit` whatever the file claims its size is.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<String, ReadError> {
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<String, ReadError> {
     if !std::fs::metadata(path).map_err(ReadError::Io)?.is_file() {
         return Err(ReadError::NotRegular);
     }
@@ -137,7 +137,7 @@ fn stays_inside(name: &str) -> bool {
 /// to `dir`. A file that cannot be read, or does not parse, is a problem at the field naming
 /// it (`workload.stages[0].trace_file: ...`), reported with every other one. Alongside the
 /// files come the warnings about them (odd but usable).
-pub fn read_data(
+pub(crate) fn read_data(
     scenario: &Scenario,
     dir: &Path,
     overrides: &[(String, PathBuf)],

@@ -6,7 +6,7 @@ use engine::scenario::{presets, Preset};
 use std::path::Path;
 
 /// Lists every preset: id, title, and whether it is an Opal config or needs data files.
-pub fn list() -> Result<(), Failure> {
+pub(crate) fn list() -> Result<(), Failure> {
     let all = presets();
     let width = all.iter().map(|p| p.id.len()).max().unwrap_or(0);
     let mut out = String::new();
@@ -21,7 +21,7 @@ pub fn list() -> Result<(), Failure> {
 }
 
 /// Prints preset `id`'s document, or writes it to `output` with its data files beside it.
-pub fn show(id: &str, output: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn show(id: &str, output: Option<&Path>) -> Result<(), Failure> {
     let Some(preset) = engine::scenario::preset(id) else {
         let ids: Vec<&str> = presets().iter().map(|p| p.id).collect();
         return Err(Failure::Usage(UsageError {

@@ -15,7 +15,7 @@ const REDRAW_EVERY: Duration = Duration::from_millis(100);
 const BAR_WIDTH: usize = 24;
 
 /// The bar: drawn only when enabled and stderr is a terminal (so logs and tests stay clean).
-pub struct ProgressBar {
+pub(crate) struct ProgressBar {
     enabled: bool,
     started: Instant,
     last_draw: Option<Instant>,
@@ -25,7 +25,7 @@ pub struct ProgressBar {
 
 impl ProgressBar {
     /// A bar that draws only when `wanted` and stderr is a terminal.
-    pub fn new(wanted: bool) -> Self {
+    pub(crate) fn new(wanted: bool) -> Self {
         Self {
             enabled: wanted && std::io::stderr().is_terminal(),
             started: Instant::now(),
@@ -35,7 +35,7 @@ impl ProgressBar {
     }
 
     /// Redraws if the run has been going a while and the last redraw is old enough.
-    pub fn update(&mut self, progress: &Progress) {
+    pub(crate) fn update(&mut self, progress: &Progress) {
         if !self.enabled {
             return;
         }
@@ -56,7 +56,7 @@ impl ProgressBar {
     }
 
     /// Blanks the bar out, so the tables print on a clean line.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if self.drawn > 0 {
             eprint!("\r{:w$}\r", "", w = self.drawn);
             let _ = std::io::stderr().flush();
@@ -67,7 +67,7 @@ impl ProgressBar {
 
 /// One line: `[#########---------------]  38%  t=114.2 s  3812 finished, 3900 issued  4.1M events  2.0 s`.
 /// Without a known fraction (no request count, no time bound) the bar is left out.
-pub fn line(p: &Progress, elapsed: Duration) -> String {
+pub(crate) fn line(p: &Progress, elapsed: Duration) -> String {
     let mut out = String::new();
     if let Some(f) = p.fraction {
         let full = ((f * BAR_WIDTH as f64).floor() as usize).min(BAR_WIDTH);

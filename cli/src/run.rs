@@ -24,7 +24,7 @@ enum Halt {
 
 /// Runs the scenario and reports: the table on stdout, results files where asked, and on
 /// stderr why the run stopped if it did not reach its end. The exit code says how it ended.
-pub fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
     interrupt::install();
     let loaded = read_scenario(&args.input.scenario)?;
     if let (Some(report), false) = (&loaded.report, args.quiet) {

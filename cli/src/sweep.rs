@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 /// Runs the sweep (or merges shards) and reports.
-pub fn sweep(args: &SweepArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn sweep(args: &SweepArgs) -> Result<ExitCode, Failure> {
     if !args.merge.is_empty() {
         return merge(args);
     }

@@ -6,7 +6,7 @@ use crate::load::{read_data, read_scenario};
 use engine::simulation::Simulation;
 
 /// Prints `ok`, or fails with every problem of the scenario and its data files.
-pub fn validate(args: &ScenarioArgs) -> Result<(), Failure> {
+pub(crate) fn validate(args: &ScenarioArgs) -> Result<(), Failure> {
     let loaded = read_scenario(&args.scenario)?;
     if let Some(report) = &loaded.report {
         eprintln!(

@@ -442,11 +442,11 @@ mod opal_by_hand {
     /// Prefill 0 → 1000: L·[a·(n(n+1) − p(p+1))·d + b·(n − p)·d²] with a = 4, b = 24
     /// = 40·[4·1000·1001·4096 + 24·1000·4096²] = 40·(16 400 384 000 + 402 653 184 000)
     /// = 16 762 142 720 000 FLOPs, / 989.5·10¹² FLOP/s = 16.940 ms.
-    pub const PREFILL: f64 = 16_762_142_720_000.0 / 989.5e12;
+    pub(crate) const PREFILL: f64 = 16_762_142_720_000.0 / 989.5e12;
 
     /// A decode batch whose contexts add up to `ctx` tokens: (W + ctx·163 840) / 3.3·10¹²,
     /// e.g. ctx 1000: 16 505 569 280 bytes / 3.3 TB/s = 5.0017 ms; 2002: 5.0514 ms.
-    pub fn decode(ctx: f64) -> f64 {
+    pub(crate) fn decode(ctx: f64) -> f64 {
         (16_341_729_280.0 + ctx * 163_840.0) / 3.3e12
     }
 }

@@ -19,7 +19,7 @@ pub(crate) struct LinkDriver {
 
 impl LinkDriver {
     /// Starts the driver process for `link`.
-    pub fn start(env: &Environment, link: TransferLink) -> Rc<Self> {
+    pub(crate) fn start(env: &Environment, link: TransferLink) -> Rc<Self> {
         let driver = Rc::new(Self {
             env: env.clone(),
             link: RefCell::new(link),
@@ -33,7 +33,7 @@ impl LinkDriver {
     }
 
     /// Starts moving `bytes` now; the event fires when the last byte has arrived.
-    pub fn transfer(&self, bytes: f64) -> Event<()> {
+    pub(crate) fn transfer(&self, bytes: f64) -> Event<()> {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         let done = self.env.event();

@@ -28,7 +28,7 @@ pub(crate) struct Tiers {
 }
 
 impl Tiers {
-    pub fn new(env: Environment, tiers: OffloadTiers) -> Self {
+    pub(crate) fn new(env: Environment, tiers: OffloadTiers) -> Self {
         Self {
             env,
             tiers: RefCell::new(tiers),
@@ -37,25 +37,25 @@ impl Tiers {
     }
 
     /// The tiers, to read.
-    pub fn borrow(&self) -> Ref<'_, OffloadTiers> {
+    pub(crate) fn borrow(&self) -> Ref<'_, OffloadTiers> {
         self.tiers.borrow()
     }
 
     /// The tiers, to change.
-    pub fn borrow_mut(&self) -> RefMut<'_, OffloadTiers> {
+    pub(crate) fn borrow_mut(&self) -> RefMut<'_, OffloadTiers> {
         self.tiers.borrow_mut()
     }
 
     /// The chunk size when workers store KV to the tiers as it is computed (`None` without
     /// tiers, or when they store completed prompts).
-    pub fn store_as_computed(&self) -> Option<u32> {
+    pub(crate) fn store_as_computed(&self) -> Option<u32> {
         let tiers = self.tiers.borrow();
         (!tiers.is_empty() && tiers.store_when() == StoreWhen::AsComputed)
             .then(|| tiers.chunk_size())
     }
 
     /// The link worker `worker` reads tier `tier` through (started on first use).
-    pub fn link(&self, tier: u8, worker: u32) -> Option<Rc<LinkDriver>> {
+    pub(crate) fn link(&self, tier: u8, worker: u32) -> Option<Rc<LinkDriver>> {
         let tiers = self.tiers.borrow();
         let config = tiers.config(tier)?;
         let owner = match config.scope {
@@ -79,7 +79,7 @@ pub(crate) struct KvLinks {
 }
 
 impl KvLinks {
-    pub fn new(env: Environment, link: TransferLink) -> Self {
+    pub(crate) fn new(env: Environment, link: TransferLink) -> Self {
         Self {
             env,
             link,
@@ -88,7 +88,7 @@ impl KvLinks {
     }
 
     /// The link prefill worker `worker` sends KV caches over (started on first use).
-    pub fn link(&self, worker: u32) -> Rc<LinkDriver> {
+    pub(crate) fn link(&self, worker: u32) -> Rc<LinkDriver> {
         let mut links = self.links.borrow_mut();
         let driver = links
             .entry(worker)

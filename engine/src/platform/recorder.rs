@@ -99,7 +99,7 @@ pub(crate) struct Recorder {
 
 impl Recorder {
     /// Empty books for a run that may issue at most `max_requests` requests.
-    pub fn new(max_requests: u64) -> Self {
+    pub(crate) fn new(max_requests: u64) -> Self {
         Self {
             records: Vec::new(),
             stages: Vec::new(),
@@ -123,7 +123,7 @@ impl Recorder {
 
     /// Candidate scores the run may still keep: a decision with more is recorded without
     /// them (the router tells its policies, which then skip building them).
-    pub fn evidence_room(&self) -> EvidenceRoom {
+    pub(crate) fn evidence_room(&self) -> EvidenceRoom {
         EvidenceRoom::new(CANDIDATE_BUDGET.saturating_sub(self.candidates_kept))
     }
 
@@ -139,7 +139,7 @@ impl Recorder {
     }
 
     /// Whether one more request may be issued; past `max_requests` the run is capped.
-    pub fn may_issue(&mut self) -> bool {
+    pub(crate) fn may_issue(&mut self) -> bool {
         if self.peek_id() < self.max_requests {
             return true;
         }
@@ -148,19 +148,19 @@ impl Recorder {
     }
 
     /// The records of stage `index`, in id order.
-    pub fn stage_records(&self, index: usize) -> &[RequestRecord] {
+    pub(crate) fn stage_records(&self, index: usize) -> &[RequestRecord] {
         let id = |s: Option<&StageRun>| s.map_or(self.records.len(), |s| s.first_id as usize);
         let (from, to) = (id(self.stages.get(index)), id(self.stages.get(index + 1)));
         &self.records[from.min(to)..to]
     }
 
     /// The id the next request will get.
-    pub fn peek_id(&self) -> u64 {
+    pub(crate) fn peek_id(&self) -> u64 {
         self.records.len() as u64
     }
 
     /// A fresh global session id.
-    pub fn next_session(&mut self) -> u32 {
+    pub(crate) fn next_session(&mut self) -> u32 {
         self.next_session += 1;
         self.next_session - 1
     }
@@ -169,7 +169,7 @@ impl Recorder {
     /// records and routing decisions are reserved up to [`MAX_RESERVED_RECORDS`] and then
     /// grown by half, never past the count (see [`grow_for_one`]): grown by doubling, the
     /// vectors would hold up to twice the room they need (most of a large run's memory).
-    pub fn start_stage(&mut self, index: u32, now: f64, expected: Option<u64>) {
+    pub(crate) fn start_stage(&mut self, index: u32, now: f64, expected: Option<u64>) {
         let first_id = self.peek_id();
         if let Some(n) = expected {
             let n = n.min(self.max_requests.saturating_sub(first_id)) as usize;
@@ -186,14 +186,14 @@ impl Recorder {
     }
 
     /// Closes stage `index` at `now`.
-    pub fn end_stage(&mut self, index: u32, now: f64) {
+    pub(crate) fn end_stage(&mut self, index: u32, now: f64) {
         if let Some(s) = self.stages.get_mut(index as usize) {
             s.end = Some(now);
         }
     }
 
     /// Worker `worker` of pool `pool` started.
-    pub fn on_worker_started(&mut self, worker: u32, pool: usize) {
+    pub(crate) fn on_worker_started(&mut self, worker: u32, pool: usize) {
         let w = worker as usize;
         if self.worker_pool.len() <= w {
             self.worker_pool.resize(w + 1, 0);
@@ -202,7 +202,7 @@ impl Recorder {
     }
 
     /// Pool `pool`'s autoscaler asked for a worker at `now`.
-    pub fn on_scale_up(&mut self, pool: usize, now: f64) {
+    pub(crate) fn on_scale_up(&mut self, pool: usize, now: f64) {
         self.scaling.push(ScalingRecord {
             pool: pool as u32,
             worker: None,
@@ -214,7 +214,7 @@ impl Recorder {
 
     /// The worker pool `pool`'s autoscaler asked for started as `worker` at `now` (a pool has
     /// one scale-up in flight at a time: its last record without a worker).
-    pub fn on_scaled_up(&mut self, worker: u32, pool: usize, now: f64) {
+    pub(crate) fn on_scaled_up(&mut self, worker: u32, pool: usize, now: f64) {
         if let Some(s) = self
             .scaling
             .iter_mut()
@@ -227,7 +227,7 @@ impl Recorder {
     }
 
     /// Worker `worker` of pool `pool`, drained, left the cluster at `now`.
-    pub fn on_worker_released(&mut self, worker: u32, pool: usize, now: f64) {
+    pub(crate) fn on_worker_released(&mut self, worker: u32, pool: usize, now: f64) {
         match self
             .scaling
             .iter_mut()
@@ -247,7 +247,7 @@ impl Recorder {
     }
 
     /// Prefill worker `worker` handed `request` off at `now` (its first token sampled).
-    pub fn on_handoff(&mut self, request: u64, worker: u32, now: f64) {
+    pub(crate) fn on_handoff(&mut self, request: u64, worker: u32, now: f64) {
         self.transfer_at.insert(request, self.transfers.len());
         self.transfers
             .push(TransferRecord::new(request, worker, now));
@@ -259,7 +259,12 @@ impl Recorder {
     }
 
     /// The decode policy chose a decode worker for `request` at `time`.
-    pub fn on_transfer_placed(&mut self, request: u64, time: f64, decision: RoutingDecision) {
+    pub(crate) fn on_transfer_placed(
+        &mut self,
+        request: u64,
+        time: f64,
+        decision: RoutingDecision,
+    ) {
         if let Some(t) = self.transfer(request) {
             t.decode_worker = Some(decision.worker);
         }
@@ -273,7 +278,7 @@ impl Recorder {
 
     /// The decode worker allocated `request`'s blocks at `now`; `tokens` (`bytes`) start to
     /// move, `cached` were in its prefix cache.
-    pub fn on_transfer_start(
+    pub(crate) fn on_transfer_start(
         &mut self,
         request: u64,
         now: f64,
@@ -290,14 +295,14 @@ impl Recorder {
     }
 
     /// `request`'s KV landed on its decode worker at `now`.
-    pub fn on_transfer_end(&mut self, request: u64, now: f64) {
+    pub(crate) fn on_transfer_end(&mut self, request: u64, now: f64) {
         if let Some(t) = self.transfer(request) {
             t.end = now;
         }
     }
 
     /// A request entered the platform.
-    pub fn on_arrival(&mut self, req: &Request, session: Option<SessionTurn>) {
+    pub(crate) fn on_arrival(&mut self, req: &Request, session: Option<SessionTurn>) {
         debug_assert_eq!(req.id, self.peek_id());
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
         r.set_session(session);
@@ -311,7 +316,7 @@ impl Recorder {
     }
 
     /// The router decided where `request` goes.
-    pub fn on_routed(&mut self, request: u64, time: f64, decision: RoutingDecision) {
+    pub(crate) fn on_routed(&mut self, request: u64, time: f64, decision: RoutingDecision) {
         if let Some(r) = self.records.get_mut(request as usize) {
             r.worker = Some(decision.worker);
             r.router_in = time;
@@ -330,7 +335,7 @@ impl Recorder {
     /// new token (on its record, in its stage's throughput and in the series), and the
     /// inter-token gaps, run-length grouped (the requests decoding together share one gap,
     /// so the histogram grows per step, not per token).
-    pub fn on_step(
+    pub(crate) fn on_step(
         &mut self,
         worker: u32,
         start: f64,
@@ -404,7 +409,7 @@ impl Recorder {
     }
 
     /// A request left the platform (completed or failed): copy its history into its record.
-    pub fn on_finished(&mut self, req: &Request) {
+    pub(crate) fn on_finished(&mut self, req: &Request) {
         if let Some(&k) = self.transfer_at.get(&req.id) {
             self.transfers[k].decode_prefill = req.decode_prefill;
         }

@@ -106,7 +106,7 @@ pub(crate) struct Router {
 
 impl Router {
     /// Builds the router with each pool's workers and starts every loop.
-    pub fn start(
+    pub(crate) fn start(
         shared: &Rc<WorkerShared>,
         pools: Vec<Pool>,
         policy: Box<dyn RoutingPolicy>,
@@ -202,7 +202,7 @@ impl Router {
 
     /// Every live worker's consistency check; with `idle` (the run is over), also that
     /// no request is still held by a worker or awaited by the router.
-    pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self, idle: bool) -> Result<(), String> {
         let st = self.state.borrow();
         for slot in &st.workers {
             slot.worker.check_invariants(idle)?;
@@ -351,7 +351,7 @@ impl Router {
     }
 
     /// A session's last turn is over: stateful policies may forget it.
-    pub fn end_session(&self, session: u32) {
+    pub(crate) fn end_session(&self, session: u32) {
         self.state.borrow_mut().policy.end_session(session.into());
     }
 

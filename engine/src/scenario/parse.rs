@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 /// Most problems listed for one document; past this the list ends with a note.
-pub const MAX_PROBLEMS: usize = 50;
+pub(super) const MAX_PROBLEMS: usize = 50;
 
 /// Keys that select the shape of the object holding them.
 const TAGS: [&str; 2] = ["type", "policy"];

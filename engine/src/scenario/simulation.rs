@@ -62,7 +62,7 @@ pub const DEFAULT_MAX_SIMULATED_SECONDS: f64 = 1e8;
 pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000_000;
 /// Largest `max_simulated_seconds` (~32 years): the clock, an f64 of seconds, still
 /// resolves a microsecond there (its spacing at 1e9 s is 1.2e-7 s).
-pub const MAX_SIMULATED_SECONDS_CEILING: f64 = 1e9;
+pub(super) const MAX_SIMULATED_SECONDS_CEILING: f64 = 1e9;
 
 impl SimulationConfig {
     /// Records every problem under `path`.

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Most axes a sweep varies (a curve per value of the second).
 pub const MAX_AXES: usize = 2;
 /// Halvings a rate search may take (each a full run).
-pub const MAX_BISECTIONS: u32 = 20;
+pub(crate) const MAX_BISECTIONS: u32 = 20;
 /// Most points in one sweep (each a full run).
 pub const MAX_POINTS: usize = 10_000;
 
@@ -95,7 +95,7 @@ pub struct SweepConfig {
 }
 
 /// Most seeds per point.
-pub const MAX_SEEDS: u32 = 8;
+pub(crate) const MAX_SEEDS: u32 = 8;
 const DEFAULT_LENGTHEN: u32 = 16;
 const DEFAULT_CONFIRM: u32 = 10;
 

@@ -281,7 +281,7 @@ fn load(m: &PointMetrics) -> &'static str {
 
 /// What to say under the table about a point: its error, why it is overloaded or unsure,
 /// how long its runs were, the seeds' spread and the search's confirmation.
-pub fn point_notes(p: &SweepPoint) -> Vec<String> {
+pub(super) fn point_notes(p: &SweepPoint) -> Vec<String> {
     let mut notes: Vec<String> = p.error.iter().cloned().collect();
     if let Some(m) = &p.metrics {
         if let Some(why) = &m.overloaded {

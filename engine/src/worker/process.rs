@@ -112,7 +112,7 @@ impl OffloadLookup for TierLookup<'_> {
 
 impl Worker {
     /// Builds worker `id` of pool `p` and starts its loops.
-    pub fn start(
+    pub(crate) fn start(
         shared: &Rc<WorkerShared>,
         p: &Pool,
         id: u32,
@@ -184,7 +184,7 @@ impl Worker {
     }
 
     /// The router hands a request to this worker (Opal's `queue_work`).
-    pub fn queue_work(&self, req: Request) {
+    pub(crate) fn queue_work(&self, req: Request) {
         // Unbounded, so the put cannot wait.
         if self.local_queue.try_put(req).is_err() {
             unreachable!("the local queue is unbounded");
@@ -200,7 +200,7 @@ impl Worker {
     /// A prefill worker of `source` handed `req` off after its first token: queue it here
     /// (no front end: the hand-off is engine to engine). Its KV moves once blocks for it
     /// are free; a request that can never run here is failed and `source` frees its blocks.
-    pub fn receive(self: &Rc<Self>, req: Request, source: Rc<Worker>) {
+    pub(crate) fn receive(self: &Rc<Self>, req: Request, source: Rc<Worker>) {
         let now = self.shared.env.now();
         let id = req.id;
         let mut st = self.state.borrow_mut();
@@ -223,7 +223,7 @@ impl Worker {
 
     /// The decode worker holds request `id`'s KV: free its blocks here, and wake the
     /// scheduler loop, which may have slept for want of them.
-    pub fn release_kv(&self, id: u64) {
+    pub(crate) fn release_kv(&self, id: u64) {
         let mut st = self.state.borrow_mut();
         st.scheduler.release(id);
         if st.scheduler_idle {
@@ -234,7 +234,7 @@ impl Worker {
     }
 
     /// Waiting (incl. fetching), running, and KV blocks in use: the per-second sample.
-    pub fn load(&self) -> (u32, u32, u32) {
+    pub(crate) fn load(&self) -> (u32, u32, u32) {
         let st = self.state.borrow();
         let s = &st.scheduler;
         (
@@ -245,13 +245,13 @@ impl Worker {
     }
 
     /// Fraction of GPU KV blocks in use.
-    pub fn kv_usage(&self) -> f64 {
+    pub(crate) fn kv_usage(&self) -> f64 {
         self.state.borrow().scheduler.kv_usage()
     }
 
     /// The scheduler's consistency check; with `idle`, also that it holds no request and
     /// no KV block is referenced (nothing leaked once the run is over).
-    pub fn check_invariants(&self, idle: bool) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self, idle: bool) -> Result<(), String> {
         let st = self.state.borrow();
         let s = &st.scheduler;
         s.check_invariants()
@@ -268,7 +268,7 @@ impl Worker {
     }
 
     /// Stops the loops (the worker was drained and leaves the cluster).
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         let mut st = self.state.borrow_mut();
         st.stopped = true;
         let (intake, scheduler) = (st.intake_idle, st.scheduler_idle);

@@ -16,7 +16,7 @@ pub(crate) struct QueueKey {
 
 impl QueueKey {
     /// The key of request `id` with `priority`, arrived at `arrival` seconds.
-    pub fn new(priority: i32, arrival: f64, id: u64) -> Self {
+    pub(super) fn new(priority: i32, arrival: f64, id: u64) -> Self {
         let bits = arrival.to_bits();
         // Flip so that unsigned order is total_cmp order.
         let arrival = if bits >> 63 == 1 {
@@ -32,7 +32,7 @@ impl QueueKey {
     }
 
     /// Priority then arrival: a larger rank is preempted first.
-    pub fn rank(&self) -> (i32, u64) {
+    pub(super) fn rank(&self) -> (i32, u64) {
         (self.priority, self.arrival)
     }
 }
@@ -45,7 +45,7 @@ pub(crate) enum RequestQueue {
 }
 
 impl RequestQueue {
-    pub fn new(policy: SchedulingPolicy) -> Self {
+    pub(super) fn new(policy: SchedulingPolicy) -> Self {
         match policy {
             SchedulingPolicy::Fcfs => Self::Fcfs(VecDeque::new()),
             SchedulingPolicy::Priority => Self::Priority(BTreeMap::new()),
@@ -53,7 +53,7 @@ impl RequestQueue {
     }
 
     /// The request considered next.
-    pub fn peek(&self) -> Option<u32> {
+    pub(super) fn peek(&self) -> Option<u32> {
         match self {
             Self::Fcfs(q) => q.front().copied(),
             Self::Priority(q) => q.first_key_value().map(|(_, &s)| s),
@@ -61,7 +61,7 @@ impl RequestQueue {
     }
 
     /// Removes the request [`RequestQueue::peek`] returned.
-    pub fn pop(&mut self) {
+    pub(super) fn pop(&mut self) {
         match self {
             Self::Fcfs(q) => {
                 q.pop_front();
@@ -73,7 +73,7 @@ impl RequestQueue {
     }
 
     /// A new arrival.
-    pub fn add(&mut self, slot: u32, key: QueueKey) {
+    pub(super) fn add(&mut self, slot: u32, key: QueueKey) {
         match self {
             Self::Fcfs(q) => q.push_back(slot),
             Self::Priority(q) => {
@@ -83,7 +83,7 @@ impl RequestQueue {
     }
 
     /// A preempted request: first in line under `fcfs`, at its key under `priority`.
-    pub fn prepend(&mut self, slot: u32, key: QueueKey) {
+    pub(super) fn prepend(&mut self, slot: u32, key: QueueKey) {
         match self {
             Self::Fcfs(q) => q.push_front(slot),
             Self::Priority(q) => {
@@ -92,11 +92,11 @@ impl RequestQueue {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Self::Fcfs(q) => q.len(),
             Self::Priority(q) => q.len(),
@@ -104,7 +104,7 @@ impl RequestQueue {
     }
 
     /// The queue in admission order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+    pub(super) fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
         match self {
             Self::Fcfs(q) => Box::new(q.iter().copied()),
             Self::Priority(q) => Box::new(q.values().copied()),

@@ -60,7 +60,7 @@ pub(crate) fn for_each_object(
 
 impl Line<'_> {
     /// An error on this line.
-    pub fn error(&self, message: impl Into<String>) -> DataError {
+    pub(crate) fn error(&self, message: impl Into<String>) -> DataError {
         DataError {
             kind: self.kind,
             line: self.line,
@@ -69,14 +69,14 @@ impl Line<'_> {
     }
 
     /// A required field.
-    pub fn required(&self, field: &str) -> Result<&Value, DataError> {
+    pub(crate) fn required(&self, field: &str) -> Result<&Value, DataError> {
         self.obj
             .get(field)
             .ok_or_else(|| self.error(format!("missing field \"{field}\"")))
     }
 
     /// A non-negative finite number.
-    pub fn number(&self, field: &str, v: &Value) -> Result<f64, DataError> {
+    pub(crate) fn number(&self, field: &str, v: &Value) -> Result<f64, DataError> {
         match v.as_f64() {
             Some(x) if x >= 0.0 && x.is_finite() => Ok(x),
             _ => Err(self.error(format!(
@@ -86,12 +86,12 @@ impl Line<'_> {
     }
 
     /// A required non-negative number.
-    pub fn req_number(&self, field: &str) -> Result<f64, DataError> {
+    pub(crate) fn req_number(&self, field: &str) -> Result<f64, DataError> {
         self.number(field, self.required(field)?)
     }
 
     /// An optional non-negative number (`default` when absent or null).
-    pub fn opt_number(&self, field: &str, default: f64) -> Result<f64, DataError> {
+    pub(crate) fn opt_number(&self, field: &str, default: f64) -> Result<f64, DataError> {
         match self.obj.get(field) {
             None | Some(Value::Null) => Ok(default),
             Some(v) => self.number(field, v),
@@ -99,7 +99,7 @@ impl Line<'_> {
     }
 
     /// An integer in `min..=u32::MAX`.
-    pub fn count(&self, field: &str, v: &Value, min: u32) -> Result<u32, DataError> {
+    pub(crate) fn count(&self, field: &str, v: &Value, min: u32) -> Result<u32, DataError> {
         match v.as_u64() {
             Some(x) if x >= min as u64 && x <= u32::MAX as u64 => Ok(x as u32),
             _ => Err(self.error(format!(
@@ -109,12 +109,12 @@ impl Line<'_> {
     }
 
     /// A required integer ≥ `min`.
-    pub fn req_count(&self, field: &str, min: u32) -> Result<u32, DataError> {
+    pub(crate) fn req_count(&self, field: &str, min: u32) -> Result<u32, DataError> {
         self.count(field, self.required(field)?, min)
     }
 
     /// An optional integer ≥ `min` (`default` when absent or null).
-    pub fn opt_count(&self, field: &str, min: u32, default: u32) -> Result<u32, DataError> {
+    pub(crate) fn opt_count(&self, field: &str, min: u32, default: u32) -> Result<u32, DataError> {
         match self.obj.get(field) {
             None | Some(Value::Null) => Ok(default),
             Some(v) => self.count(field, v, min),

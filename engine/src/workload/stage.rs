@@ -23,7 +23,12 @@ pub(crate) struct Stage {
 
 impl Stage {
     /// A stage from its configuration and built generator.
-    pub fn new(index: u32, config: &StageConfig, seed: u64, generator: StageGenerator) -> Self {
+    pub(crate) fn new(
+        index: u32,
+        config: &StageConfig,
+        seed: u64,
+        generator: StageGenerator,
+    ) -> Self {
         Self {
             index,
             total_requests: config.total_requests,

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Keys that occur in our documents and Opal's, so random objects hit real fields.
-pub const KEYS: &[&str] = &[
+pub(crate) const KEYS: &[&str] = &[
     "version",
     "simulation",
     "seed",
@@ -125,7 +125,7 @@ pub const KEYS: &[&str] = &[
     "first_k_dense_replace",
 ];
 
-pub const STRINGS: &[&str] = &[
+pub(crate) const STRINGS: &[&str] = &[
     "",
     "custom",
     "H100",
@@ -165,7 +165,7 @@ pub const STRINGS: &[&str] = &[
 
 /// Numbers where arithmetic breaks: overflow, underflow, the smallest subnormal, epoch
 /// milliseconds, and ordinary ones.
-pub fn number(rng: &mut SimRng) -> Value {
+pub(crate) fn number(rng: &mut SimRng) -> Value {
     let n = match rng.below(16) {
         12 => Number::from_f64(5e-324).unwrap(),
         13 => Number::from_f64(1e-308).unwrap(),
@@ -187,7 +187,7 @@ pub fn number(rng: &mut SimRng) -> Value {
     Value::Number(n)
 }
 
-pub fn random_value(rng: &mut SimRng, depth: u32) -> Value {
+pub(crate) fn random_value(rng: &mut SimRng, depth: u32) -> Value {
     let leaf = depth == 0 || rng.below(3) == 0;
     match rng.below(if leaf { 4 } else { 6 }) {
         0 => Value::Null,
@@ -211,7 +211,7 @@ pub fn random_value(rng: &mut SimRng, depth: u32) -> Value {
 }
 
 /// Replaces, deletes or adds one node somewhere in `v`.
-pub fn mutate(rng: &mut SimRng, v: &mut Value) {
+pub(crate) fn mutate(rng: &mut SimRng, v: &mut Value) {
     let descend = rng.below(4) != 0;
     match v {
         Value::Object(m) if !m.is_empty() && descend => {
@@ -250,7 +250,7 @@ pub fn mutate(rng: &mut SimRng, v: &mut Value) {
 }
 
 /// Sets numeric leaves to the largest `u32`, where sizes multiply into overflows.
-pub fn extremes(rng: &mut SimRng, v: &mut Value) {
+pub(crate) fn extremes(rng: &mut SimRng, v: &mut Value) {
     match v {
         Value::Number(_) if rng.below(2) == 0 => *v = Value::Number(Number::from(u32::MAX)),
         Value::Object(m) => m.values_mut().for_each(|c| extremes(rng, c)),
@@ -260,7 +260,7 @@ pub fn extremes(rng: &mut SimRng, v: &mut Value) {
 }
 
 /// Documents with custom models, which the examples do not have.
-pub const CUSTOM_MODELS: &[&str] = &[
+pub(crate) const CUSTOM_MODELS: &[&str] = &[
     r#"{"model": {"name": "custom", "custom": {"num_layers": 4, "hidden_size": 256,
         "num_heads": 4, "num_kv_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
         "num_experts": 4, "experts_per_token": 2, "max_model_len": 4096,
@@ -271,7 +271,7 @@ pub const CUSTOM_MODELS: &[&str] = &[
 ];
 
 /// Cuts or corrupts the text itself.
-pub fn mangle_text(rng: &mut SimRng, text: &str) -> String {
+pub(crate) fn mangle_text(rng: &mut SimRng, text: &str) -> String {
     let bytes = text.as_bytes();
     let at = rng.below(bytes.len() as u64 + 1) as usize;
     let mut out = bytes[..at].to_vec();
@@ -282,7 +282,7 @@ pub fn mangle_text(rng: &mut SimRng, text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-pub fn all_data() -> ScenarioData {
+pub(crate) fn all_data() -> ScenarioData {
     let mut data = ScenarioData::new();
     for p in presets() {
         for (name, text) in p.files {
@@ -295,7 +295,7 @@ pub fn all_data() -> ScenarioData {
 // ----- cases -----------------------------------------------------------------------------
 
 /// One input: a document and the data files it may name.
-pub struct Case {
+pub(crate) struct Case {
     /// What kind of input it is, for the report.
     pub kind: &'static str,
     /// The document's text.
@@ -306,7 +306,7 @@ pub struct Case {
 
 /// Small limits every run case gets, so each accepted one ends quickly: the property is
 /// that the limits hold (and nothing grows without events), not that big runs are fast.
-pub const CASE_LIMITS: (u64, u64, f64) = (2_000, 300_000, 1e6);
+pub(crate) const CASE_LIMITS: (u64, u64, f64) = (2_000, 300_000, 1e6);
 
 /// A trace of random lines, with timestamps that may be epoch milliseconds or far apart.
 fn random_trace(rng: &mut SimRng) -> String {
@@ -442,7 +442,7 @@ fn cap(doc: &mut Value) {
 
 /// Case number `i` of a seeded sequence: a mix of random documents, mutated examples (some
 /// with every number at an extreme), mangled text, and examples with random or mangled data.
-pub fn case(seed: u64, i: u64) -> Case {
+pub(crate) fn case(seed: u64, i: u64) -> Case {
     let mut rng = SimRng::stream(seed, &format!("fuzz.case.{i}"));
     let docs: Vec<&str> = presets()
         .iter()
@@ -511,7 +511,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 static HARD_CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// The system allocator, counting the bytes in use and their peak.
-pub struct CountingAlloc;
+pub(crate) struct CountingAlloc;
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters change.
 unsafe impl GlobalAlloc for CountingAlloc {
@@ -534,12 +534,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
 }
 
 /// Bytes in use now.
-pub fn heap_bytes() -> usize {
+pub(crate) fn heap_bytes() -> usize {
     CURRENT.load(Ordering::Relaxed)
 }
 
 /// Starts measuring the peak from now; allocations past `now + hard_cap` fail.
-pub fn reset_peak(hard_cap: usize) -> usize {
+pub(crate) fn reset_peak(hard_cap: usize) -> usize {
     let now = heap_bytes();
     PEAK.store(now, Ordering::Relaxed);
     HARD_CAP.store(now.saturating_add(hard_cap), Ordering::Relaxed);
@@ -547,12 +547,12 @@ pub fn reset_peak(hard_cap: usize) -> usize {
 }
 
 /// Most bytes in use since [`reset_peak`].
-pub fn peak_bytes() -> usize {
+pub(crate) fn peak_bytes() -> usize {
     PEAK.load(Ordering::Relaxed)
 }
 
 /// CPU time this thread has used (wall time where there is no per-thread clock).
-pub fn thread_cpu() -> Duration {
+pub(crate) fn thread_cpu() -> Duration {
     #[cfg(unix)]
     {
         let mut t = libc::timespec {
@@ -572,7 +572,7 @@ pub fn thread_cpu() -> Duration {
 
 /// What one case may cost.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// CPU time from parsing to results.
     pub cpu: Duration,
     /// Heap growth at its peak.
@@ -581,7 +581,7 @@ pub struct Budget {
 
 /// How a case ended when it kept to its budget.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Refused with problems (each with a message).
     Rejected,
     /// Ran to an end (its workload's, or a bound's, limit's or error's).
@@ -593,7 +593,7 @@ pub enum Outcome {
 
 /// What a case cost.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Cost {
+pub(crate) struct Cost {
     /// CPU time, parsing to results.
     pub cpu: Duration,
     /// Heap growth at its peak, bytes.
@@ -602,7 +602,7 @@ pub struct Cost {
 
 /// Counts of a series of cases that kept to their budget.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Cases refused with problems.
     pub rejected: u64,
     /// Cases run to an end.
@@ -615,7 +615,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts one case.
-    pub fn add(&mut self, outcome: &Outcome, cost: Cost) {
+    pub(crate) fn add(&mut self, outcome: &Outcome, cost: Cost) {
         match outcome {
             Outcome::Rejected => self.rejected += 1,
             Outcome::Finished { events } => {
@@ -645,7 +645,7 @@ impl std::fmt::Display for Tally {
 
 /// Parses, builds and runs `case` in slices, checking the budget after each slice and the
 /// results' books at the end. `Err` says what broke.
-pub fn run_case(case: &Case, budget: Budget) -> Result<(Outcome, Cost), String> {
+pub(crate) fn run_case(case: &Case, budget: Budget) -> Result<(Outcome, Cost), String> {
     let cpu0 = thread_cpu();
     let heap0 = reset_peak(budget.bytes.saturating_mul(4));
     let cost = || Cost {
@@ -701,7 +701,7 @@ fn rejected(problems: &[engine::validate::Problem]) -> Result<Outcome, String> {
 }
 
 /// A run's records, decisions, series and inter-token gaps agree, finished or cut short.
-pub fn books_agree(r: &SimulationResults) -> Result<(), String> {
+pub(crate) fn books_agree(r: &SimulationResults) -> Result<(), String> {
     let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
     let routed = r.requests.iter().filter(|q| q.worker.is_some()).count();
     check(

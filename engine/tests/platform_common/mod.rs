@@ -9,7 +9,7 @@ use engine::stats::RequestRecord;
 
 /// A scenario of `n` stages, each of one request (100 prompt tokens, 10 output tokens at
 /// 5 req/s): thousands of stages must cost time and memory in proportion.
-pub fn one_request_stages(n: usize) -> String {
+pub(crate) fn one_request_stages(n: usize) -> String {
     let stage = r#"{"type":"UniformReqRate","request_rate":5,"total_requests":1,
         "input_length":{"type":"constant","value":100},
         "output_length":{"type":"constant","value":10}}"#;
@@ -25,12 +25,12 @@ const CHECK_EVERY: u64 = 997;
 /// Parses `json` with its data files, runs it to the end checking the workers' and the
 /// router's invariants every few hundred events, then checks the finished run
 /// ([`assert_run_consistent`]).
-pub fn run(json: &str, files: &[(&str, &str)]) -> SimulationResults {
+pub(crate) fn run(json: &str, files: &[(&str, &str)]) -> SimulationResults {
     run_sliced(json, files, CHECK_EVERY)
 }
 
 /// As [`run`], checking invariants after every `slice` events (1 = after every event).
-pub fn run_sliced(json: &str, files: &[(&str, &str)], slice: u64) -> SimulationResults {
+pub(crate) fn run_sliced(json: &str, files: &[(&str, &str)], slice: u64) -> SimulationResults {
     let data: ScenarioData = files.iter().copied().collect();
     let scenario =
         Scenario::parse_with_data(json, &data).unwrap_or_else(|p| panic!("scenario: {p:?}"));
@@ -49,7 +49,7 @@ pub fn run_sliced(json: &str, files: &[(&str, &str)], slice: u64) -> SimulationR
 
 /// Every request completed or failed with a reason; timestamps are in lifecycle order;
 /// prompt sources add up; stage tables count every request; per-second columns agree.
-pub fn assert_run_consistent(r: &SimulationResults) {
+pub(crate) fn assert_run_consistent(r: &SimulationResults) {
     assert!(!r.truncated, "the run was cut short");
     for (i, req) in r.requests.iter().enumerate() {
         assert_eq!(req.id, i as u64, "records are in id order");
@@ -121,7 +121,7 @@ pub fn assert_run_consistent(r: &SimulationResults) {
 
 /// created ≤ router_in ≤ worker_in ≤ kv_lookup_start ≤ ready ≤ first_scheduled ≤
 /// first_token ≤ completion, all reached.
-pub fn assert_lifecycle_order(req: &RequestRecord) {
+pub(crate) fn assert_lifecycle_order(req: &RequestRecord) {
     let t = [
         req.created,
         req.router_in,
@@ -142,7 +142,7 @@ pub fn assert_lifecycle_order(req: &RequestRecord) {
 
 /// Every per-second column has `points` entries covering the run; busy fractions lie in
 /// [0, 1]; arrivals and completions add up to the records.
-pub fn assert_series_consistent(r: &SimulationResults) {
+pub(crate) fn assert_series_consistent(r: &SimulationResults) {
     let s = &r.series;
     assert_eq!(
         s.points as u64,
@@ -173,7 +173,7 @@ pub fn assert_series_consistent(r: &SimulationResults) {
 }
 
 /// A Mooncake-style trace: one `(timestamp ms, input, output, hash ids)` per line.
-pub fn trace(lines: &[(f64, u32, u32, &[u64])]) -> String {
+pub(crate) fn trace(lines: &[(f64, u32, u32, &[u64])]) -> String {
     lines
         .iter()
         .map(|(ts, input, output, ids)| {
@@ -186,12 +186,12 @@ pub fn trace(lines: &[(f64, u32, u32, &[u64])]) -> String {
 }
 
 /// `a ≈ b` to within 1 ns (sums of step times carry rounding).
-pub fn assert_close(a: f64, b: f64, what: &str) {
+pub(crate) fn assert_close(a: f64, b: f64, what: &str) {
     assert!((a - b).abs() < 1e-9, "{what}: {a} != {b}");
 }
 
 /// Which worker each request was routed to, in request order.
-pub fn routed_workers(r: &SimulationResults) -> Vec<u32> {
+pub(crate) fn routed_workers(r: &SimulationResults) -> Vec<u32> {
     let mut by_request: Vec<_> = r
         .decisions
         .iter()

@@ -44,7 +44,7 @@ pub(crate) struct Experts {
 
 impl Kernels {
     /// Kernels of a GPU with the given peaks (per GPU, SI units).
-    pub fn new(
+    pub(super) fn new(
         gemm_flops: f64,
         attention_flops: f64,
         bandwidth: f64,
@@ -61,7 +61,7 @@ impl Kernels {
     }
 
     /// The calibration in force.
-    pub fn calibration(&self) -> &Calibration {
+    pub(super) fn calibration(&self) -> &Calibration {
         &self.cal
     }
 
@@ -81,7 +81,7 @@ impl Kernels {
     }
 
     /// Seconds of one GEMM over `m` rows.
-    pub fn gemm(&self, m: f64, g: Gemm, weight_bytes: f64, act_bytes: f64) -> f64 {
+    pub(super) fn gemm(&self, m: f64, g: Gemm, weight_bytes: f64, act_bytes: f64) -> f64 {
         if m == 0.0 {
             return 0.0;
         }
@@ -99,7 +99,7 @@ impl Kernels {
     /// Seconds of a fused mixture-of-experts layer over `m` tokens: the expected number of
     /// experts touched follows from uniform routing, and each touched expert's weights are
     /// read once.
-    pub fn fused_moe(&self, m: f64, e: &Experts, weight_bytes: f64, act_bytes: f64) -> f64 {
+    pub(super) fn fused_moe(&self, m: f64, e: &Experts, weight_bytes: f64, act_bytes: f64) -> f64 {
         if m == 0.0 {
             return 0.0;
         }
@@ -121,7 +121,7 @@ impl Kernels {
     /// Seconds of one layer's attention over the whole batch (one varlen kernel, as vLLM
     /// v1 runs prefill chunks and decodes together): `prefill_flops` for the chunks'
     /// query-key pairs, `kv_bytes` read from the cache, `seqs` sequences.
-    pub fn attention(
+    pub(super) fn attention(
         &self,
         prefill_flops: f64,
         decode_bytes: f64,
@@ -142,7 +142,7 @@ impl Kernels {
 
     /// Seconds of a layer's norms, rotary embedding, activation and residual adds, which
     /// move `bytes`: the first L2-sized part at `elementwise_l2_speedup` times the HBM rate.
-    pub fn elementwise(&self, bytes: f64) -> f64 {
+    pub(super) fn elementwise(&self, bytes: f64) -> f64 {
         // Written as the bytes HBM saves, so a speedup of 1 leaves `bytes` exactly as it is.
         let saved = bytes.min(self.l2_bytes) * (1.0 - 1.0 / self.cal.elementwise_l2_speedup);
         (bytes - saved) / (self.bandwidth * self.cal.elementwise_efficiency)
@@ -151,7 +151,7 @@ impl Kernels {
 
     /// Seconds of one all-reduce of `bytes` over `gpus` GPUs (0 for one GPU): a latency
     /// plus the ring's `2(n−1)/n` of the message at the bus bandwidth.
-    pub fn allreduce(&self, bytes: f64, gpus: u32) -> f64 {
+    pub(super) fn allreduce(&self, bytes: f64, gpus: u32) -> f64 {
         if gpus <= 1 {
             return 0.0;
         }

@@ -42,7 +42,7 @@ pub struct NumberFieldProps {
 
 /// Limits a typed number must respect.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Smallest accepted.
     pub min: Option<f64>,
     /// Largest accepted.
@@ -52,7 +52,7 @@ pub struct Limits {
 }
 
 /// Reads what was typed, or says what is wrong with it.
-pub fn parse_number(text: &str, limits: Limits) -> Result<f64, String> {
+pub(crate) fn parse_number(text: &str, limits: Limits) -> Result<f64, String> {
     let t = text.trim();
     if t.is_empty() {
         return Err("enter a number".into());
@@ -76,7 +76,7 @@ pub fn parse_number(text: &str, limits: Limits) -> Result<f64, String> {
 }
 
 /// The value one `step` up or down from `x`, on the step grid, within the limits.
-pub fn step_number(x: f64, step: f64, up: bool, limits: Limits) -> f64 {
+pub(crate) fn step_number(x: f64, step: f64, up: bool, limits: Limits) -> f64 {
     let step = if step.is_finite() && step > 0.0 {
         step
     } else {

@@ -10,10 +10,10 @@ use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
 /// Largest data file read, bytes (traces are bigger than scenarios, but a tab has limits).
-pub const MAX_DATA_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+pub(crate) const MAX_DATA_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// Reads a user-chosen file as text, refusing files over [`MAX_DATA_BYTES`].
-pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+pub(crate) async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let name = file.name();
     if file.size() > MAX_DATA_BYTES {
         return Err(format!(
@@ -30,12 +30,12 @@ pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
 }
 
 /// Lines of data in a JSONL text (blank lines do not count).
-pub fn record_count(text: &str) -> usize {
+pub(crate) fn record_count(text: &str) -> usize {
     text.lines().filter(|l| !l.trim().is_empty()).count()
 }
 
 /// Reads `file`, keeps its text under its name and points the stage field at `path` to it.
-pub fn pick(ctx: FormCtx, path: String, file: web_sys::File) {
+pub(crate) fn pick(ctx: FormCtx, path: String, file: web_sys::File) {
     wasm_bindgen_futures::spawn_local(async move {
         let name = file.name();
         match read_file(&file).await {
@@ -62,7 +62,10 @@ pub fn pick(ctx: FormCtx, path: String, file: web_sys::File) {
 }
 
 /// Drag-over and drop handlers that give a dropped file to the stage field at `path`.
-pub fn drop_handlers(ctx: &FormCtx, path: &str) -> (Callback<DragEvent>, Callback<DragEvent>) {
+pub(crate) fn drop_handlers(
+    ctx: &FormCtx,
+    path: &str,
+) -> (Callback<DragEvent>, Callback<DragEvent>) {
     let over = Callback::from(|e: DragEvent| e.prevent_default());
     let ctx = ctx.clone();
     let path = path.to_string();
@@ -82,7 +85,7 @@ pub fn drop_handlers(ctx: &FormCtx, path: &str) -> (Callback<DragEvent>, Callbac
 
 /// Props of [`DataFileField`].
 #[derive(Properties, PartialEq, Clone)]
-pub struct DataFileFieldProps {
+pub(crate) struct DataFileFieldProps {
     /// The form context.
     pub ctx: FormCtx,
     /// Path of the `trace_file` / `sessions_file` field.
@@ -91,7 +94,7 @@ pub struct DataFileFieldProps {
 
 /// The data file a stage names, whether it is loaded, and a picker.
 #[function_component(DataFileField)]
-pub fn data_file_field(props: &DataFileFieldProps) -> Html {
+pub(crate) fn data_file_field(props: &DataFileFieldProps) -> Html {
     let c = &props.ctx;
     let path = props.path.to_string();
     let name = c.str(&path);

@@ -14,7 +14,7 @@ const ROLES: [(&str, &str); 3] = [
 ];
 
 /// The deployment a first click on "Disaggregate" writes: one prefill and one decode pool.
-pub fn disaggregated_default() -> Value {
+pub(crate) fn disaggregated_default() -> Value {
     json!({
         "pools": [
             {"name": "prefill", "role": "prefill", "num_workers": 1},
@@ -28,7 +28,7 @@ pub fn disaggregated_default() -> Value {
 
 /// `pool` with its `section` override's `key` set to `value`, or removed (`None`); an empty
 /// override is removed whole, so the pool inherits the top-level section again.
-pub fn with_override(pool: &Value, section: &str, key: &str, value: Option<Value>) -> Value {
+pub(crate) fn with_override(pool: &Value, section: &str, key: &str, value: Option<Value>) -> Value {
     let mut pool = pool.as_object().cloned().unwrap_or_default();
     let mut over = pool
         .get(section)

@@ -12,7 +12,12 @@ const LABELS: [(&str, &str); 4] = [
 ];
 
 /// The fields of the length distribution at `path`, titled `label`.
-pub fn length_fields(c: &FormCtx, path: &str, label: &'static str, unit: &'static str) -> Html {
+pub(crate) fn length_fields(
+    c: &FormCtx,
+    path: &str,
+    label: &'static str,
+    unit: &'static str,
+) -> Html {
     let ty = c.str(&format!("{path}.type"));
     let on_type = {
         let c = c.clone();

@@ -11,7 +11,7 @@ const POPULARITY: [(&str, &str); 2] = [("uniform", "Uniform"), ("zipf", "Zipf (f
 
 /// Props of [`StageCard`].
 #[derive(Properties, PartialEq, Clone)]
-pub struct StageCardProps {
+pub(crate) struct StageCardProps {
     /// The form context.
     pub ctx: FormCtx,
     /// Position in `workload.stages`.
@@ -199,7 +199,7 @@ fn stop_conditions(c: &FormCtx, p: &str, ty: &str) -> Html {
 
 /// One stage's box.
 #[function_component(StageCard)]
-pub fn stage_card(props: &StageCardProps) -> Html {
+pub(crate) fn stage_card(props: &StageCardProps) -> Html {
     let c = &props.ctx;
     let p = format!("workload.stages[{}]", props.index);
     let ty = c.str(&format!("{p}.type"));
