@@ -4,9 +4,6 @@
 //! The crate is pure Rust with no web dependencies; the same code runs natively
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
-// Its public items are the API the CLI and the app build on: each says what it is.
-#![warn(missing_docs)]
-
 pub mod api;
 pub mod deployment;
 pub mod fixed_hash;

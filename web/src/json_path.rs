@@ -17,15 +17,27 @@ pub enum Segment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathError {
     /// The path text is not `key(.key|[n])*`; `at` is the byte offset of the first bad character.
-    Syntax { at: usize },
+    Syntax {
+        /// The byte offset of the first bad character.
+        at: usize,
+    },
     /// The value at `at` is not an object, so it has no fields.
-    NotAnObject { at: String },
+    NotAnObject {
+        /// The path up to that value.
+        at: String,
+    },
     /// The value at `at` is not an array, so it cannot be indexed.
-    NotAnArray { at: String },
+    NotAnArray {
+        /// The path up to that value.
+        at: String,
+    },
     /// The array at `at` has `len` elements; `index` is past its end.
     OutOfRange {
+        /// The path up to that value.
         at: String,
+        /// The index asked for.
         index: usize,
+        /// The array's length.
         len: usize,
     },
 }

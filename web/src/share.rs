@@ -23,7 +23,10 @@ pub enum EncodeError {
     /// The scenario text is not JSON, so there is nothing well-defined to share.
     NotJson(String),
     /// The minified scenario is bigger than a link may carry.
-    TooLarge { bytes: usize },
+    TooLarge {
+        /// The minified scenario's size, bytes.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -46,7 +49,10 @@ pub enum DecodeError {
     /// A version this build does not know (e.g. a link from a newer release).
     UnknownVersion(String),
     /// The payload has a character outside base64url's `A–Z a–z 0–9 - _`, at this offset.
-    StrayCharacter { position: usize },
+    StrayCharacter {
+        /// The character's offset in the payload.
+        position: usize,
+    },
     /// The payload's last character carries bits beyond the data: the text was altered.
     BadEncoding,
     /// The compressed data ends early: the link was cut off.

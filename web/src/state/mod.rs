@@ -67,23 +67,46 @@ pub enum Action {
     /// The JSON text was edited directly.
     EditScenario(String),
     /// A form field set the value at a field path.
-    SetField { path: String, value: Value },
+    SetField {
+        /// The field path.
+        path: String,
+        /// The value set there.
+        value: Value,
+    },
     /// A share link's scenario: open it and, when it loads and validates, run it.
     OpenLink(String),
     /// Start running the current scenario.
     Run,
     /// A slice of run `id` finished.
-    RunProgress { id: u64, progress: Progress },
+    RunProgress {
+        /// The run's id.
+        id: u64,
+        /// How far it has got.
+        progress: Progress,
+    },
     /// Run `id` reached its end.
     RunFinished {
+        /// The run's id.
         id: u64,
+        /// The simulated time it ended at, seconds.
         sim_end_s: f64,
+        /// Its results.
         results: EngineResults,
     },
     /// Run `id`, stopped by the user, reached these results.
-    RunStopped { id: u64, results: EngineResults },
+    RunStopped {
+        /// The run's id.
+        id: u64,
+        /// Its results.
+        results: EngineResults,
+    },
     /// Run `id` failed.
-    RunFailed { id: u64, message: String },
+    RunFailed {
+        /// The run's id.
+        id: u64,
+        /// What went wrong.
+        message: String,
+    },
     /// Stop the current run.
     Stop,
     /// Keep the finished run for comparison.
@@ -93,7 +116,12 @@ pub enum Action {
     /// Enter or leave talk mode.
     ToggleTalk,
     /// Tell the user something.
-    Notify { level: Level, message: String },
+    Notify {
+        /// How prominently it is shown.
+        level: Level,
+        /// What to say.
+        message: String,
+    },
     /// Remove a notice.
     Dismiss(u64),
     /// Start or pause playback.
@@ -105,7 +133,12 @@ pub enum Action {
     /// Jump to a simulated time.
     TalkSeek(f64),
     /// Wall-clock time passed during playback; playback stops at `end_s`.
-    TalkTick { wall_dt_s: f64, end_s: f64 },
+    TalkTick {
+        /// Wall-clock seconds since the last tick.
+        wall_dt_s: f64,
+        /// Where playback ends, simulated seconds.
+        end_s: f64,
+    },
     /// Open or close the shortcut help.
     ToggleHelp,
     /// Close whatever overlay is open (Esc).
@@ -118,36 +151,58 @@ pub enum Action {
     StartRace,
     /// Entrant `lane` of race `id` at seed `seed` (0: the played-back one) has got this far.
     RaceProgress {
+        /// The race's id.
         id: u64,
+        /// The seed's offset (0: the played-back one).
         seed: usize,
+        /// The entrant's lane.
         lane: usize,
+        /// How far it has got.
         progress: Progress,
     },
     /// Entrant `lane` of race `id` at seed `seed` ran to its end.
     RaceFinished {
+        /// The race's id.
         id: u64,
+        /// The seed's offset (0: the played-back one).
         seed: usize,
+        /// The entrant's lane.
         lane: usize,
+        /// Its results.
         results: EngineResults,
     },
     /// Entrant `lane` of race `id` at seed `seed` failed.
     RaceFailed {
+        /// The race's id.
         id: u64,
+        /// The seed's offset (0: the played-back one).
         seed: usize,
+        /// The entrant's lane.
         lane: usize,
+        /// What went wrong.
         message: String,
     },
     /// Leave the race view (stopping entrants still simulating).
     LeaveRace,
     // ---- editor: data files ----
     /// Keep the text of a picked data file under its name (replacing one of the same name).
-    SetDataFile { name: String, text: Rc<str> },
+    SetDataFile {
+        /// The name the scenario calls the file by.
+        name: String,
+        /// The file's text.
+        text: Rc<str>,
+    },
     /// Forget a picked data file.
     RemoveDataFile(String),
     /// Replace the scenario with the built-in preset `id`, and its data files.
     LoadPreset(String),
     /// A file given to Import: our scenario format, or an original Opal config to convert.
-    ImportFile { text: String, source: String },
+    ImportFile {
+        /// The file's text.
+        text: String,
+        /// Where the text came from (a file's name).
+        source: String,
+    },
     /// Close the import report.
     DismissImportReport,
     // ---- end editor ----

@@ -63,26 +63,42 @@ pub enum RunStatus {
     Idle,
     /// Running in slices.
     Running {
+        /// The run's id.
         id: u64,
+        /// The scenario text it ran.
         scenario: Rc<str>,
+        /// How far it has got.
         progress: Progress,
     },
     /// Ran to the end, or was stopped and its results so far collected (`stopped`).
     Finished {
+        /// The run's id.
         id: u64,
+        /// The scenario text it ran.
         scenario: Rc<str>,
+        /// The simulated time it ended at, seconds.
         sim_end_s: f64,
+        /// Its results.
         results: EngineResults,
+        /// Stopped before its end.
         stopped: bool,
     },
     /// Stopped by the user; its results so far are being collected.
     Stopped {
+        /// The run's id.
         id: u64,
+        /// The scenario text it ran.
         scenario: Rc<str>,
+        /// How far it has got.
         progress: Progress,
     },
     /// The engine refused or failed.
-    Failed { id: u64, message: String },
+    Failed {
+        /// The run's id.
+        id: u64,
+        /// Why.
+        message: String,
+    },
 }
 
 impl RunStatus {

@@ -31,7 +31,9 @@ pub enum RunEvent {
     Progress(Progress),
     /// It ended: ran to its end, or (`stopped`) was stopped and these are what it reached.
     Finished {
+        /// Its results.
         results: EngineResults,
+        /// Stopped before its end.
         stopped: bool,
     },
     /// It could not run (the engine's problems with the scenario, or a broken worker).

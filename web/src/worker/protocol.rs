@@ -15,19 +15,38 @@ use wasm_bindgen::{JsCast, JsValue};
 /// A message from a worker to the page, decoded.
 pub enum FromWorker {
     /// How far job `job` has got.
-    Progress { job: u64, progress: Progress },
+    Progress {
+        /// The job's id.
+        job: u64,
+        /// How far it has got.
+        progress: Progress,
+    },
     /// Job `job` ended (ran out, or `stopped` on request) with these results' bytes.
     Done {
+        /// The job's id.
         job: u64,
+        /// Stopped before its end.
         stopped: bool,
+        /// The results' bytes.
         results: Vec<u8>,
     },
     /// Job `job` could not run.
-    Failed { job: u64, message: String },
+    Failed {
+        /// The job's id.
+        job: u64,
+        /// What went wrong.
+        message: String,
+    },
     /// The worker cannot run anything.
-    Broken { message: String },
+    Broken {
+        /// What went wrong.
+        message: String,
+    },
     /// A warm-up run's results' bytes (see `runner`), decoded and dropped by the page.
-    WarmedUp { results: Vec<u8> },
+    WarmedUp {
+        /// The results' bytes.
+        results: Vec<u8>,
+    },
     /// The worker has the page's first messages (`web/worker.js` says so on `init`).
     Listening,
 }
@@ -36,12 +55,18 @@ pub enum FromWorker {
 pub enum ToWorker {
     /// Run `scenario` (with the data files it names) as job `job`.
     Start {
+        /// The job's id.
         job: u64,
+        /// The scenario text.
         scenario: String,
+        /// The data files it names: (name, text).
         files: Vec<(String, String)>,
     },
     /// Stop job `job` and report what it reached.
-    Stop { job: u64 },
+    Stop {
+        /// The job's id.
+        job: u64,
+    },
     /// While idle, run the warm-up scenarios unreported (see `runner`).
     WarmUp,
 }
