@@ -1,6 +1,6 @@
 //! GPU catalogue and the hardware section of a scenario (GPU type, tensor parallelism).
 
-use crate::timing::calibrated::calibration::{
+use crate::timing::{
     a100_calibration, h100_calibration, l40s_calibration, rtx_4090_calibration,
     rtx_pro_6000_calibration, Calibration,
 };

@@ -137,7 +137,7 @@ pub fn chose_for_a_reason(d: &RoutingDecision) -> bool {
     };
     match d.basis {
         Basis::ItsTurn | Basis::Drawn => false,
-        Basis::SessionWorker => true,
+        Basis::SessionWorker => unreachable!("answered above"),
         // Its scores only mark the choice: the outstanding requests show a tie.
         Basis::SessionLeastLoaded => beats(|c| f64::from(c.outstanding), true),
         Basis::Outstanding | Basis::OutstandingOfTwo | Basis::KvUsage => beats(|c| c.score, true),
@@ -227,14 +227,7 @@ pub fn p99_lead_for_good(lanes: &[&Counters], from: f64) -> Option<(f64, usize)>
             break;
         }
     }
-    Some((
-        if from.is_finite() {
-            since.max(from)
-        } else {
-            since
-        },
-        winner,
-    ))
+    Some((since.max(from), winner))
 }
 
 /// How the tail race went at one seed.

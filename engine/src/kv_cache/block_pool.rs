@@ -23,6 +23,12 @@
 //! vLLM also reserves block 0 as a "null block" that is never handed out; this pool has
 //! no null block, so vLLM's `num_gpu_blocks = N` is `N − 1` blocks here. With caching off
 //! there is no content to track: the free queue is all the state there is.
+//!
+//! Where the split differs from vLLM's: [`BlockPool::touch`] takes the hashes a lookup
+//! matched (vLLM's takes the blocks); [`BlockPool::free_blocks`] takes a table in
+//! allocation order and frees it last block first, the reversal vLLM's `KVCacheManager`
+//! makes before calling its pool; and [`BlockPool::find_longest_cache_hit`] is here, where
+//! vLLM has it on its `SingleTypeKVCacheManager`.
 
 use super::free_ids::FreeIds;
 use super::storage::{BlockStore, Content, Popped};

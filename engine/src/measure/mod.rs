@@ -15,4 +15,4 @@ mod window;
 
 pub use config::{MeasurementConfig, Span, DEFAULT_WARMUP_FRACTION};
 pub use overload::Overload;
-pub use window::{measure, MeasuredWindow, Pooled};
+pub use window::{measure, window_of, MeasuredWindow, Pooled};

@@ -146,6 +146,14 @@ impl MeasuredWindow {
     }
 }
 
+/// The window among a run's `windows` (one per stage) that counts `r`, if any.
+pub fn window_of<'a>(
+    windows: &'a [MeasuredWindow],
+    r: &RequestRecord,
+) -> Option<&'a MeasuredWindow> {
+    windows.get(r.stage as usize).filter(|w| w.holds(r))
+}
+
 /// Every stage's window, from the run's request records (any order) and the time the run
 /// ended.
 pub fn measure(

@@ -2,7 +2,7 @@
 
 use super::config::{Metric, SloConfig, Target};
 use super::part::Part;
-use crate::measure::MeasuredWindow;
+use crate::measure::{window_of, MeasuredWindow};
 use crate::stats::percentile::percentile_sorted;
 use crate::stats::{RequestRecord, TransferRecord};
 use serde::Serialize;
@@ -180,7 +180,7 @@ impl SloConfig {
         windows: &[MeasuredWindow],
         transfers: &[TransferRecord],
     ) -> SloReport {
-        let window = |r: &RequestRecord| windows.get(r.stage as usize).filter(|w| w.holds(r));
+        let window = |r: &RequestRecord| window_of(windows, r);
         let measured: Vec<&RequestRecord> =
             records.iter().filter(|r| window(r).is_some()).collect();
         let later = |r: &RequestRecord| window(r).is_some_and(|w| w.in_later_half(r));

@@ -86,7 +86,10 @@ impl Bill {
 
     /// GPUs the run ever had: each pool's workers × its tensor parallelism.
     pub fn gpus(&self) -> u32 {
-        self.pools.iter().map(|p| p.workers * p.tp).sum()
+        // Saturating: a scenario's `tp` has no upper bound of its own.
+        (self.pools.iter()).fold(0u32, |n, p| {
+            n.saturating_add(p.workers.saturating_mul(p.tp))
+        })
     }
 
     /// GPU-seconds billed over the span.
@@ -104,7 +107,7 @@ impl Bill {
         let span = self.span();
         self.pools.iter().try_fold(0.0, |total, p| {
             let price = p.price?;
-            let mut rate = total + (p.steady * p.tp) as f64 * price;
+            let mut rate = total + f64::from(p.steady) * f64::from(p.tp) * price;
             if p.leased_seconds > 0.0 && span > 0.0 {
                 rate += p.tp as f64 * p.leased_seconds / span * price;
             }
@@ -112,18 +115,12 @@ impl Bill {
         })
     }
 
-    /// Dollars per million of `tokens` produced over the span (none without a price or
+    /// Dollars per million tokens produced at `tokens_per_s` (none without a price or
     /// without tokens).
-    pub fn per_million(&self, tokens: u64) -> Option<f64> {
-        let span = self.span();
-        let per_s = if span > 0.0 {
-            tokens as f64 / span
-        } else {
-            f64::NAN
-        };
+    pub fn per_million(&self, tokens_per_s: f64) -> Option<f64> {
         self.dollars_per_hour()
-            .filter(|_| per_s > 0.0)
-            .map(|d| d / (per_s * 3600.0) * 1e6)
+            .filter(|_| tokens_per_s > 0.0)
+            .map(|d| d / (tokens_per_s * 3600.0) * 1e6)
     }
 }
 

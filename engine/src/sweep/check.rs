@@ -123,10 +123,11 @@ pub(crate) fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, Str
 /// The scenario as a JSON tree without its race and sweep: what every entrant starts from.
 #[inline]
 fn race_base(scenario: &Scenario) -> Value {
-    let mut base = scenario.clone();
-    base.race = None;
-    base.sweep = None;
-    base.to_tree()
+    let mut base = sweep_base(scenario);
+    if let Some(fields) = base.as_object_mut() {
+        fields.remove("race");
+    }
+    base
 }
 
 #[inline]
@@ -181,8 +182,7 @@ fn check_points(scenario: &Scenario, p: &mut Problems) {
         }
     }
     match &config.search {
-        Some(s) if scenario.slo.is_none() => {
-            let _ = s;
+        Some(_) if scenario.slo.is_none() => {
             p.push(
                 "sweep.search",
                 "a search looks for the SLO's edge: add an slo section",

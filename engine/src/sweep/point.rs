@@ -2,7 +2,7 @@
 //! all over the run's measurement windows (warm-up and drain left out).
 
 use super::bill::Bill;
-use crate::measure::{MeasuredWindow, Pooled};
+use crate::measure::{window_of, MeasuredWindow, Pooled};
 use crate::scenario::Scenario;
 use crate::simulation::SimulationResults;
 use crate::slo::SloSummary;
@@ -109,8 +109,7 @@ impl PointMetrics {
     #[inline]
     pub fn new(scenario: &Scenario, r: &SimulationResults) -> Self {
         let pooled = Pooled::of(&r.windows);
-        let measured =
-            |q: &&RequestRecord| r.windows.get(q.stage as usize).is_some_and(|w| w.holds(q));
+        let measured = |q: &&RequestRecord| window_of(&r.windows, q).is_some();
         let done: Vec<_> = r
             .requests
             .iter()
@@ -135,16 +134,11 @@ impl PointMetrics {
         let bill = Bill::new(scenario, r, from, to);
         let (workers, gpus) = (bill.workers(), bill.gpus());
         let output_tps = pooled.output_tps;
-        let per_million = |tps: f64| {
-            bill.dollars_per_hour()
-                .filter(|_| tps > 0.0)
-                .map(|d| d / (tps * 3600.0) * 1e6)
-        };
-        let cost = per_million(output_tps);
+        let cost = bill.per_million(output_tps);
         let good_cost = r
             .slo
             .as_ref()
-            .and_then(|s| per_million(s.overall.goodput_output_tps));
+            .and_then(|s| bill.per_million(s.overall.goodput_output_tps));
         Self {
             workers,
             gpu: scenario.hardware.gpu.clone(),
@@ -241,11 +235,7 @@ fn settled(scenario: &Scenario, r: &SimulationResults, measured: u64) -> bool {
             .requests
             .iter()
             .filter(|q| q.is_completed())
-            .filter(|q| {
-                r.windows
-                    .get(q.stage as usize)
-                    .is_some_and(|w| w.holds(q) && w.in_later_half(q) == later)
-            })
+            .filter(|q| window_of(&r.windows, q).is_some_and(|w| w.in_later_half(q) == later))
             .map(f)
             .collect();
         LatencySummary::from_seconds(values).p99_ms

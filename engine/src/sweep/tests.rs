@@ -248,10 +248,16 @@ fn fixed_workers_are_billed_workers_by_tp_by_price_for_the_span() {
     assert_eq!((bill.workers(), bill.gpus()), (3, 6));
     assert_eq!(bill.gpu_seconds(), 10_800.0);
     assert_eq!(bill.dollars_per_hour(), Some(24.0));
-    assert!(close(bill.per_million(1_000_000).unwrap(), 12.0));
+    assert!(close(
+        bill.per_million(1_000_000.0 / bill.span()).unwrap(),
+        12.0
+    ));
     // Half the tokens: twice the price per million. None: no price per token.
-    assert!(close(bill.per_million(500_000).unwrap(), 24.0));
-    assert_eq!(bill.per_million(0), None);
+    assert!(close(
+        bill.per_million(500_000.0 / bill.span()).unwrap(),
+        24.0
+    ));
+    assert_eq!(bill.per_million(0.0), None);
 }
 
 #[test]
@@ -281,7 +287,10 @@ fn scaled_workers_are_billed_from_their_request_to_their_release() {
     // GPU-hour $0.65; over 300 s, $7.80 an hour; over a million tokens, $0.65 per million.
     assert_eq!(bill.gpu_seconds(), 780.0);
     assert!(close(bill.dollars_per_hour().unwrap(), 7.8));
-    assert!(close(bill.per_million(1_000_000).unwrap(), 0.65));
+    assert!(close(
+        bill.per_million(1_000_000.0 / bill.span()).unwrap(),
+        0.65
+    ));
 }
 
 #[test]
@@ -312,7 +321,7 @@ fn an_autoscaled_worker_is_billed_from_the_second_it_was_asked_for() {
     let tokens = 200 * 200;
     let dollars = (2.0 * end - 1.0) / 3600.0 * 2.0;
     assert!(close(
-        bill.per_million(tokens).unwrap(),
+        bill.per_million(tokens as f64 / bill.span()).unwrap(),
         dollars / tokens as f64 * 1e6
     ));
     // Before, both workers were billed for the whole run.
@@ -343,7 +352,10 @@ fn each_pool_is_priced_at_its_own_gpu() {
     // 1 × 3.8 + 2 × 2 + 2 GPUs × 5 = $17.80 an hour; 2 hours over 2 million tokens.
     let bill = Bill::new(&s, &r, 0.0, 7200.0);
     assert!(close(bill.dollars_per_hour().unwrap(), 17.8));
-    assert!(close(bill.per_million(2_000_000).unwrap(), 17.8));
+    assert!(close(
+        bill.per_million(2_000_000.0 / bill.span()).unwrap(),
+        17.8
+    ));
     // Your gpu_prices entry for the H200 prices the prefill pool.
     let mut s2 = s.clone();
     s2.hardware.gpu_prices = [("H200".to_string(), 3.5)].into();

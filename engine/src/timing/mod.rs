@@ -5,7 +5,7 @@
 //! a constant step time for teaching and tests.
 
 mod analytical;
-pub(crate) mod calibrated;
+mod calibrated;
 mod roofline;
 
 pub use analytical::OpalAnalytical;

@@ -107,28 +107,44 @@ fn analyse(race: &RaceRun, results: &[Option<EngineResults>]) -> Analysis {
     }
 }
 
-/// Each later seed's outcome: worked out once per set of finished runs (a seed's tail race
+/// Which of a seed's lanes are still running: with its finished runs, what its outcome
+/// depends on (a lane that fails finishes without results).
+fn running(lanes: &[Lane]) -> Vec<bool> {
+    lanes
+        .iter()
+        .map(|l| matches!(l.status, LaneStatus::Running(_)))
+        .collect()
+}
+
+/// What a later seed's outcome was worked out from, and the outcome.
+type SeenOutcome = (Vec<bool>, Vec<Option<EngineResults>>, SeedOutcome);
+
+/// Each later seed's outcome: worked out once per state of its lanes (a seed's tail race
 /// reads every completion hundreds of times), kept in `cache` by seed.
 fn later_outcomes(
     race: &RaceRun,
     seeds: &[Vec<Option<EngineResults>>],
-    cache: &mut Vec<(Vec<Option<EngineResults>>, SeedOutcome)>,
+    cache: &mut Vec<SeenOutcome>,
 ) -> Vec<SeedOutcome> {
     cache.truncate(race.later.len());
     race.later
         .iter()
         .zip(seeds)
         .enumerate()
-        .map(|(k, (lanes, results))| match cache.get(k) {
-            Some((seen, o)) if seen == results => *o,
-            _ => {
-                let o = outcome(results, lanes);
-                if k < cache.len() {
-                    cache[k] = (results.clone(), o);
-                } else {
-                    cache.push((results.clone(), o));
+        .map(|(k, (lanes, results))| {
+            let state = running(lanes);
+            match cache.get(k) {
+                Some((seen_state, seen, o)) if *seen_state == state && seen == results => *o,
+                _ => {
+                    let o = outcome(results, lanes);
+                    let entry = (state, results.clone(), o);
+                    if k < cache.len() {
+                        cache[k] = entry;
+                    } else {
+                        cache.push(entry);
+                    }
+                    o
                 }
-                o
             }
         })
         .collect()
@@ -144,7 +160,11 @@ pub fn race_view(props: &RaceViewProps) -> Html {
         use_memo(results.swap_remove(0), move |r| Rc::new(analyse(&race, r)))
     };
     let cache = use_mut_ref(Vec::new);
-    let decided = analysis.played.and_then(|played| {
+    // Every played lane done, yet no outcome: one of them failed at the played seed.
+    let played = analysis
+        .played
+        .or_else(|| (!running(&props.race.lanes).contains(&true)).then_some(SeedOutcome::Failed));
+    let decided = played.and_then(|played| {
         let mut outcomes = vec![played];
         outcomes.extend(later_outcomes(&props.race, &later, &mut cache.borrow_mut()));
         let labels: Vec<&str> = props.race.lanes.iter().map(|l| &*l.label).collect();

@@ -54,6 +54,11 @@ pub fn use_race_driver(
                             if stopped.get() {
                                 return;
                             }
+                            // Only the played seed's progress is shown: a later seed's would
+                            // redraw the page for nothing.
+                            if seed > 0 && matches!(event, RunEvent::Progress(_)) {
+                                return;
+                            }
                             on_action.emit(match event {
                                 RunEvent::Progress(progress) => Action::RaceProgress {
                                     id,

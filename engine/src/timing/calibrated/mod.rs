@@ -9,7 +9,7 @@
 //! Around the GPU, the engine spends CPU time per step (scheduling, input preparation,
 //! sampling) that grows with the batch and with the number of GPUs it drives.
 
-pub(crate) mod calibration;
+pub(super) mod calibration;
 mod kernels;
 
 pub use calibration::Calibration;
