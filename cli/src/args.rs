@@ -19,7 +19,7 @@ command line (every problem is printed as `field.path: message`, one per line)."
 #[derive(Debug, Parser)]
 #[command(
     name = "opal",
-    version = engine::VERSION,
+    version = opal::VERSION,
     help_template = TEMPLATE,
     after_help = EXIT_CODES,
     disable_help_subcommand = false,

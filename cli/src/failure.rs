@@ -1,7 +1,7 @@
 //! Why a command stopped, and the exit code each reason maps to.
 
 use crate::args::UsageError;
-use engine::validate::Problem;
+use opal::Problem;
 use std::process::ExitCode;
 
 /// A command that could not finish.

@@ -2,7 +2,7 @@
 
 use crate::failure::{print, write_file, Failure};
 use crate::load::read_text;
-use engine::scenario::import_opal;
+use opal::document::import_opal;
 use std::path::Path;
 
 /// Converts `input`; the scenario goes to `output` (report on stdout) or to stdout (report

@@ -7,9 +7,10 @@
 //! the user points a name at a file anywhere.
 
 use crate::failure::Failure;
-use engine::api::parse_scenario;
-use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario, ScenarioData};
-use engine::validate::Problem;
+use opal::document::{detect_format, import_opal, Format, ImportReport};
+use opal::parse_scenario;
+use opal::scenario::{Scenario, ScenarioData};
+use opal::Problem;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};

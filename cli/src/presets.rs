@@ -2,7 +2,7 @@
 
 use crate::args::UsageError;
 use crate::failure::{print, write_file, Failure};
-use engine::scenario::{presets, Preset};
+use opal::document::{presets, Preset};
 use std::path::Path;
 
 /// Lists every preset: id, title, and whether it is an Opal config or needs data files.
@@ -22,7 +22,7 @@ pub(crate) fn list() -> Result<(), Failure> {
 
 /// Prints preset `id`'s document, or writes it to `output` with its data files beside it.
 pub(crate) fn show(id: &str, output: Option<&Path>) -> Result<(), Failure> {
-    let Some(preset) = engine::scenario::preset(id) else {
+    let Some(preset) = opal::document::preset(id) else {
         let ids: Vec<&str> = presets().iter().map(|p| p.id).collect();
         return Err(Failure::Usage(UsageError {
             message: format!("no preset \"{id}\" (there are: {})", ids.join(", ")),

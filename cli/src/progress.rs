@@ -3,7 +3,7 @@
 //! Wall time only decides *when* to draw; it never reaches the simulation, whose results
 //! stay a function of the scenario alone.
 
-use engine::simulation::Progress;
+use opal::simulation::Progress;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 

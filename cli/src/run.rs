@@ -7,7 +7,7 @@ use crate::failure::{print, stream_file, warn, Failure};
 use crate::interrupt;
 use crate::load::{read_data, read_scenario};
 use crate::progress::ProgressBar;
-use engine::simulation::{Simulation, Stop};
+use opal::simulation::{Simulation, Stop};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@ use crate::args::SweepArgs;
 use crate::failure::{print, warn, write_file, Failure};
 use crate::interrupt;
 use crate::load::{read_data, read_scenario, read_text};
-use engine::sweep::{merge_shards, Shard, SweepPlan, SweepPoint, SweepResults};
+use opal::sweep::{merge_shards, Shard, SweepPlan, SweepPoint, SweepResults};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -115,12 +115,8 @@ fn merge(args: &SweepArgs) -> Result<ExitCode, Failure> {
         .map(|p| read_text(p))
         .collect::<Result<Vec<_>, _>>()?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let merged = merge_shards(&refs).map_err(|m| {
-        Failure::Invalid(vec![engine::validate::Problem::new(
-            "",
-            format!("--merge: {m}"),
-        )])
-    })?;
+    let merged = merge_shards(&refs)
+        .map_err(|m| Failure::Invalid(vec![opal::Problem::new("", format!("--merge: {m}"))]))?;
     match &args.json {
         Some(path) => write_file(path, &merged)?,
         None => print(&merged)?,

@@ -3,7 +3,7 @@
 use crate::args::ScenarioArgs;
 use crate::failure::{print, warn, Failure};
 use crate::load::{read_data, read_scenario};
-use engine::simulation::Simulation;
+use opal::simulation::Simulation;
 
 /// Prints `ok`, or fails with every problem of the scenario and its data files.
 pub(crate) fn validate(args: &ScenarioArgs) -> Result<(), Failure> {

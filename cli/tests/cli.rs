@@ -1,7 +1,7 @@
 //! The `opal` binary as a user runs it: tables, exit codes, error messages and output files.
 
-use engine::scenario::{Scenario, ScenarioData};
-use engine::simulation::{Simulation, SimulationResults};
+use opal::scenario::ScenarioData;
+use opal::simulation::{Simulation, SimulationResults};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -56,7 +56,7 @@ fn tables(text: &str) -> Vec<BTreeMap<String, String>> {
 /// The example run through the engine directly, as the CLI should have run it.
 fn engine_results(example: &str) -> SimulationResults {
     let text = std::fs::read_to_string(examples().join(example)).unwrap();
-    let scenario = Scenario::parse(&text).unwrap();
+    let scenario = opal::parse_scenario(&text).unwrap();
     let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
     sim.run();
     sim.results()
@@ -234,7 +234,7 @@ fn import_opal_writes_a_scenario_that_validates() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("ignored:"), "the report is printed");
     let converted = std::fs::read_to_string(&out_file).unwrap();
-    assert!(Scenario::parse(&converted).is_ok());
+    assert!(opal::parse_scenario(&converted).is_ok());
     // It names the trace relative to itself; give it the file.
     let trace = examples().join("traces/mooncake_small.jsonl");
     let flag = format!("traces/mooncake_small.jsonl={}", trace.display());
@@ -306,7 +306,7 @@ fn preset_writes_its_data_files_so_it_runs_as_is() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     let list = stdout(&opal(&["presets"]));
-    assert_eq!(list.lines().count(), engine::scenario::presets().len());
+    assert_eq!(list.lines().count(), opal::document::presets().len());
     assert!(list.starts_with("default "), "{list}");
     let out = opal(&["preset", "no_such_preset"]);
     assert_eq!(out.status.code(), Some(2));

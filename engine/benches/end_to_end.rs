@@ -13,8 +13,9 @@
 //!
 //! `cargo bench -p opal-engine --bench end_to_end`
 
-use engine::scenario::{import_opal, Scenario};
+use engine::scenario::Scenario;
 use engine::simulation::{Simulation, SimulationResults};
+use opal::document::import_opal;
 use std::time::Instant;
 
 /// Opal's wall time for the reference run: a recorded external figure (another machine,
@@ -23,7 +24,7 @@ const OPAL_RECORDED_SECONDS: f64 = 104.0;
 
 /// The reference workload as our scenario, under `timing` (`calibrated`, `roofline`).
 fn scenario(requests: u64, timing: &str) -> Scenario {
-    Scenario::parse(&format!(
+    opal::parse_scenario(&format!(
         r#"{{
         "simulation": {{ "seed": 42, "num_workers": 4 }},
         "model": {{ "name": "granite-3.3-8b-instruct" }},
@@ -70,7 +71,7 @@ fn best_of(n: usize, scenario: &Scenario) -> (f64, SimulationResults) {
 
 /// 16 workers routing 100,000 shared-prefix requests with `prefix_load` (issue 5's figure).
 fn routing_run() -> (f64, SimulationResults) {
-    let scenario = Scenario::parse(
+    let scenario = opal::parse_scenario(
         r#"{
         "simulation": { "seed": 7, "num_workers": 16 },
         "router": { "policy": { "policy": "prefix_load" } },

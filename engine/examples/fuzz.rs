@@ -67,7 +67,7 @@ fn keep(out: &Path, i: u64, c: &Case, why: &str) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("scenario.json"), &c.text)?;
     std::fs::write(dir.join("why.txt"), format!("{} ({})\n", why, c.kind))?;
-    for p in engine::scenario::presets() {
+    for p in opal::document::presets() {
         for (name, _) in p.files {
             if let Some(text) = c.data.get(name) {
                 let file = dir.join(name);

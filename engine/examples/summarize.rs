@@ -8,7 +8,6 @@
 //! Prints `{"stages": [{"successful_requests", "mean_ttft_ms", "output_throughput"}, ...]}`;
 //! with a second path, also writes the full results JSON there (`SimulationResults::to_json`).
 
-use engine::scenario::Scenario;
 use engine::scenario::ScenarioData;
 use engine::simulation::Simulation;
 use serde_json::json;
@@ -27,7 +26,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let problems = match Scenario::parse(&text)
+    let problems = match opal::parse_scenario(&text)
         .and_then(|s| Simulation::new(&s, &ScenarioData::new()).map(|sim| (s, sim)))
     {
         Ok((_, mut sim)) => {

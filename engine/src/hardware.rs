@@ -178,7 +178,6 @@ impl Default for HardwareConfig {
 
 impl HardwareConfig {
     /// Reads a `hardware` section from a JSON tree (types only; see [`Self::validate`]).
-    #[inline]
     pub fn from_tree(tree: &serde_json::Value) -> Result<Self, String> {
         crate::tracked::read(tree).map_err(|e| e.to_string())
     }

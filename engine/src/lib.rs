@@ -4,7 +4,6 @@
 //! The crate is pure Rust with no web dependencies; the same code runs natively
 //! (CLI, tests, benches) and in WebAssembly inside the web app.
 
-pub mod api;
 pub mod deployment;
 pub mod fixed_hash;
 pub mod hardware;
@@ -15,7 +14,6 @@ pub mod measure;
 pub mod model;
 pub mod offload;
 pub(crate) mod platform;
-pub mod race;
 pub mod request;
 pub mod rng;
 pub mod router;
@@ -23,9 +21,8 @@ pub mod scenario;
 pub mod simulation;
 pub mod slo;
 pub mod stats;
-pub mod sweep;
 pub mod timing;
-pub(crate) mod tracked;
+pub mod tracked;
 pub mod validate;
 pub mod worker;
 pub mod workload;

@@ -14,8 +14,10 @@ use std::cell::RefCell;
 
 /// One step of a path into the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Seg {
+pub enum Seg {
+    /// An object's field.
     Key(String),
+    /// An array's element.
     Index(usize),
 }
 
@@ -30,7 +32,7 @@ impl Seg {
 
 /// Deserializes `value` as a `T`; on failure, the path (from `value`) where the first
 /// error arose, and the error.
-pub(super) fn deserialize<'de, T: de::Deserialize<'de>>(
+pub fn deserialize<'de, T: de::Deserialize<'de>>(
     value: &'de Value,
 ) -> Result<T, (Vec<Seg>, Error)> {
     let track = Track::default();
@@ -44,7 +46,7 @@ pub(super) fn deserialize<'de, T: de::Deserialize<'de>>(
 /// Deserializes `value` as a `T`, without the path: for the engine's other readers of JSON
 /// trees, which so share this deserializer's code in the wasm instead of compiling every
 /// type's visitors once more for serde_json's own tree deserializer.
-pub(crate) fn read<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Result<T, Error> {
+pub fn read<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Result<T, Error> {
     deserialize(value).map_err(|(_, e)| e)
 }
 

@@ -1,9 +1,4 @@
 //! Problems found while checking a scenario, each located by its field path.
-//!
-//! The sections' checks that only the scenario's checks call are `#[inline]`: they are then
-//! compiled with [`Scenario::validate`](crate::scenario::Scenario::validate) where documents
-//! are read (the page's wasm, at its size-tuned opt-level), not in the engine at the
-//! simulation's.
 
 use serde::Serialize;
 

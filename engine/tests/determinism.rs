@@ -1,8 +1,9 @@
 //! A run is a function of its scenario: the same document gives byte-identical results JSON
 //! however often and however sliced it is run, and the seed is what varies a stochastic one.
 
-use engine::scenario::{presets, Preset, Scenario, ScenarioData};
+use engine::scenario::{Scenario, ScenarioData};
 use engine::simulation::Simulation;
+use opal::document::{presets, Preset};
 
 fn results_json(scenario: &Scenario, data: &ScenarioData) -> String {
     let mut sim = Simulation::new(scenario, data).expect("the scenario builds");

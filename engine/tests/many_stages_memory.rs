@@ -6,7 +6,7 @@
 mod fuzz_common;
 mod platform_common;
 
-use engine::scenario::{Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::simulation::Simulation;
 
 #[global_allocator]
@@ -15,7 +15,7 @@ static ALLOC: fuzz_common::CountingAlloc = fuzz_common::CountingAlloc;
 #[test]
 fn two_thousand_one_request_stages_keep_a_few_kilobytes_each() {
     let n = 2_000;
-    let scenario = Scenario::parse(&platform_common::one_request_stages(n)).unwrap();
+    let scenario = opal::parse_scenario(&platform_common::one_request_stages(n)).unwrap();
     let before = fuzz_common::reset_peak(usize::MAX / 2);
     let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
     sim.run();

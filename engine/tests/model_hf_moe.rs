@@ -4,7 +4,6 @@
 
 use engine::model::hf::from_config_json;
 use engine::model::Model;
-use engine::scenario::Scenario;
 
 /// DeepSeek-V3's config.json (deepseek-ai/DeepSeek-V3), without `quantization_config`.
 const DEEPSEEK_V3: &str = r#"{
@@ -126,9 +125,9 @@ fn a_scenario_serves_deepseek_v3_on_eight_h200s() {
             "hardware": {"gpu": "H200", "tp": tp}})
         .to_string()
     };
-    let p = Scenario::parse(&doc(8)).unwrap_err();
+    let p = opal::parse_scenario(&doc(8)).unwrap_err();
     assert_eq!(p[0].path, "hardware");
     assert!(p[0].message.contains("needs 1249.9 GB of weights"), "{p:?}");
-    let ok = Scenario::parse(&doc(16)).unwrap();
+    let ok = opal::parse_scenario(&doc(16)).unwrap();
     assert_eq!(ok.model.resolve().unwrap().kv_bytes_per_token, 70_272);
 }

@@ -7,7 +7,7 @@
 
 mod platform_common;
 
-use engine::scenario::{Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::timing::{SeqWork, TimingModel};
 use platform_common::{assert_close, run, run_sliced, trace};
 
@@ -107,7 +107,7 @@ fn ttft_is_the_prefill_step_and_token_two_follows_the_transfer() {
     let data: ScenarioData = [("t.jsonl", trace(&[(0.0, 2000, 2, &[])]).as_str())]
         .into_iter()
         .collect();
-    let scenario = Scenario::parse_with_data(doc, &data).unwrap();
+    let scenario = opal::document::parse_with_data(doc, &data).unwrap();
     let model = scenario.model.resolve().unwrap();
     let hw = scenario.hardware.resolve().unwrap();
     assert_eq!(model.kv_bytes_per_token, KV_BYTES_PER_TOKEN);
@@ -294,7 +294,7 @@ fn each_pool_scales_on_its_own() {
 /// The long-prompt preset at 12 req/s with its sweep's deployment `k` (0 mixed, 1 1P:3D and
 /// 2 2P:2D at 50 GB/s, 3 and 4 the same at 5 GB/s).
 fn long_prompts(k: usize) -> engine::simulation::SimulationResults {
-    let preset = engine::scenario::preset("disaggregation_long_prompts").unwrap();
+    let preset = opal::document::preset("disaggregation_long_prompts").unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(preset.json).unwrap();
     let deployment = doc["sweep"]["vary"][1]["values"][k].clone();
     doc["deployment"] = deployment;

@@ -5,7 +5,7 @@
 mod fuzz_common;
 mod platform_common;
 
-use engine::scenario::{Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::simulation::{Simulation, SimulationResults, Stop};
 use engine::validate::Problem;
 use std::time::Duration;
@@ -24,7 +24,7 @@ fn within_a_second<T>(f: impl FnOnce() -> T) -> T {
 fn rejected(json: &str, files: &[(&str, &str)]) -> Vec<Problem> {
     within_a_second(|| {
         let data: ScenarioData = files.iter().copied().collect();
-        let scenario = Scenario::parse_with_data(json, &data);
+        let scenario = opal::document::parse_with_data(json, &data);
         let problems = match scenario {
             Err(p) => p,
             Ok(s) => match Simulation::new(&s, &data) {
@@ -41,7 +41,7 @@ fn rejected(json: &str, files: &[(&str, &str)]) -> Vec<Problem> {
 fn finishes(json: &str, files: &[(&str, &str)]) -> SimulationResults {
     within_a_second(|| {
         let data: ScenarioData = files.iter().copied().collect();
-        let scenario = Scenario::parse_with_data(json, &data).unwrap();
+        let scenario = opal::document::parse_with_data(json, &data).unwrap();
         let mut sim = Simulation::new(&scenario, &data).unwrap();
         sim.run();
         sim.results()
@@ -238,7 +238,7 @@ fn thousands_of_one_request_stages_run_in_linear_time() {
         let json = platform_common::one_request_stages(n);
         let started = fuzz_common::thread_cpu();
         let mut sim =
-            Simulation::new(&Scenario::parse(&json).unwrap(), &ScenarioData::new()).unwrap();
+            Simulation::new(&opal::parse_scenario(&json).unwrap(), &ScenarioData::new()).unwrap();
         sim.run();
         let r = sim.results();
         assert_eq!(r.stages.len(), n);
@@ -296,7 +296,7 @@ fn a_run_cut_short_keeps_its_books() {
         "workload":{"stages":[
           {"type":"ExponentialReqRate","request_rate":400,"total_requests":1000},
           {"type":"UniformReqRate","request_rate":400,"total_requests":1000}]}}"#;
-    let scenario = Scenario::parse(json).unwrap();
+    let scenario = opal::parse_scenario(json).unwrap();
     let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
     // Mid-run (as the app's Stop or the CLI's Ctrl-C take them) and at the cut.
     assert!(!sim.advance(2_000).finished);

@@ -6,7 +6,7 @@
 mod platform_common;
 
 use engine::router::PrefixMatch;
-use engine::scenario::{Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::simulation::{RoutingRecord, Simulation};
 use engine::stats::RequestRecord;
 use std::mem::size_of;
@@ -38,7 +38,7 @@ fn a_hundred_thousand_requests_cost_a_few_hundred_bytes_each() {
     }}"#
     );
     let before = peak_rss_kb();
-    let scenario = Scenario::parse(&json).unwrap();
+    let scenario = opal::parse_scenario(&json).unwrap();
     let mut sim = Simulation::new(&scenario, &ScenarioData::new()).unwrap();
     sim.run();
     sim.check_invariants().unwrap();

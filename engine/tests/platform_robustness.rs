@@ -4,8 +4,8 @@
 //! request it issues completes or fails with a reason.
 
 use engine::rng::SimRng;
-use engine::scenario::{presets, Scenario};
 use engine::simulation::Simulation;
+use opal::document::presets;
 use serde_json::{json, Value};
 
 /// Sets `path` (dot-separated object keys) in `doc`, creating objects on the way.
@@ -120,7 +120,7 @@ fn perturbed_presets_run_or_are_rejected_never_panic() {
             perturb(&mut rng, &mut doc);
         }
         let text = doc.to_string();
-        let Ok(scenario) = Scenario::parse(&text) else {
+        let Ok(scenario) = opal::parse_scenario(&text) else {
             continue; // rejected with problems: fine
         };
         let Ok(mut sim) = Simulation::new(&scenario, &preset.data()) else {

@@ -1,11 +1,10 @@
 //! The `deployment` section: every mistake reported at its field path, and absent means
 //! exactly one mixed pool.
 
-use engine::scenario::Scenario;
 use engine::validate::Problem;
 
 fn problems(json: &str) -> Vec<Problem> {
-    Scenario::parse(json).expect_err("the scenario should be rejected")
+    opal::parse_scenario(json).expect_err("the scenario should be rejected")
 }
 
 fn has(p: &[Problem], path: &str, words: &str) {
@@ -23,7 +22,8 @@ fn a_disaggregated_deployment_needs_both_roles() {
     let p = problems(r#"{"deployment": {"pools": [{"role": "decode"}]}}"#);
     has(&p, "deployment.pools", "needs a prefill pool too");
     assert!(
-        Scenario::parse(r#"{"deployment": {"pools": [{"name": "a"}, {"name": "b"}]}}"#).is_ok()
+        opal::parse_scenario(r#"{"deployment": {"pools": [{"name": "a"}, {"name": "b"}]}}"#)
+            .is_ok()
     );
 }
 
@@ -100,13 +100,13 @@ fn scaling_and_sizes_belong_to_the_pools() {
 
 #[test]
 fn an_absent_deployment_writes_nothing_and_a_given_one_reads_back() {
-    let s = Scenario::parse("{}").unwrap();
+    let s = opal::parse_scenario("{}").unwrap();
     assert!(!s.to_json_pretty().contains("deployment"));
     let doc = r#"{"deployment": {"pools": [
         {"name": "p", "role": "prefill", "num_workers": 2, "hardware": {"gpu": "H200"}},
         {"name": "d", "role": "decode", "num_workers": 2, "worker": {"max_num_seqs": 64}}],
         "kv_transfer": {"bandwidth_gbps": 25, "latency_s": 0.002, "concurrency": 8},
         "decode_policy": {"policy": "least_kv"}}}"#;
-    let s = Scenario::parse(doc).unwrap();
-    assert_eq!(Scenario::parse(&s.to_json_pretty()).unwrap(), s);
+    let s = opal::parse_scenario(doc).unwrap();
+    assert_eq!(opal::parse_scenario(&s.to_json_pretty()).unwrap(), s);
 }

@@ -5,9 +5,10 @@
 mod fuzz_common;
 
 use engine::rng::SimRng;
-use engine::scenario::{detect_format, import_opal, presets, Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::validate::Problem;
 use fuzz_common::{all_data, extremes, mangle_text, mutate, random_value, CUSTOM_MODELS};
+use opal::document::{detect_format, import_opal, presets};
 use serde_json::Value;
 
 fn assert_messages(input: &str, problems: &[Problem]) {
@@ -27,12 +28,12 @@ fn assert_messages(input: &str, problems: &[Problem]) {
 /// Runs everything a user's text reaches and checks the contracts.
 fn exercise(text: &str, data: &ScenarioData) {
     detect_format(text);
-    match Scenario::parse(text) {
+    match opal::parse_scenario(text) {
         Ok(s) => {
             // A valid scenario writes out and reads back as itself.
             let written = s.to_json_pretty();
             assert_eq!(
-                Scenario::parse(&written).as_ref(),
+                opal::parse_scenario(&written).as_ref(),
                 Ok(&s),
                 "round trip of {text}"
             );
@@ -105,7 +106,7 @@ fn mangled_data_files_give_problems_not_panics() {
         .iter()
         .filter(|p| !p.files.is_empty() && !p.is_opal())
     {
-        let s = Scenario::parse(p.json).unwrap();
+        let s = opal::parse_scenario(p.json).unwrap();
         for _ in 0..200 {
             let mut data = ScenarioData::new();
             for (name, text) in p.files {
@@ -124,7 +125,7 @@ fn mangled_data_files_give_problems_not_panics() {
 fn regression_rag_stage_of_maximal_sizes_is_measured_without_overflow() {
     // 4 294 967 295 · 4 294 967 295 documents' tokens plus three more u32::MAX terms
     // overflowed the shortest-request sum in the cross-section check.
-    let p = Scenario::parse(
+    let p = opal::parse_scenario(
         r#"{"workload": {"stages": [{"type": "RAGWorkload", "total_requests": 1,
             "docs_per_request": 4294967295, "num_documents": 4294967295,
             "document_size": 4294967295, "system_prompt_length": 4294967295,
@@ -146,7 +147,7 @@ fn regression_rag_stage_of_maximal_sizes_is_measured_without_overflow() {
 #[test]
 fn regression_custom_model_of_maximal_shape_is_rejected_not_sized() {
     // Sizing this shape overflowed the parameter count before validation bounded it.
-    let p = Scenario::parse(
+    let p = opal::parse_scenario(
         r#"{"model": {"name": "custom", "custom": {"num_layers": 4294967295,
             "hidden_size": 4294967295, "num_heads": 1, "num_kv_heads": 1,
             "intermediate_size": 4294967295, "vocab_size": 4294967295,
@@ -165,7 +166,7 @@ fn regression_custom_model_of_maximal_shape_is_rejected_not_sized() {
             "model.custom.bytes_per_param",
         ]
     );
-    let p = Scenario::parse(
+    let p = opal::parse_scenario(
         r#"{"model": {"name": "custom", "hf_config": {"num_hidden_layers": 4294967295,
             "hidden_size": 4294967295, "num_attention_heads": 1,
             "intermediate_size": 4294967295, "vocab_size": 4294967295}}}"#,

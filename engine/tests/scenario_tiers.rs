@@ -1,7 +1,6 @@
 //! Offload tiers are written as a preset plus overrides.
 
 use engine::offload::{OffloadConfig, TierConfig, TierScope};
-use engine::scenario::Scenario;
 
 fn tiers(json: &str) -> Vec<TierConfig> {
     serde_json::from_str::<OffloadConfig>(json).unwrap().tiers
@@ -44,17 +43,19 @@ fn a_tier_named_after_a_preset_gets_that_preset() {
 
 #[test]
 fn unknown_presets_and_fields_are_reported_at_the_tier() {
-    let p =
-        Scenario::parse(r#"{"kv_cache": {"tiers": [{"preset": "cpu_dram"}, {"preset": "tape"}]}}"#)
-            .unwrap_err();
+    let p = opal::parse_scenario(
+        r#"{"kv_cache": {"tiers": [{"preset": "cpu_dram"}, {"preset": "tape"}]}}"#,
+    )
+    .unwrap_err();
     assert_eq!(p[0].path, "kv_cache.tiers[1].preset");
     assert_eq!(
         p[0].message,
         "unknown tier preset \"tape\"; choose one of cpu_dram, local_nvme, distributed_fs"
     );
-    let p =
-        Scenario::parse(r#"{"kv_cache": {"tiers": [{"preset": "cpu_dram", "bandwith_gbps": 1}]}}"#)
-            .unwrap_err();
+    let p = opal::parse_scenario(
+        r#"{"kv_cache": {"tiers": [{"preset": "cpu_dram", "bandwith_gbps": 1}]}}"#,
+    )
+    .unwrap_err();
     assert!(
         p[0].message.contains("unknown field `bandwith_gbps`"),
         "{p:?}"

@@ -146,7 +146,7 @@ fn the_serving_engine_adds_its_cpu_time_per_step_and_per_sequence() {
 /// 90th-percentile GEMM error is 13.5 %).
 #[test]
 fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
-    let s = engine::scenario::Scenario::parse(
+    let s = opal::parse_scenario(
         r#"{"model": {"name": "Llama-3.1-8B"}, "hardware": {"gpu": "rtx pro 6000 blackwell"}}"#,
     )
     .unwrap_or_else(|p| panic!("{p:?}"));
@@ -219,7 +219,7 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
 /// (6.69), whatever its own GEMMs' knee (1.62), while its dense GEMMs follow their own.
 #[test]
 fn the_moe_kernel_keeps_the_knee_its_efficiencies_were_fitted_with() {
-    let s = engine::scenario::Scenario::parse(
+    let s = opal::parse_scenario(
         r#"{"model": {"name": "Mixtral-8x7B"}, "hardware": {"gpu": "RTX PRO 6000 Blackwell", "tp": 2}}"#,
     )
     .unwrap_or_else(|p| panic!("{p:?}"));

@@ -46,7 +46,7 @@ pub fn scenario(run: &Run, patch: &Value) -> (Scenario, ScenarioData) {
     });
     merge(&mut doc, &run.knobs);
     merge(&mut doc, patch);
-    let scenario = Scenario::parse(&doc.to_string())
+    let scenario = opal::parse_scenario(&doc.to_string())
         .unwrap_or_else(|p| panic!("replay scenario of {} is invalid: {p:?}", run.name));
     let mut data = ScenarioData::new();
     data.insert("replay.jsonl", trace(run));

@@ -11,8 +11,7 @@
 //! target/release/peers [--reps N] [--requests 1000,10000,100000] [--workers 4,16,64]
 //! ```
 
-use engine::scenario::Scenario;
-use engine::simulation::Simulation;
+use opal::simulation::Simulation;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -181,7 +180,7 @@ fn opal_side(args: &[String]) -> Result<(), String> {
     let stage = &mut doc["workload"]["stages"][0];
     stage["total_requests"] = (number(requests)? as u64).into();
     stage["request_rate"] = number(rate)?.into();
-    let scenario = Scenario::parse(&doc.to_string()).map_err(|p| format!("{p:?}"))?;
+    let scenario = opal::parse_scenario(&doc.to_string()).map_err(|p| format!("{p:?}"))?;
     let mut sim = Simulation::new(&scenario, &Default::default()).map_err(|p| format!("{p:?}"))?;
     sim.run();
     let results = sim.finish();

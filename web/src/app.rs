@@ -28,7 +28,7 @@ use yew::prelude::*;
 
 /// The scenario a fresh page opens with: the engine's default (`examples/default.json`).
 pub fn default_scenario() -> &'static str {
-    engine::scenario::Scenario::default_document()
+    opal::document::default_document()
 }
 
 fn window() -> Option<web_sys::Window> {

@@ -5,9 +5,9 @@
 
 use crate::charts::format::format_value;
 use crate::charts::Unit;
-use engine::deployment::{DeploymentConfig, PoolRole, TransferRecord};
-use engine::hardware::HardwareConfig;
-use engine::simulation::DeploymentReport;
+use opal::deployment::{DeploymentConfig, PoolRole, TransferRecord};
+use opal::hardware::HardwareConfig;
+use opal::simulation::DeploymentReport;
 use std::rc::Rc;
 
 /// Each worker's pool, by worker id, for a run with a `deployment` section.

@@ -2,8 +2,8 @@
 //! playback. Built once per run; each frame asks [`Playback::at`], which costs a few binary
 //! searches per worker, never a scan of the records.
 
-use engine::simulation::SimulationResults;
-use engine::stats::RequestRecord;
+use opal::simulation::SimulationResults;
+use opal::stats::RequestRecord;
 
 /// Sorted start and end times of one kind of interval (e.g. "waiting on worker 2").
 /// How many intervals are open at `t` is `#starts ≤ t − #ends ≤ t`; an interval that never

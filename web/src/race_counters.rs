@@ -5,9 +5,9 @@
 //! "So far" counts the requests completed by then, as the engine's stage tables count the
 //! completed requests: at the end of a one-stage run the counters equal its table.
 
-use engine::router::policy::{Basis, CandidateScore, RoutingDecision};
-use engine::simulation::SimulationResults;
-use engine::stats::LatencySummary;
+use opal::router::{Basis, CandidateScore, RoutingDecision};
+use opal::simulation::SimulationResults;
+use opal::stats::LatencySummary;
 
 /// One completed request, as the counters need it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -346,8 +346,8 @@ fn seconds(t: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::simulation::RoutingRecord;
-    use engine::stats::RequestRecord;
+    use opal::simulation::RoutingRecord;
+    use opal::stats::RequestRecord;
 
     /// A completed request: created at `created`, first token after `ttft`, done at `done`,
     /// with `hit` of its 100 prompt tokens from the GPU prefix cache.
@@ -362,8 +362,8 @@ mod tests {
     }
 
     fn results(requests: Vec<RequestRecord>) -> SimulationResults {
-        let scenario = engine::scenario::Scenario::parse(r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 1, "total_requests": 1}]}}"#).unwrap();
-        let mut sim = engine::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
+        let scenario = opal::parse_scenario(r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 1, "total_requests": 1}]}}"#).unwrap();
+        let mut sim = opal::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
         sim.run();
         let mut r = sim.results();
         r.requests = requests;
@@ -623,19 +623,19 @@ mod tests {
     /// The race preset, as the app judges it: each seed's entrants run to their end, the
     /// tail race decided after the warm-up, the verdict over the seeds.
     fn preset_verdict() -> (Vec<SeedOutcome>, Option<Marker>, Option<RouteSplit>) {
-        let preset = engine::scenario::presets()
+        let preset = opal::document::presets()
             .into_iter()
             .find(|p| p.id == "race_round_robin_vs_prefix")
             .unwrap();
-        let scenario = engine::scenario::Scenario::parse(preset.json).unwrap();
+        let scenario = opal::parse_scenario(preset.json).unwrap();
         let mut split = None;
-        let outcomes = (0..engine::race::seeds(&scenario))
+        let outcomes = (0..opal::race::seeds(&scenario))
             .map(|k| {
-                let runs: Vec<SimulationResults> = engine::race::entrants_at_seed(&scenario, k)
+                let runs: Vec<SimulationResults> = opal::race::entrants_at_seed(&scenario, k)
                     .into_iter()
                     .map(|(_, s)| {
                         let mut sim =
-                            engine::simulation::Simulation::new(&s.unwrap(), &Default::default())
+                            opal::simulation::Simulation::new(&s.unwrap(), &Default::default())
                                 .unwrap();
                         sim.run();
                         sim.results()

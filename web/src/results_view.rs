@@ -7,10 +7,10 @@
 
 use crate::charts::requests::NO_PARTNER;
 use crate::charts::{Band, LineRun, RequestPhases, Series};
-use engine::deployment::TransferRecord;
-use engine::measure::MeasuredWindow;
-use engine::simulation::{RoutingRecord, SimulationResults};
-use engine::stats::RequestRecord;
+use opal::deployment::TransferRecord;
+use opal::measure::MeasuredWindow;
+use opal::simulation::{RoutingRecord, SimulationResults};
+use opal::stats::RequestRecord;
 use std::rc::Rc;
 
 /// Completed requests' latencies, ascending, in seconds (one value per request).
@@ -296,7 +296,7 @@ impl RunSeries {
                 format!("worker {w}")
             }
         };
-        let per_worker = |f: &dyn Fn(&engine::stats::WorkerColumns) -> Vec<f64>| {
+        let per_worker = |f: &dyn Fn(&opal::stats::WorkerColumns) -> Vec<f64>| {
             run(s
                 .workers
                 .iter()
@@ -398,8 +398,8 @@ pub fn relative_change(now: f64, pinned: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::scenario::Scenario;
-    use engine::simulation::Simulation;
+
+    use opal::simulation::Simulation;
 
     fn record(id: u64) -> RequestRecord {
         let mut r = RequestRecord::new(id, 0, 1.0, 100);
@@ -435,7 +435,7 @@ mod tests {
     #[test]
     fn kv_fetch_is_drawn_where_it_happened_between_two_waits() {
         let mut unrouted = RequestRecord::new(1, 0, 0.5, 10);
-        unrouted.failed = Some(engine::stats::FailReason::NoWorker);
+        unrouted.failed = Some(opal::stats::FailReason::NoWorker);
         let p = request_phases(&[record(0), unrouted], &[]);
         assert_eq!(
             p.len(),
@@ -460,7 +460,7 @@ mod tests {
         let mut slow = record(1);
         slow.created = 0.5; // TTFT 1.6 − 0.5 = 1.1 s
         let mut failed = record(2);
-        failed.failed = Some(engine::stats::FailReason::NoWorker);
+        failed.failed = Some(opal::stats::FailReason::NoWorker);
         let l = Latencies::of(&[record(0), slow, failed], &[vec![(0.1, 9)]]);
         assert_eq!(&*l.itl, &[(0.1, 9.0)]);
         // TTFT 1.6 − 1.0 = 0.6 s and 1.1 s; TPOT (2.1 − 1.1)/10 = 0.1 s... both 0.1 s.
@@ -488,7 +488,7 @@ mod tests {
     fn series_and_decisions_follow_the_run() {
         // 4 requests at 2/s on 2 round-robin workers: the first gap is 1/2 s too, so arrivals
         // at 0.5, 1.0, 1.5, 2.0 s: 1 in second 0, 2 in second 1, 1 in second 2.
-        let scenario = Scenario::parse(
+        let scenario = opal::parse_scenario(
             r#"{"simulation": {"num_workers": 2},
                 "router": {"policy": {"policy": "round_robin"}},
                 "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 2, "total_requests": 4}]}}"#,

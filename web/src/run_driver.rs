@@ -3,7 +3,7 @@
 
 use crate::state::Action;
 use crate::worker::{self, RunEvent, RunTicket};
-use engine::validate::Problem;
+use opal::Problem;
 use std::cell::Cell;
 use std::rc::Rc;
 use yew::Callback;

@@ -247,7 +247,7 @@ mod tests {
     fn the_default_scenario_link_is_under_a_thousand_characters() {
         // The page opens on this document; its link must stay short enough to paste into a
         // slide or a chat (leaving room for the site's address).
-        let fragment = encode(engine::scenario::Scenario::default_document()).unwrap();
+        let fragment = encode(opal::document::default_document()).unwrap();
         assert!(
             fragment.len() < 900,
             "fragment is {} characters",

@@ -7,8 +7,8 @@
 
 use crate::run_driver::describe_problems;
 use crate::worker::{self, RunEvent, RunTicket};
-use engine::scenario::ScenarioData;
-use engine::sweep::{PointRun, PointStep, SweepPlan, SweepPoint};
+use opal::scenario::ScenarioData;
+use opal::sweep::{PointRun, PointStep, SweepPlan, SweepPoint};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use yew::Callback;
@@ -77,7 +77,7 @@ pub fn start(text: &str, files: Vec<(String, String)>, callbacks: SweepCallbacks
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    let plan = match engine::api::parse_scenario(text).and_then(|s| SweepPlan::new(&s, data)) {
+    let plan = match opal::parse_scenario(text).and_then(|s| SweepPlan::new(&s, data)) {
         Ok(plan) => plan,
         Err(problems) => {
             callbacks.on_end.emit(Some(describe_problems(&problems)));

@@ -87,9 +87,6 @@ impl PoolConfig {
     }
 
     /// The pool's `hardware` section: the top-level one with this pool's keys replaced.
-    // Inline, as are its callers (the checks, `Simulation::new`): the keys are read with the
-    // scenario's deserializer where documents are read (the page's wasm), not a second copy.
-    #[inline]
     pub fn effective_hardware(&self, top: &HardwareConfig) -> Result<HardwareConfig, String> {
         overlay(top, self.hardware.as_ref())
     }
@@ -98,7 +95,6 @@ impl PoolConfig {
     /// section: its own `cost_per_gpu_hour` if it sets one, else its GPU's entry in
     /// `gpu_prices`, else the catalogue's. The top-level `cost_per_gpu_hour` prices the
     /// top-level GPU: a pool on that GPU inherits it, a pool on another does not.
-    #[inline]
     pub fn cost_per_gpu_hour(&self, top: &HardwareConfig) -> Option<f64> {
         let mut hw = self.effective_hardware(top).unwrap_or_else(|_| top.clone());
         if self.prices_another_gpu(top) {
@@ -124,7 +120,6 @@ impl PoolConfig {
     }
 
     /// The pool's `worker` section: the top-level one with this pool's keys replaced.
-    #[inline]
     pub fn effective_worker(&self, top: &SchedulerConfig) -> Result<SchedulerConfig, String> {
         overlay(top, self.worker.as_ref())
     }
@@ -256,7 +251,6 @@ impl DeploymentConfig {
     }
 
     /// Reads a `deployment` section from a JSON tree (types only; see [`Self::validate`]).
-    #[inline]
     pub fn from_tree(tree: &Value) -> Result<Self, String> {
         crate::tracked::read(tree).map_err(|e| e.to_string())
     }
@@ -273,7 +267,6 @@ impl DeploymentConfig {
 
     /// Records every problem under `path` (normally `deployment`), given the top-level
     /// `hardware` and `worker` sections the pools start from.
-    #[inline]
     pub fn validate(
         &self,
         path: &str,
@@ -387,12 +380,12 @@ impl DeploymentConfig {
             );
         }
         let lat = self.kv_transfer.latency_s;
-        if !(lat.is_finite() && (0.0..=crate::worker::MAX_STEP_SECONDS).contains(&lat)) {
+        if !(lat.is_finite() && (0.0..=crate::timing::MAX_STEP_SECONDS).contains(&lat)) {
             p.push(
                 join(&link, "latency_s"),
                 format!(
                     "must be between 0 and {} s",
-                    crate::worker::MAX_STEP_SECONDS
+                    crate::timing::MAX_STEP_SECONDS
                 ),
             );
         }

@@ -156,7 +156,6 @@ impl TierConfig {
     }
 
     /// Records every problem under `path` (e.g. `kv_cache.tiers[1]`).
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         problems.positive(path, "bandwidth_gbps", self.bandwidth_gbps);
         problems.non_negative(path, "latency_s", self.latency_s);
@@ -232,7 +231,6 @@ impl OffloadConfig {
     }
 
     /// Records every problem under `path` (e.g. `kv_cache`): `kv_cache.tiers[1].bandwidth_gbps`.
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if self.chunk_size == 0 {
             problems.push(join(path, "chunk_size"), "must be >= 1");

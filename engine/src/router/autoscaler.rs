@@ -48,7 +48,6 @@ impl Default for AutoscalerConfig {
 
 impl AutoscalerConfig {
     /// Records every problem under `path` (e.g. `router.autoscaler`).
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if self.min_workers == 0 {
             problems.push(join(path, "min_workers"), "must be >= 1");

@@ -34,7 +34,6 @@ impl Default for RouterConfig {
 
 impl RouterConfig {
     /// Records every problem under `path` (normally `router`).
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.policy.validate(&join(path, "policy"), problems);
         if self.kv_event_interval.is_nan() || self.kv_event_interval < MIN_KV_EVENT_INTERVAL {

@@ -4,15 +4,15 @@
 //! Each section validates itself first; these checks run only on sections that resolved, so
 //! one mistake is reported once, where it was made.
 
+use super::sweep::Search;
 use super::Scenario;
 use crate::deployment::DeploymentConfig;
 use crate::hardware::Hardware;
 use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
-use crate::sweep::config::Search;
+use crate::timing::MAX_STEP_SECONDS;
 use crate::timing::{SeqWork, TimingKind, TimingModel};
 use crate::validate::{index, join, Problems};
-use crate::worker::MAX_STEP_SECONDS;
 use crate::worker::MAX_WORKERS;
 use crate::worker::{num_gpu_blocks, MemoryError};
 use crate::workload::{GeneratorConfig, StageConfig};
@@ -21,7 +21,6 @@ use crate::workload::{GeneratorConfig, StageConfig};
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// Records every cross-section problem of `s`.
-#[inline]
 pub(super) fn validate(s: &Scenario, p: &mut Problems) {
     let model = s.model.resolve().ok();
     let hw = s.hardware.resolve().ok();
@@ -275,7 +274,6 @@ fn autoscaler(a: &AutoscalerConfig, num_workers: u32, p: &mut Problems) {
 /// A deployment's pools pass the same checks as the top-level sections with their own
 /// hardware and worker limits; the cluster-wide autoscaler and worker count give way to
 /// the pools'.
-#[inline]
 fn deployment(s: &Scenario, d: &DeploymentConfig, p: &mut Problems) {
     if s.router.autoscaler.enabled {
         p.push(

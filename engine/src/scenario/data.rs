@@ -161,16 +161,4 @@ impl Scenario {
         }
         DataReport { problems, warnings }
     }
-
-    /// Parses a document and checks it together with its data files: every problem at once.
-    #[inline]
-    pub fn parse_with_data(text: &str, data: &ScenarioData) -> Result<Self, Vec<Problem>> {
-        let scenario = Self::parse(text)?;
-        let problems = scenario.check_data(data);
-        if problems.is_empty() {
-            Ok(scenario)
-        } else {
-            Err(problems)
-        }
-    }
 }

@@ -3,26 +3,24 @@
 //! Sections: `simulation` (seed, bounds, cluster size), `model`, `hardware`,
 //! `worker` (scheduler limits), `kv_cache` (offload tiers), `router`,
 //! `workload.stages`, and optionally `deployment` (worker pools: prefill/decode
-//! disaggregation), `slo` and `sweep`. Every field has a documented default, so a partial
-//! document is valid; [`Scenario::parse`] reports every problem at once, each
-//! with its field path, and never panics.
+//! disaggregation), `measurement`, `slo`, `sweep` and `race`. Every field has a documented
+//! default, so a partial document is valid. Here the document is plain data with its own
+//! checks ([`Scenario::validate`]); reading one from text, the checks that need the
+//! scenarios a sweep or a race makes, the presets and the Opal import are the `opal`
+//! crate's, above the engine.
 //!
-//! Around the document: [`ScenarioData`] (the trace and sessions files it names),
-//! [`presets`] (the built-in examples), and [`import_opal`] (an original Opal config).
+//! Beside the document: [`ScenarioData`] (the trace and sessions files it names).
 
 mod cross;
 mod data;
-mod opal_import;
-mod parse;
-mod presets;
-pub(crate) mod race;
+pub mod path;
+pub mod race;
 mod simulation;
+pub mod sweep;
 mod work;
 
 pub(crate) use data::missing_data_file;
 pub use data::{DataReport, RequiredFile, ScenarioData};
-pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};
-pub use presets::{preset, presets, Preset};
 pub use simulation::{
     SimulationConfig, DEFAULT_MAX_EVENTS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SIMULATED_SECONDS,
     MAX_WORKERS,
@@ -36,12 +34,12 @@ use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
 use crate::router::RouterConfig;
 use crate::slo::SloConfig;
-use crate::sweep::config::SweepConfig;
 use crate::validate::{Problem, Problems};
 use crate::worker::SchedulerConfig;
 use crate::workload::WorkloadConfig;
 use race::RaceConfig;
 use serde::{Deserialize, Serialize};
+use sweep::SweepConfig;
 
 /// The scenario format version this engine writes and reads.
 pub const SCENARIO_VERSION: u32 = 1;
@@ -108,42 +106,17 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// Parses and validates a scenario document, returning every problem found: every
-    /// duplicate key and type error at its field (see [`parse`]), or else every problem
-    /// [`Scenario::validate`] finds. The scenarios a sweep or a race would make from it are
-    /// not checked here: a document someone wrote is read by `sweep::check::parse`
-    /// (`api::parse_scenario`), which checks those too.
-    #[inline]
-    pub fn parse(text: &str) -> Result<Self, Vec<Problem>> {
-        let scenario = Self::read(text)?;
-        let problems = scenario.validate();
-        if problems.is_empty() {
-            Ok(scenario)
-        } else {
-            Err(problems)
-        }
-    }
-
-    /// Reads a scenario document: every duplicate key and type error at its field, nothing
-    /// checked beyond the types.
-    #[inline]
-    pub(crate) fn read(text: &str) -> Result<Self, Vec<Problem>> {
-        parse::parse(text)
-    }
-
     /// Every problem in the scenario, each with its field path: each section's own checks,
     /// then the checks between sections (does the model fit the GPU, do the scheduler
     /// limits agree with the model, does the autoscaler's range hold the starting cluster),
     /// then, when those find none, the work estimate's. What a run reads: the sweep's points
-    /// and the race's entrants are whole scenarios, checked by `sweep::check::check`.
-    #[inline]
+    /// and the race's entrants are whole scenarios, checked by `opal::document::check`.
     pub fn validate(&self) -> Vec<Problem> {
         self.with_work_problems(self.section_problems())
     }
 
     /// Each section's own checks and the checks across sections.
-    #[inline]
-    pub(crate) fn section_problems(&self) -> Problems {
+    pub fn section_problems(&self) -> Problems {
         let mut p = Problems::new();
         if self.version != SCENARIO_VERSION {
             p.push(
@@ -183,8 +156,7 @@ impl Scenario {
     }
 
     /// `p`'s problems, or when there are none, the work estimate's.
-    #[inline]
-    pub(crate) fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
+    pub fn with_work_problems(&self, p: Problems) -> Vec<Problem> {
         let problems = p.into_vec();
         // The estimate needs sound sections (a rate of NaN estimates nothing useful).
         if problems.is_empty() {
@@ -195,17 +167,28 @@ impl Scenario {
     }
 
     /// The document as pretty JSON (what the app's JSON view and exports show).
-    // Inline: built in the caller, at the page's size-tuned opt-level (see SimulationResults).
-    #[inline]
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).expect("a scenario always serialises")
     }
 
     /// The document as a JSON tree.
-    // Inline, as are its callers in the engine (a sweep's and a race's base): the page's
-    // one copy (also the form's defaults) is compiled at its size-tuned opt-level.
-    #[inline]
     pub fn to_tree(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a scenario always serialises")
+    }
+}
+
+#[cfg(test)]
+impl Scenario {
+    /// A unit test's document: read by serde (the `opal` crate reads documents people write,
+    /// with every mistake at its field) and checked as a run checks it.
+    pub(crate) fn from_test_json(text: &str) -> Result<Self, Vec<Problem>> {
+        let scenario: Self =
+            serde_json::from_str(text).map_err(|e| vec![Problem::new("", e.to_string())])?;
+        let problems = scenario.validate();
+        if problems.is_empty() {
+            Ok(scenario)
+        } else {
+            Err(problems)
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The `race` section as data: two to four variants of one scenario (entrants), each a
 //! label and a JSON merge patch (RFC 7386) over the scenario, and how many seeds judge them.
 //! Its own checks are here; whether each patch makes a valid scenario is checked where
-//! entrants are made (`crate::race`, through `crate::sweep::check`).
+//! entrants are made (the `opal` crate's `race` and `document::check`).
 
 use crate::validate::{index, join, Problems};
 use serde::{Deserialize, Serialize};
@@ -59,8 +59,7 @@ fn is_one(n: &u32) -> bool {
 
 impl RaceConfig {
     /// This section's own problems under `path` (whether each patch makes a valid scenario
-    /// is checked against the document, see `sweep::check`).
-    #[inline]
+    /// is checked against the document, see `opal::document::check`).
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let at = join(path, "entrants");
         let n = self.entrants.len();

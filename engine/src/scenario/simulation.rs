@@ -66,7 +66,6 @@ pub(super) const MAX_SIMULATED_SECONDS_CEILING: f64 = 1e9;
 
 impl SimulationConfig {
     /// Records every problem under `path`.
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if let Some(t) = self.simulation_time {
             problems.positive(path, "simulation_time", t);

@@ -1,10 +1,10 @@
 //! One simulation run: built from a [`Scenario`], advanced in slices, read as results.
 //!
 //! ```
-//! use engine::scenario::Scenario;
 //! use engine::simulation::Simulation;
 //!
-//! let scenario = Scenario::parse(r#"{
+//! // A document as someone writes it is read by the `opal` crate, above the engine.
+//! let scenario = opal::parse_scenario(r#"{
 //!     "simulation": { "num_workers": 2 },
 //!     "workload": { "stages": [ { "type": "UniformReqRate", "request_rate": 4,
 //!                                 "total_requests": 20 } ] }
@@ -94,11 +94,8 @@ impl Simulation {
     /// Builds a run: resolves the model and hardware, sizes the KV cache, parses trace and
     /// session data from `files`, and starts every process. Every problem is reported with
     /// its field path; nothing here panics on user input.
-    // Inline, with the checks: they are compiled where runs are built (the page's wasm at its
-    // size-tuned opt-level, sharing the copy `Scenario::parse` uses), not in the engine at 2.
-    #[inline]
     pub fn new(scenario: &Scenario, files: &ScenarioData) -> Result<Self, Vec<Problem>> {
-        // The document's checks, not the whole check (`sweep::check`): a run reads neither
+        // The document's checks, not the whole check (`opal::document::check`): a run reads neither
         // the sweep nor the race section (and checking them would parse scenarios,
         // compiling the deserializer into the engine).
         let problems = scenario.validate();

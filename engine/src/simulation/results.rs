@@ -100,9 +100,6 @@ impl Stop {
 
 impl SimulationResults {
     /// The results JSON (compact).
-    // Inline: the writer is then built in the caller, so the page's wasm holds it at the
-    // web crate's size-tuned opt-level rather than the engine's speed-tuned one (not hot).
-    #[inline]
     pub fn to_json(&self) -> String {
         let mut out = Vec::new();
         self.write_json(&mut out)

@@ -52,9 +52,6 @@ impl Setup {
 
 /// A valid scenario's stages, their generators reading trace and session data from `files`,
 /// and the requests they issue in all when every stage says how many.
-// Inline, as `Simulation::new` is: the stages' checks and the data files' parsing are
-// compiled where runs are built (the generators' draws stay in the engine).
-#[inline]
 pub(super) fn build_stages(
     scenario: &Scenario,
     files: &ScenarioData,
@@ -96,8 +93,6 @@ pub(super) fn build_stages(
 
 /// Each pool's `hardware` and `worker` sections, its keys over the top-level ones (none
 /// without a deployment).
-// Inline, as `Simulation::new` is: see `PoolConfig::effective_hardware`.
-#[inline]
 pub(super) fn sections(scenario: &Scenario) -> Result<Vec<Sections>, Vec<Problem>> {
     let Some(d) = &scenario.deployment else {
         return Ok(Vec::new());

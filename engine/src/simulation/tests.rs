@@ -21,7 +21,7 @@ const PRESSURE: &str = r#"{
 }"#;
 
 fn build(json: &str) -> Simulation {
-    let scenario = Scenario::parse(json).unwrap();
+    let scenario = Scenario::from_test_json(json).unwrap();
     Simulation::new(&scenario, &ScenarioData::new()).unwrap()
 }
 

@@ -485,7 +485,7 @@ mod tests {
     use crate::simulation::{Simulation, SimulationResults};
 
     fn run(doc: &str) -> SimulationResults {
-        let scenario = Scenario::parse(doc).expect("valid scenario");
+        let scenario = Scenario::from_test_json(doc).expect("valid scenario");
         let mut sim = Simulation::new(&scenario, &ScenarioData::default()).expect("builds");
         while !sim.advance(10_000).finished {}
         sim.results()

@@ -60,7 +60,6 @@ impl SloConfig {
     }
 
     /// Reports every problem in this section under `path`.
-    #[inline]
     pub fn validate(&self, path: &str, p: &mut Problems) {
         for (name, target) in [
             ("ttft_ms", self.ttft_ms),

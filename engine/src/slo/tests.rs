@@ -217,7 +217,7 @@ fn a_slow_decode_pool_misses_on_its_own_rows() {
     use crate::scenario::{Scenario, ScenarioData};
     // One H100 prefill worker at 2 r/s of 512-token prompts (TTFT well under 2 s) hands
     // every request to one decode worker whose steps take 50 ms: every TPOT misses 20 ms.
-    let scenario = Scenario::parse(
+    let scenario = Scenario::from_test_json(
         r#"{
         "deployment": { "pools": [
             { "role": "prefill" },

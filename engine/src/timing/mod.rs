@@ -21,6 +21,10 @@ use crate::model::Model;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 
+/// Longest a single scheduler step may take, seconds: an hour, far beyond any real step,
+/// so a mistyped figure is caught before it makes a run cover years.
+pub const MAX_STEP_SECONDS: f64 = 3600.0;
+
 /// Which step-time model a worker uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -99,13 +103,10 @@ impl TimingConfig {
             }
         }
         let step = self.constant_step_time;
-        if !(step > 0.0 && step <= crate::worker::MAX_STEP_SECONDS) {
+        if !(step > 0.0 && step <= MAX_STEP_SECONDS) {
             problems.push(
                 join(path, "constant_step_time"),
-                format!(
-                    "must be > 0 and at most {} s",
-                    crate::worker::MAX_STEP_SECONDS
-                ),
+                format!("must be > 0 and at most {} s", MAX_STEP_SECONDS),
             );
         }
         problems.non_negative(path, "opal_a", self.opal_a);

@@ -135,7 +135,7 @@ impl SchedulerConfig {
             "step_overhead",
             self.step_overhead,
             0.0,
-            super::MAX_STEP_SECONDS,
+            crate::timing::MAX_STEP_SECONDS,
         );
         self.timing.validate(&join(path, "timing"), problems);
     }

@@ -16,9 +16,6 @@ mod scheduler;
 
 pub use config::{SchedulerConfig, SchedulingPolicy};
 
-/// Longest a single scheduler step may take, seconds: an hour, far beyond any real step,
-/// so a mistyped figure is caught before it makes a run cover years.
-pub const MAX_STEP_SECONDS: f64 = 3600.0;
 /// Most workers a scenario may start with (each is a whole simulated GPU server): the
 /// limit of `simulation.num_workers`, of each deployment pool and of every autoscaler.
 pub const MAX_WORKERS: u32 = 1024;

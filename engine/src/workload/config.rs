@@ -417,7 +417,6 @@ impl StagePriority {
     }
 
     /// Reports problems under `path`.
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if let StagePriority::Mix { values, weights } = self {
             if values.is_empty() || values.len() != weights.len() {
@@ -442,7 +441,6 @@ fn cap(n: u32) -> Option<usize> {
 impl WorkloadConfig {
     /// Reports every problem under `path` (e.g. `"workload"`), requiring every stage to bound
     /// itself. Use [`WorkloadConfig::validate_with`] when a global `simulation_time` is set.
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.validate_with(path, false, problems);
     }
@@ -450,7 +448,6 @@ impl WorkloadConfig {
     /// As [`WorkloadConfig::validate`]; with `simulation_time_bounded`, the *last* stage may
     /// rely on the global `simulation_time` bound (an earlier unbounded stage would never end,
     /// so the stages after it would never run).
-    #[inline]
     pub fn validate_with(
         &self,
         path: &str,
@@ -529,7 +526,6 @@ impl StageConfig {
     }
 
     /// Reports every problem of this stage under `path` (e.g. `workload.stages[1]`).
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         self.priority.validate(&join(path, "priority"), problems);
         let sessions = matches!(
@@ -665,7 +661,6 @@ impl StageConfig {
     /// `workload.stage.<stage_index>.<purpose>`, so adding or changing another component never
     /// shifts this stage's numbers. `data` is the text of `trace_file` / `sessions_file`.
     /// Problems are located at `workload.stages[<stage_index>]…`.
-    #[inline]
     pub fn build(
         &self,
         seed: u64,

@@ -114,7 +114,6 @@ impl LengthDist {
     }
 
     /// Reports problems under `path.field`.
-    #[inline]
     pub fn validate(&self, path: &str, field: &str, problems: &mut Problems) {
         let p = join(path, field);
         match *self {

@@ -8,8 +8,9 @@
 #![allow(dead_code)] // each user takes its own subset
 
 use engine::rng::SimRng;
-use engine::scenario::{presets, Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::simulation::{Simulation, SimulationResults};
+use opal::document::presets;
 use serde_json::{json, Map, Number, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -667,7 +668,7 @@ pub(crate) fn run_case(case: &Case, budget: Budget) -> Result<(Outcome, Cost), S
         Some(why) => Err(format!("refused, but {why}")),
         None => rejected(problems).map(|o| (o, cost())),
     };
-    let scenario = match Scenario::parse_with_data(&case.text, &case.data) {
+    let scenario = match opal::document::parse_with_data(&case.text, &case.data) {
         Ok(s) => s,
         Err(problems) => return refused(&problems),
     };

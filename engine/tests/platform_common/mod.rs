@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
-use engine::scenario::{Scenario, ScenarioData};
+use engine::scenario::ScenarioData;
 use engine::simulation::{Simulation, SimulationResults};
 use engine::stats::RequestRecord;
 
@@ -33,7 +33,7 @@ pub(crate) fn run(json: &str, files: &[(&str, &str)]) -> SimulationResults {
 pub(crate) fn run_sliced(json: &str, files: &[(&str, &str)], slice: u64) -> SimulationResults {
     let data: ScenarioData = files.iter().copied().collect();
     let scenario =
-        Scenario::parse_with_data(json, &data).unwrap_or_else(|p| panic!("scenario: {p:?}"));
+        opal::document::parse_with_data(json, &data).unwrap_or_else(|p| panic!("scenario: {p:?}"));
     let mut sim = Simulation::new(&scenario, &data).unwrap_or_else(|p| panic!("build: {p:?}"));
     while !sim.advance(slice).finished {
         if let Err(e) = sim.check_invariants() {

@@ -5,8 +5,8 @@
 use crate::charts::{CdfChart, CdfInput, CdfRun, Unit};
 use crate::deployment_view::{bytes, pool_hardware};
 use crate::state::EngineResults;
-use engine::simulation::DeploymentReport;
-use engine::stats::LatencySummary;
+use opal::simulation::DeploymentReport;
+use opal::stats::LatencySummary;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -44,7 +44,7 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button onclick={act(Action::CycleTheme)} title="Colour theme">{ format!("Theme: {}", props.theme.name()) }</button>
                 <button onclick={act(Action::ToggleHelp)} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">{ "?" }</button>
             </nav>
-            <span class="version" data-testid="engine-version">{ format!("engine {}", engine::VERSION) }</span>
+            <span class="version" data-testid="engine-version">{ format!("engine {}", opal::VERSION) }</span>
         </header>
     }
 }

@@ -1,7 +1,7 @@
 //! What an import of an original Opal config did with each of its keys: mapped (to where,
 //! with a note when the meaning changed) or ignored (why). Dismissable.
 
-use engine::scenario::ImportReport;
+use opal::document::ImportReport;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -14,7 +14,7 @@ pub struct PresetsProps {
 /// A collapsible list of presets.
 #[function_component(Presets)]
 pub fn presets(props: &PresetsProps) -> Html {
-    let presets = engine::scenario::presets();
+    let presets = opal::document::presets();
     html! {
         <details class="field-group presets" data-testid="presets">
             <summary>{ "Presets" }</summary>

@@ -3,7 +3,7 @@
 
 use crate::components::scenario_form::edit::{policy_default, POLICIES};
 use crate::state::{Action, Level, Scenario};
-use engine::race::MAX_ENTRANTS;
+use opal::race::MAX_ENTRANTS;
 use serde_json::{json, Value};
 use yew::prelude::*;
 
@@ -185,7 +185,7 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
                     <button type="button" onclick={add} disabled={entrants.len() >= MAX_ENTRANTS}>{ "Add entrant" }</button>
                     <label title="The entrants also run at seed + 1, …; a winner is named only if it wins at every seed">
                         { "Seeds " }
-                        <input type="number" min="1" max={engine::race::MAX_SEEDS.to_string()} value={seeds.to_string()}
+                        <input type="number" min="1" max={opal::race::MAX_SEEDS.to_string()} value={seeds.to_string()}
                             onchange={on_seeds} data-testid="race-seeds" />
                     </label>
                     <button type="button" class="primary" data-testid="start-race"

@@ -265,7 +265,7 @@ fn race_lane(props: &RaceLaneProps) -> Html {
         LaneStatus::Finished(results) => {
             let n = props.now.unwrap_or(CountersNow {
                 completed: 0,
-                ttft: engine::stats::LatencySummary::empty(),
+                ttft: opal::stats::LatencySummary::empty(),
                 gpu_hit: f64::NAN,
             });
             let total = results.requests.len();

@@ -8,7 +8,7 @@ use crate::charts::{
 use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
 use crate::results_view::{describe_decision, short, window_bands, Latencies, RunSeries};
 use crate::state::EngineResults;
-use engine::stats::WorkerTable as Workers;
+use opal::stats::WorkerTable as Workers;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -52,7 +52,7 @@ pub fn run_label(id: u64, scenario: &str) -> AttrValue {
     let policy = doc
         .pointer("/router/policy/policy")
         .and_then(|v| v.as_str())
-        .unwrap_or_else(|| engine::router::PolicyConfig::default().name());
+        .unwrap_or_else(|| opal::router::PolicyConfig::default().name());
     format!("run {id} · {policy}").into()
 }
 

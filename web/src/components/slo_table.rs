@@ -3,7 +3,7 @@
 //! measurement windows (an overloaded group misses whatever its percentiles say).
 
 use crate::state::EngineResults;
-use engine::slo::{Metric, SloReport, SloSummary};
+use opal::slo::{Metric, SloReport, SloSummary};
 use yew::prelude::*;
 
 /// Props of [`SloTable`].

@@ -5,7 +5,7 @@
 use super::window_facts::{banner, window_table};
 use crate::results_view::{relative_change, verdict, Better};
 use crate::state::EngineResults;
-use engine::stats::{LatencySummary, StageSummary};
+use opal::stats::{LatencySummary, StageSummary};
 use yew::prelude::*;
 
 /// Props of [`SummaryTable`].

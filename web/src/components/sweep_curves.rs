@@ -7,8 +7,8 @@
 
 use crate::charts::{LineChart, LineRun, MarkStyle, PointMark, Series, Unit};
 use crate::components::form::{SelectField, SelectOption};
-use engine::stats::LatencySummary;
-use engine::sweep::{PointMetrics, SweepPoint, SweepResults};
+use opal::stats::LatencySummary;
+use opal::sweep::{PointMetrics, SweepPoint, SweepResults};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -187,7 +187,7 @@ pub fn sweep_curves(props: &SweepCurvesProps) -> Html {
         };
         lat.series = lat.series.iter().cloned().chain([bound]).collect();
     }
-    let slo = |f: fn(&engine::slo::SloSummary) -> f64| {
+    let slo = |f: fn(&opal::slo::SloSummary) -> f64| {
         move |p: &SweepPoint| {
             p.metrics
                 .as_ref()
@@ -391,7 +391,7 @@ pub fn knees(points: &[SweepPoint], curves: usize) -> Vec<(String, &SweepPoint)>
             .all(|i| arrived.get(i) == Some(&true))
     };
     let results = SweepResults {
-        header: engine::sweep::SweepHeader {
+        header: opal::sweep::SweepHeader {
             axes: Vec::new(),
             search: None,
             total_points: points.len(),

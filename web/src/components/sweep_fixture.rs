@@ -1,8 +1,8 @@
 //! A sweep point for tests of what draws and tabulates sweeps.
 
-use engine::slo::SloSummary;
-use engine::stats::LatencySummary;
-use engine::sweep::{PointMetrics, SweepPoint};
+use opal::slo::SloSummary;
+use opal::stats::LatencySummary;
+use opal::sweep::{PointMetrics, SweepPoint};
 use serde_json::Value;
 
 /// Point `index` with axis `values`, an offered load of `offered` it keeps up with, 90

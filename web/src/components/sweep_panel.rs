@@ -13,8 +13,8 @@ use crate::files;
 use crate::state::Scenario;
 use crate::sweep_driver::{self, SweepCallbacks, SweepHandle};
 use crate::worker::{self, runner::now_ms};
-use engine::scenario::ScenarioData;
-use engine::sweep::{SweepPlan, SweepPoint, SweepResults};
+use opal::scenario::ScenarioData;
+use opal::sweep::{SweepPlan, SweepPoint, SweepResults};
 use serde_json::Value;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -88,7 +88,7 @@ impl Reducible for SweepState {
 /// (numbers, for the x axis), how many curves, and the SLO's latency bounds.
 #[derive(PartialEq)]
 struct Shape {
-    plan_header: engine::sweep::SweepHeader,
+    plan_header: opal::sweep::SweepHeader,
     x: Option<Rc<[f64]>>,
     x_label: AttrValue,
     curves: usize,
@@ -97,7 +97,7 @@ struct Shape {
 }
 
 fn shape(text: &str) -> Option<Shape> {
-    let scenario = engine::api::parse_scenario(text).ok()?;
+    let scenario = opal::parse_scenario(text).ok()?;
     let sweep = scenario.sweep.clone()?;
     let plan = SweepPlan::new(&scenario, ScenarioData::new()).ok()?;
     let first = sweep.vary.first();
@@ -113,7 +113,7 @@ fn shape(text: &str) -> Option<Shape> {
         .skip(1)
         .map(|a| a.points().len())
         .product();
-    let bound = |t: &Option<engine::slo::Target>| t.as_ref().map(|t| (t.max, t.p));
+    let bound = |t: &Option<opal::slo::Target>| t.as_ref().map(|t| (t.max, t.p));
     let bounds = scenario
         .slo
         .as_ref()

@@ -3,7 +3,7 @@
 //! tinted and saying why on hover.
 
 use crate::components::sweep_curves::point_caveat;
-use engine::sweep::SweepResults;
+use opal::sweep::SweepResults;
 use yew::prelude::*;
 
 /// One row of the table: its cells, and why its verdict has a caveat (its tooltip).
@@ -56,7 +56,7 @@ pub fn sweep_table(r: &SweepResults) -> Html {
 mod tests {
     use super::*;
     use crate::components::sweep_fixture::sample_point;
-    use engine::sweep::{SweepHeader, SweepPoint};
+    use opal::sweep::{SweepHeader, SweepPoint};
     use serde_json::json;
 
     /// Point `index` at rate `rate`, with an SLO met or not (`None`: no SLO).

@@ -7,7 +7,7 @@
 
 use crate::deployment_view::WorkerPools;
 use crate::state::EngineResults;
-use engine::deployment::TransferRecord;
+use opal::deployment::TransferRecord;
 use web_sys::CanvasRenderingContext2d;
 
 /// Most transfers drawn in one frame.

@@ -3,7 +3,7 @@
 //! latencies — what the SLO and sweeps judge — and, above the table, a banner when the
 //! stage's load outran the cluster.
 
-use engine::measure::{MeasuredWindow, Overload};
+use opal::measure::{MeasuredWindow, Overload};
 use yew::prelude::*;
 
 /// What the banner says of an overloaded window.
@@ -105,7 +105,7 @@ mod tests {
     use super::*;
 
     fn window(start: f64, end: f64, requests: u64) -> MeasuredWindow {
-        let none = engine::stats::LatencySummary::empty();
+        let none = opal::stats::LatencySummary::empty();
         MeasuredWindow {
             stage: 0,
             start,

@@ -3,7 +3,7 @@
 //! Pure logic (no browser calls), so it is tested natively with `cargo test -p opal-web`.
 
 use crate::json_path::{set_json_path, PathError};
-use engine::scenario::{Format, ImportReport};
+use opal::document::{Format, ImportReport};
 use serde_json::Value;
 use std::rc::Rc;
 use yew::Reducible;
@@ -445,7 +445,7 @@ impl AppState {
 
     // ---- editor: presets and import ----
     fn load_preset(&mut self, id: &str) {
-        let Some(preset) = engine::scenario::preset(id) else {
+        let Some(preset) = opal::document::preset(id) else {
             self.notify(Level::Error, format!("There is no preset called {id}."));
             return;
         };
@@ -470,10 +470,10 @@ impl AppState {
     }
 
     fn import(&mut self, text: String, source: &str) {
-        if engine::scenario::detect_format(&text) != Format::Opal {
+        if opal::document::detect_format(&text) != Format::Opal {
             return self.load(text, source);
         }
-        match engine::scenario::import_opal(&text) {
+        match opal::document::import_opal(&text) {
             Ok((scenario, report)) => {
                 self.scenario = Scenario::new(scenario.to_json_pretty() + "\n");
                 self.notify(

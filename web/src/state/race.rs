@@ -1,4 +1,4 @@
-//! A race: the scenario's entrants (see `engine::race`) run side by side, each in a worker,
+//! A race: the scenario's entrants (see `opal::race`) run side by side, each in a worker,
 //! then played back on talk mode's one clock; at later seeds (`race.seeds`), run again in
 //! the background for the verdict only.
 
@@ -111,19 +111,19 @@ impl RaceRun {
 /// The lanes of a race over `text`'s entrants at each of its seeds, each running; or why
 /// there is none.
 pub(super) fn lanes(text: &str) -> Result<Vec<Vec<Lane>>, String> {
-    let scenario = engine::api::parse_scenario(text).map_err(|p| {
+    let scenario = opal::parse_scenario(text).map_err(|p| {
         format!(
             "Fix {} problem{} in the scenario before racing.",
             p.len(),
             if p.len() == 1 { "" } else { "s" }
         )
     })?;
-    if engine::race::entrants(&scenario).is_empty() {
+    if opal::race::entrants(&scenario).is_empty() {
         return Err("The scenario has no race section: add entrants to race.".into());
     }
-    Ok((0..engine::race::seeds(&scenario))
+    Ok((0..opal::race::seeds(&scenario))
         .map(|k| {
-            engine::race::entrants_at_seed(&scenario, k)
+            opal::race::entrants_at_seed(&scenario, k)
                 .into_iter()
                 .map(|(label, s)| Lane {
                     label: label.into(),

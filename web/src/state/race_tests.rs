@@ -12,11 +12,11 @@ const RACE: &str = r#"{
 }"#;
 
 fn results(end_time: f64) -> EngineResults {
-    let scenario = engine::scenario::Scenario::parse(
+    let scenario = opal::parse_scenario(
         r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 1, "total_requests": 2}]}}"#,
     )
     .unwrap();
-    let mut sim = engine::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
+    let mut sim = opal::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
     sim.run();
     let mut r = sim.results();
     r.end_time = end_time;

@@ -1,6 +1,6 @@
 //! A run as the app tracks it: status, progress, and the engine's results.
 
-use engine::simulation::SimulationResults;
+use opal::simulation::SimulationResults;
 use std::rc::Rc;
 
 /// The engine's results for one finished run, shared without copying.
@@ -44,8 +44,8 @@ pub struct Progress {
     pub requests_done: u64,
 }
 
-impl From<engine::simulation::Progress> for Progress {
-    fn from(p: engine::simulation::Progress) -> Self {
+impl From<opal::simulation::Progress> for Progress {
+    fn from(p: opal::simulation::Progress) -> Self {
         Self {
             fraction: p.fraction,
             sim_time_s: p.now,

@@ -1,6 +1,6 @@
 //! The scenario document as the editor holds it: text, parsed JSON, problems.
 
-use engine::api::Problem;
+use opal::Problem;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -46,7 +46,7 @@ impl Scenario {
                 }),
             ),
         };
-        let problems = Rc::new(engine::api::check_scenario(&text));
+        let problems = Rc::new(opal::check_scenario(&text));
         Self {
             text,
             document,

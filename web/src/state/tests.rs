@@ -1,7 +1,7 @@
 //! The reducer's rules, one test each.
 
 use super::*;
-use engine::api::Problem;
+use opal::Problem;
 use serde_json::json;
 
 const VALID: &str = "{\n  \"simulation\": { \"seed\": 42 }\n}\n";
@@ -19,11 +19,11 @@ fn running_id(s: &AppState) -> u64 {
 
 /// Results of a real (tiny) run: 2 requests on one worker.
 fn tiny_results() -> EngineResults {
-    let scenario = engine::scenario::Scenario::parse(
+    let scenario = opal::parse_scenario(
         r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 1, "total_requests": 2}]}}"#,
     )
     .unwrap();
-    let mut sim = engine::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
+    let mut sim = opal::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
     sim.run();
     EngineResults::new(sim.results())
 }
@@ -390,7 +390,7 @@ fn data_files_are_kept_by_name_and_outside_the_scenario() {
 fn a_preset_loads_its_scenario_and_its_data_files() {
     let mut s = state();
     s.apply(Action::LoadPreset("trace_replay".into()));
-    let preset = engine::scenario::preset("trace_replay").unwrap();
+    let preset = opal::document::preset("trace_replay").unwrap();
     assert_eq!(&*s.scenario.text, preset.json);
     assert!(s.scenario.is_runnable(), "{:?}", s.scenario.problems);
     assert!(s.data_files.contains_key("traces/mooncake_small.jsonl"));
@@ -408,7 +408,7 @@ fn a_preset_loads_its_scenario_and_its_data_files() {
 #[test]
 fn an_opal_config_is_converted_and_reported() {
     let mut s = state();
-    let opal = engine::scenario::preset("opal_defaults").unwrap().json;
+    let opal = opal::document::preset("opal_defaults").unwrap().json;
     s.apply(Action::ImportFile {
         text: opal.into(),
         source: "defaults.json".into(),
@@ -417,7 +417,7 @@ fn an_opal_config_is_converted_and_reported() {
     assert_eq!(source, "defaults.json");
     assert!(!report.mapped.is_empty());
     assert_eq!(
-        engine::scenario::detect_format(&s.scenario.text),
+        opal::document::detect_format(&s.scenario.text),
         Format::Ours,
         "the editor now holds our format"
     );

@@ -9,8 +9,8 @@
 use super::protocol::{object, FromWorker, ToWorker};
 use crate::sorted_map::SortedMap;
 use crate::state::{EngineResults, Progress};
-use engine::simulation::SimulationResults;
 use gloo_events::{EventListener, EventListenerOptions};
+use opal::simulation::SimulationResults;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;

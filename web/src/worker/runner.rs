@@ -8,8 +8,8 @@
 use super::protocol::{FromWorker, ToWorker};
 use crate::run_driver::describe_problems;
 use crate::state::Progress;
-use engine::scenario::{Scenario, ScenarioData};
-use engine::simulation::Simulation;
+use opal::scenario::ScenarioData;
+use opal::simulation::Simulation;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -86,7 +86,7 @@ thread_local! {
 /// Warm-up run `n`: the default scenario, then the same under `opal-analytical` step
 /// times without prefix caching (the path of imported Opal configs); `None` after them.
 fn warm_up_scenario(n: usize) -> Option<String> {
-    let default = Scenario::default_document();
+    let default = opal::document::default_document();
     match n {
         0 => Some(default.to_string()),
         1 => {
@@ -119,7 +119,7 @@ fn warm_up() {
     };
     WARM_NEXT.set(n + 1);
     let data = ScenarioData::default();
-    if let Ok(sim) = engine::api::parse_scenario(&text).and_then(|s| Simulation::new(&s, &data)) {
+    if let Ok(sim) = opal::parse_scenario(&text).and_then(|s| Simulation::new(&s, &data)) {
         launch(WARM_UP, sim);
     }
 }
@@ -129,7 +129,7 @@ fn start(id: u64, text: &str, files: &[(String, String)]) {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    match engine::api::parse_scenario(text).and_then(|s| Simulation::new(&s, &data)) {
+    match opal::parse_scenario(text).and_then(|s| Simulation::new(&s, &data)) {
         Err(problems) => post(&FromWorker::Failed {
             job: id,
             message: describe_problems(&problems),

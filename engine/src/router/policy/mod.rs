@@ -341,7 +341,6 @@ impl PolicyConfig {
     }
 
     /// Records every problem under `path` (e.g. `router.policy`).
-    #[inline]
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if let PolicyConfig::PrefixLoad(c) = self {
             problems.non_negative(path, "w_prefix", c.w_prefix);

@@ -390,7 +390,7 @@ mod tests {
 
     /// The hand-written JSON equals serde's derived serialisation of the same results.
     fn same_as_serde(doc: &str) -> SimulationResults {
-        let scenario = Scenario::parse(doc).expect("valid scenario");
+        let scenario = Scenario::from_test_json(doc).expect("valid scenario");
         let mut sim = Simulation::new(&scenario, &ScenarioData::default()).expect("builds");
         while !sim.advance(10_000).finished {}
         let results = sim.results();

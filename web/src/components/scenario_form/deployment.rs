@@ -3,7 +3,7 @@
 
 use super::{edit, SectionProps};
 use crate::components::form::{FieldGroup, ListItem};
-use engine::hardware;
+use opal::hardware;
 use serde_json::{json, Map, Value};
 use yew::prelude::*;
 
@@ -20,7 +20,7 @@ pub(crate) fn disaggregated_default() -> Value {
             {"name": "prefill", "role": "prefill", "num_workers": 1},
             {"name": "decode", "role": "decode", "num_workers": 1}
         ],
-        "kv_transfer": serde_json::to_value(engine::deployment::KvTransferConfig::default())
+        "kv_transfer": serde_json::to_value(opal::deployment::KvTransferConfig::default())
             .unwrap_or(Value::Null),
         "decode_policy": edit::policy_default("least_loaded"),
     })
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn the_disaggregated_default_is_valid() {
         let doc = json!({"deployment": disaggregated_default()});
-        let scenario = engine::scenario::Scenario::parse(&doc.to_string());
+        let scenario = opal::parse_scenario(&doc.to_string());
         assert!(scenario.is_ok(), "{:?}", scenario.err());
     }
 }

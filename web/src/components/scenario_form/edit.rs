@@ -5,15 +5,15 @@
 //! No browser calls, so every rule here is tested natively.
 
 use crate::json_path::{get_json_path, parse_path, set_json_path, PathError, Segment};
-use engine::hardware;
-use engine::model::catalogue;
-use engine::offload::TierConfig;
-use engine::scenario::Scenario;
-use engine::workload::config::{
+use opal::hardware;
+use opal::model::catalogue;
+use opal::offload::TierConfig;
+use opal::scenario::Scenario;
+use opal::workload::StageConfig;
+use opal::workload::{
     GeneratorConfig, RagConfig, SessionsConfig, SyntheticConfig, SyntheticSessionsConfig,
     TraceConfig,
 };
-use engine::workload::StageConfig;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
@@ -229,7 +229,7 @@ pub fn switch_gpu(old: &Value, name: &str) -> Value {
 /// maximum length is kept. Errors say what the config lacks.
 pub fn model_from_hf(old: &Value, text: &str) -> Result<Value, String> {
     let config: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    let arch = engine::model::hf::from_config_value(&config)?;
+    let arch = opal::model::hf::from_config_value(&config)?;
     let mut new = Map::new();
     new.insert("name".into(), json!("custom"));
     new.insert("custom".into(), to_value(&arch));
@@ -311,12 +311,11 @@ pub fn default_at(doc: &Value, path: &str) -> Option<Value> {
             Some(section @ ("hardware" | "worker")) if segs.len() > 4 => {
                 value_at(doc, &format!("{section}.{}", rest(4)))
             }
-            _ => within(to_value(&engine::deployment::PoolConfig::default()), 3),
+            _ => within(to_value(&opal::deployment::PoolConfig::default()), 3),
         },
-        (Some("deployment"), _, _) => within(
-            to_value(&engine::deployment::DeploymentConfig::default()),
-            1,
-        ),
+        (Some("deployment"), _, _) => {
+            within(to_value(&opal::deployment::DeploymentConfig::default()), 1)
+        }
         _ => get_json_path(defaults(), path).cloned(),
     }
 }
@@ -451,7 +450,7 @@ mod tests {
                 }
             }
             let doc = json!({ "workload": { "stages": [stage] } });
-            let problems = engine::api::check_scenario(&doc.to_string());
+            let problems = opal::check_scenario(&doc.to_string());
             assert!(problems.is_empty(), "{ty}: {problems:?}");
         }
     }
@@ -480,7 +479,7 @@ mod tests {
         assert_eq!(rag["request_rate"], json!(2.0));
         for s in [gamma, sessions, rag] {
             let doc = json!({ "workload": { "stages": [s] } });
-            assert!(engine::api::check_scenario(&doc.to_string()).is_empty());
+            assert!(opal::check_scenario(&doc.to_string()).is_empty());
         }
     }
 
@@ -514,7 +513,7 @@ mod tests {
             stage["input_length"],
             json!({ "type": "uniform", "min": 10, "max": 1024 })
         );
-        assert!(engine::api::check_scenario(&out.to_string()).is_empty());
+        assert!(opal::check_scenario(&out.to_string()).is_empty());
         // Plain sections stay partial: only the field written appears.
         let out2 = write(&out, "worker.max_num_seqs", json!(2)).unwrap();
         assert_eq!(out2["worker"], json!({ "max_num_seqs": 2 }));
@@ -534,7 +533,7 @@ mod tests {
         assert_eq!(gpu["custom"]["memory_gb"], json!(48.0));
         assert_eq!(gpu["tp"], json!(2));
         let doc = json!({ "model": model, "hardware": gpu });
-        assert!(engine::api::check_scenario(&doc.to_string()).is_empty());
+        assert!(opal::check_scenario(&doc.to_string()).is_empty());
     }
 
     #[test]

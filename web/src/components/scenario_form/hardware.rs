@@ -2,7 +2,7 @@
 
 use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
-use engine::hardware;
+use opal::hardware;
 use serde_json::Value;
 use yew::prelude::*;
 

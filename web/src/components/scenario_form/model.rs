@@ -4,7 +4,7 @@
 use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
 use crate::state::{Action, Level};
-use engine::model::{catalogue, Model};
+use opal::model::{catalogue, Model};
 use serde_json::Value;
 use yew::prelude::*;
 

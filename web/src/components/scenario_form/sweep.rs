@@ -130,7 +130,7 @@ pub fn sweep_section(props: &SectionProps) -> Html {
                     </ListItem>
                 }
             }) }
-            if n < engine::sweep::MAX_AXES {
+            if n < opal::sweep::MAX_AXES {
                 <div class="list-add">
                     <button type="button" onclick={on_add_axis} data-testid="add-axis">
                         { if n == 0 { "+ Vary a field" } else { "+ Vary a second field (a curve per value)" } }
@@ -159,7 +159,7 @@ fn remove_sweep(c: &FormCtx) -> crate::state::Action {
 /// The hint under the cost: the catalogue's price the field overrides.
 fn cost_hint(c: &FormCtx) -> &'static str {
     let gpu = c.str("hardware.gpu");
-    if engine::hardware::list_price(&gpu).is_some() {
+    if opal::hardware::list_price(&gpu).is_some() {
         "For the cost per million output tokens. Empty: your hardware.gpu_prices entry for the GPU type, else the catalogue's nominal price (a sweep over hardware.gpu prices each type so)."
     } else {
         "For the cost per million output tokens; this GPU has no catalogue price."

@@ -1,8 +1,9 @@
 //! The example scenarios in `examples/` and the built-in presets parse, validate and carry
 //! their data files.
 
-use engine::scenario::{detect_format, presets, Format, Scenario, ScenarioData, SimulationConfig};
-use engine::workload::GeneratorConfig;
+use opal::document::{detect_format, presets, Format};
+use opal::scenario::{ScenarioData, SimulationConfig};
+use opal::workload::GeneratorConfig;
 
 fn example(name: &str) -> String {
     let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -23,10 +24,10 @@ fn every_example_document_parses_and_validates() {
     ] {
         let text = example(name);
         assert_eq!(detect_format(&text), Format::Ours, "{name}");
-        let scenario = Scenario::parse(&text).unwrap_or_else(|p| panic!("{name}: {p:?}"));
+        let scenario = opal::parse_scenario(&text).unwrap_or_else(|p| panic!("{name}: {p:?}"));
         // A written document reads back as the same scenario.
         assert_eq!(
-            Scenario::parse(&scenario.to_json_pretty()).unwrap(),
+            opal::parse_scenario(&scenario.to_json_pretty()).unwrap(),
             scenario,
             "{name}"
         );
@@ -56,8 +57,8 @@ fn every_preset_is_an_example_file_and_loads_with_its_data() {
 
 #[test]
 fn default_document_is_the_default_example_and_is_small() {
-    assert_eq!(Scenario::default_document(), example("default.json"));
-    let s = Scenario::parse(Scenario::default_document()).unwrap();
+    assert_eq!(opal::document::default_document(), example("default.json"));
+    let s = opal::parse_scenario(opal::document::default_document()).unwrap();
     assert_eq!(s.simulation.num_workers, 4);
     assert_eq!(s.model.name, "granite-3.3-8b-instruct");
     assert_eq!(s.hardware.gpu, "H100-SXM");
@@ -68,7 +69,7 @@ fn default_document_is_the_default_example_and_is_small() {
 
 #[test]
 fn trace_and_sessions_examples_need_their_files() {
-    let trace = Scenario::parse(&example("trace_replay.json")).unwrap();
+    let trace = opal::parse_scenario(&example("trace_replay.json")).unwrap();
     assert_eq!(
         trace.required_files(),
         vec![(
@@ -90,7 +91,7 @@ fn trace_and_sessions_examples_need_their_files() {
     .collect();
     assert!(trace.check_data(&data).is_empty());
 
-    let sessions = Scenario::parse(&example("sessions_replay.json")).unwrap();
+    let sessions = opal::parse_scenario(&example("sessions_replay.json")).unwrap();
     let GeneratorConfig::Sessions(c) = &sessions.workload.stages[0].generator else {
         panic!("sessions_replay replays sessions");
     };

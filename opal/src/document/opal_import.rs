@@ -3,20 +3,16 @@
 //! Every key of the Opal file ends up in the [`ImportReport`]: either mapped (Opal path →
 //! our path, with a note when the meaning shifts) or ignored (with the reason). Values may be
 //! numbers or numeric strings, as Opal's Python loader accepts both (`"a": "4"`).
-//!
-//! Every function here is `#[inline]`, so that it is compiled in the crate that imports (the
-//! page's wasm, at its size level, or the CLI), not in the engine, whose wasm build is tuned
-//! for the simulation's speed: this is cold code, where size matters more than speed.
 
-use super::Scenario;
-use crate::hardware::{self, GpuSpec};
-use crate::model::catalogue;
-use crate::offload::{TierConfig, BYTES_PER_GB};
-use crate::router::policy::{NoParams, PolicyConfig};
-use crate::timing::TimingKind;
-use crate::validate::{index, join, Problem, Problems};
-use crate::workload::config::{SyntheticConfig, TraceConfig};
-use crate::workload::{GeneratorConfig, LengthDist, StageConfig};
+use engine::hardware::{self, GpuSpec};
+use engine::model::catalogue;
+use engine::offload::{TierConfig, BYTES_PER_GB};
+use engine::router::policy::{NoParams, PolicyConfig};
+use engine::scenario::Scenario;
+use engine::timing::TimingKind;
+use engine::validate::{index, join, Problem, Problems};
+use engine::workload::config::{SyntheticConfig, TraceConfig};
+use engine::workload::{GeneratorConfig, LengthDist, StageConfig};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -49,7 +45,6 @@ const OUR_SECTIONS: [&str; 12] = [
 ];
 
 /// Tells our documents from Opal's by their keys, so one "Import" button can take either.
-#[inline]
 pub fn detect_format(text: &str) -> Format {
     let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else {
         return Format::Unknown;
@@ -112,13 +107,11 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// The mapping of the Opal key `from`, if it was mapped.
-    #[inline]
     pub fn mapping(&self, from: &str) -> Option<&MappedKey> {
         self.mapped.iter().find(|m| m.from == from)
     }
 
     /// The reason the Opal key `from` was ignored, if it was.
-    #[inline]
     pub fn ignored_reason(&self, from: &str) -> Option<&str> {
         self.ignored
             .iter()
@@ -128,7 +121,6 @@ impl ImportReport {
 }
 
 impl std::fmt::Display for ImportReport {
-    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "mapped:")?;
         for m in &self.mapped {
@@ -148,7 +140,6 @@ impl std::fmt::Display for ImportReport {
 
 /// Imports an Opal config: the equivalent scenario and what happened to every key, or every
 /// problem (Opal paths for what could not be read, our paths for what does not validate).
-#[inline]
 pub fn import_opal(text: &str) -> Result<(Scenario, ImportReport), Vec<Problem>> {
     let whole = |message: String| {
         vec![Problem {
@@ -196,7 +187,6 @@ struct Obj<'a> {
 }
 
 impl<'a> Obj<'a> {
-    #[inline]
     fn new(path: &str, map: &'a Map<String, Value>) -> Self {
         Self {
             path: path.to_string(),
@@ -205,13 +195,11 @@ impl<'a> Obj<'a> {
         }
     }
 
-    #[inline]
     fn path(&self, key: &str) -> String {
         join(&self.path, key)
     }
 
     /// The value at `key` (null counts as absent), marking it read.
-    #[inline]
     fn get(&mut self, key: &str) -> Option<&'a Value> {
         let (k, v) = self.map.get_key_value(key)?;
         self.used.insert(k.as_str());
@@ -232,7 +220,6 @@ struct Importer {
 }
 
 impl Importer {
-    #[inline]
     fn mapped(&mut self, from: String, to: &str, note: Option<String>) {
         self.report.mapped.push(MappedKey {
             from,
@@ -241,7 +228,6 @@ impl Importer {
         });
     }
 
-    #[inline]
     fn ignored(&mut self, from: String, reason: &str) {
         self.report.ignored.push(IgnoredKey {
             from,
@@ -250,7 +236,6 @@ impl Importer {
     }
 
     /// Marks `key` as known-but-unused, reporting it with `reason` if present.
-    #[inline]
     fn ignore(&mut self, o: &mut Obj, key: &str, reason: &str) {
         if o.map.contains_key(key) {
             o.get(key);
@@ -259,7 +244,6 @@ impl Importer {
     }
 
     /// Reports every key of `o` nobody read.
-    #[inline]
     fn finish(&mut self, o: Obj) {
         for k in o.map.keys() {
             if !o.used.contains(k.as_str()) {
@@ -268,7 +252,6 @@ impl Importer {
         }
     }
 
-    #[inline]
     fn number(&mut self, o: &mut Obj, key: &str) -> Option<f64> {
         let v = o.get(key)?;
         let n = match v {
@@ -286,7 +269,6 @@ impl Importer {
         }
     }
 
-    #[inline]
     fn whole<T: TryFrom<u64>>(&mut self, o: &mut Obj, key: &str) -> Option<T> {
         let x = self.number(o, key)?;
         let n = (x >= 0.0 && x.fract() == 0.0 && x <= u64::MAX as f64)
@@ -301,7 +283,6 @@ impl Importer {
         n
     }
 
-    #[inline]
     fn boolean(&mut self, o: &mut Obj, key: &str) -> Option<bool> {
         let v = o.get(key)?;
         let b = match v {
@@ -317,7 +298,6 @@ impl Importer {
         b
     }
 
-    #[inline]
     fn string(&mut self, o: &mut Obj, key: &str) -> Option<String> {
         let v = o.get(key)?;
         match v.as_str() {
@@ -330,7 +310,6 @@ impl Importer {
         }
     }
 
-    #[inline]
     fn object<'a>(&mut self, o: &mut Obj<'a>, key: &str) -> Option<Obj<'a>> {
         let v = o.get(key)?;
         match v.as_object() {
@@ -344,7 +323,6 @@ impl Importer {
     }
 
     /// Reads `key` with `read` and, if present, stores it with `set` and reports the mapping.
-    #[inline]
     fn map<T>(
         &mut self,
         o: &mut Obj,
@@ -362,7 +340,6 @@ impl Importer {
     /// Sets Opal's behaviour where our defaults differ, before the file is read, so that a
     /// file without the key (or its whole section) still gets it; [`Importer::settle`]
     /// reports the keys the file left out ([`OPAL_DEFAULTS`]).
-    #[inline]
     fn opal_defaults(&mut self) {
         let w = &mut self.scenario.worker;
         // Set even though it is our default today: an import must price steps with Opal's
@@ -375,10 +352,9 @@ impl Importer {
         // Opal decides each batch when the previous step ends (no async scheduling).
         w.async_scheduling = false;
         // Opal writes a request's prompt to the tiers once the request completes.
-        self.scenario.kv_cache.store = crate::offload::StoreWhen::OnCompletion;
+        self.scenario.kv_cache.store = engine::offload::StoreWhen::OnCompletion;
     }
 
-    #[inline]
     fn simulation(&mut self, top: &mut Obj) {
         let Some(mut o) = self.object(top, "simulation") else {
             return;
@@ -420,7 +396,6 @@ impl Importer {
         self.finish(o);
     }
 
-    #[inline]
     fn model(&mut self, top: &mut Obj) {
         let Some(mut model) = self.object(top, "model") else {
             return;
@@ -457,7 +432,6 @@ impl Importer {
         self.finish(model);
     }
 
-    #[inline]
     fn router(&mut self, top: &mut Obj) {
         let Some(mut router) = self.object(top, "router") else {
             return;
@@ -550,7 +524,6 @@ impl Importer {
         self.finish(router);
     }
 
-    #[inline]
     fn worker(&mut self, top: &mut Obj) {
         let Some(mut worker) = self.object(top, "worker") else {
             return;
@@ -584,7 +557,6 @@ impl Importer {
         self.finish(worker);
     }
 
-    #[inline]
     fn hardware(&mut self, mut o: Obj) {
         let gpu = self.string(&mut o, "gpu");
         let memory = self.number(&mut o, "memory_gb");
@@ -660,7 +632,6 @@ impl Importer {
         self.finish(o);
     }
 
-    #[inline]
     fn vllm(&mut self, mut o: Obj) {
         macro_rules! whole_field {
             ($key:literal, $field:ident) => {
@@ -701,7 +672,6 @@ impl Importer {
         self.finish(o);
     }
 
-    #[inline]
     fn inference(&mut self, mut o: Obj) {
         let model = self.string(&mut o, "model");
         let kind = match model.as_deref().map(str::to_ascii_lowercase).as_deref() {
@@ -773,7 +743,6 @@ impl Importer {
         self.finish(o);
     }
 
-    #[inline]
     fn kvc(&mut self, top: &mut Obj) {
         let Some(mut o) = self.object(top, "kvc") else {
             return;
@@ -837,7 +806,6 @@ impl Importer {
     }
 
     /// The tier `opal` at position `i`, from its Opal section (or our preset when absent).
-    #[inline]
     fn tier(&mut self, opal: &str, i: usize, section: Option<Obj>) -> TierConfig {
         let ours = match opal {
             "CPUMemory" => TierConfig::cpu_dram(),
@@ -886,7 +854,6 @@ impl Importer {
         tier
     }
 
-    #[inline]
     fn workload(&mut self, top: &mut Obj) {
         let Some(mut w) = self.object(top, "workload") else {
             return;
@@ -920,7 +887,6 @@ impl Importer {
     }
 
     /// One stage; `at` is its index in our scenario.
-    #[inline]
     fn stage(&mut self, mut o: Obj, at: usize) -> Option<StageConfig> {
         let to = |field: &str| join(&index("workload.stages", at), field);
         let ty = self.string(&mut o, "type");
@@ -971,7 +937,6 @@ impl Importer {
         stage
     }
 
-    #[inline]
     fn stop_conditions(
         &mut self,
         params: &mut Obj,
@@ -992,7 +957,6 @@ impl Importer {
         (total, duration)
     }
 
-    #[inline]
     fn synthetic(
         &mut self,
         p: &mut Obj,
@@ -1061,7 +1025,6 @@ impl Importer {
     }
 
     /// A uniform length from a `min`/`max` pair (either may be missing: the other bound is kept).
-    #[inline]
     fn range(
         &mut self,
         p: &mut Obj,
@@ -1092,7 +1055,6 @@ impl Importer {
         Some(LengthDist::uniform(lo, hi))
     }
 
-    #[inline]
     fn trace(&mut self, p: &mut Obj, to: &impl Fn(&str) -> String) -> Option<StageConfig> {
         let (total_requests, time_duration_sec) = self.stop_conditions(p, to);
         let mut c = TraceConfig::default();
@@ -1145,7 +1107,6 @@ impl Importer {
     }
 
     /// Settings that combine several Opal keys, applied once everything is read.
-    #[inline]
     fn settle(&mut self) {
         for (from, to, note) in OPAL_DEFAULTS {
             if self.report.mapping(from).is_none() {
@@ -1211,7 +1172,6 @@ const OPAL_DEFAULTS: [(&str, &str, &str); 3] = [
 /// double just above it is taken, so that `capacity_gb · 10⁹` never falls short of Opal's
 /// bytes and a tier holds as many whole chunks as Opal's (15 GB of 40 MiB chunks is 384, not
 /// 383).
-#[inline]
 fn gib_to_gb(gib: f64) -> f64 {
     let bytes = gib * (1u64 << 30) as f64;
     let gb = bytes / BYTES_PER_GB;
@@ -1226,7 +1186,6 @@ fn gib_to_gb(gib: f64) -> f64 {
 /// Opal's tier section names, in its default order.
 const OPAL_TIERS: [&str; 3] = ["CPUMemory", "LocalNVMe", "DistributedFS"];
 
-#[inline]
 fn opal_tier(name: &str) -> Option<&'static str> {
     OPAL_TIERS
         .into_iter()
@@ -1235,7 +1194,6 @@ fn opal_tier(name: &str) -> Option<&'static str> {
 
 /// Our catalogue name for an Opal model name (case-insensitive; an organisation prefix such
 /// as `ibm-granite/` is dropped).
-#[inline]
 fn catalogue_name(name: &str) -> Option<&'static str> {
     let bare = name.rsplit('/').next().unwrap_or(name);
     catalogue::catalogue()
@@ -1245,7 +1203,6 @@ fn catalogue_name(name: &str) -> Option<&'static str> {
 }
 
 /// Our catalogue GPU for an Opal GPU name (`H100` is our `H100-SXM`, `A100` our `A100-80GB`).
-#[inline]
 fn catalogue_gpu(name: &str) -> Option<GpuSpec> {
     let ours = match name.to_ascii_uppercase().as_str() {
         "H100" | "H100-SXM" | "H100_SXM" | "H100SXM" => "H100-SXM",

@@ -5,17 +5,10 @@
 //! A [`SweepPlan`] runs any point on its own ([`SweepPlan::run_point`]), so callers spread
 //! points over threads, Web Workers or machines (shards) and put them back in index order
 //! ([`SweepResults`]); a point's figures depend on its scenario alone, never on who ran it.
-//!
-//! What a caller drives (a plan, a point's steps and figures, the table) is `#[inline]`, so
-//! it is compiled in the caller (the page's wasm at its size-tuned opt-level), not in the
-//! engine at the simulation's.
 
 mod bill;
-pub mod check;
-pub(crate) mod config;
 mod lengthen;
 mod output;
-pub(crate) mod path;
 mod point;
 mod search;
 mod searcher;
@@ -24,15 +17,16 @@ mod tests;
 mod trial;
 
 pub use bill::{Bill, PoolBill};
-pub use config::{Axis, Search, SweepConfig, MAX_AXES, MAX_POINTS};
+pub use engine::scenario::sweep::{Axis, Search, SweepConfig, MAX_AXES, MAX_POINTS};
 pub use output::{merge_shards, Shard, SweepHeader, SweepPoint, SweepResults};
 pub use point::{PointMetrics, SeedSpread};
 pub use search::{Confirmation, Probe, SearchOutcome};
 use trial::{Trial, TrialStep};
 
-use crate::scenario::{Scenario, ScenarioData};
-use crate::simulation::{Simulation, SimulationResults, Stop};
-use crate::validate::Problem;
+use crate::document::check;
+use engine::scenario::{Scenario, ScenarioData};
+use engine::simulation::{Simulation, SimulationResults, Stop};
+use engine::validate::Problem;
 use serde_json::Value;
 
 /// A sweep ready to run: the scenario without its `sweep` section, the axes, the data files.
@@ -44,7 +38,6 @@ pub struct SweepPlan {
 
 impl SweepPlan {
     /// The plan of a scenario with a `sweep` section (a problem at `sweep` without one).
-    #[inline]
     pub fn new(scenario: &Scenario, data: ScenarioData) -> Result<Self, Vec<Problem>> {
         let Some(config) = scenario.sweep.clone() else {
             return Err(vec![Problem::new(
@@ -83,13 +76,11 @@ impl SweepPlan {
     }
 
     /// The scenario of point `i`.
-    #[inline]
     pub fn scenario(&self, i: usize) -> Result<Scenario, String> {
         check::point_scenario(&self.base, &self.config, &self.config.point_values(i), None)
     }
 
     /// Runs point `i` (searching it when the sweep has a search).
-    #[inline]
     pub fn run_point(&self, i: usize) -> SweepPoint {
         let mut point = self.begin_point(i);
         loop {
@@ -202,7 +193,6 @@ impl PointRun {
     }
 
     /// The next run to make, or the finished point.
-    #[inline]
     pub fn next(&mut self, plan: &SweepPlan) -> PointStep<'_> {
         loop {
             if let Some(e) = self.failed.take() {
@@ -254,7 +244,6 @@ impl PointRun {
     }
 
     /// The results of the run [`PointRun::next`] asked for (or why it could not run).
-    #[inline]
     pub fn record(&mut self, results: Result<&SimulationResults, String>) {
         let pending = self.pending.take().expect("record follows a run from next");
         match results.and_then(|r| metrics_of(&pending.scenario, r)) {
@@ -294,7 +283,6 @@ fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults
 }
 
 /// A finished run's figures; a run stopped by an error is an error.
-#[inline]
 fn metrics_of(scenario: &Scenario, results: &SimulationResults) -> Result<PointMetrics, String> {
     if let Some(stop @ Stop::Error(_)) = &results.stop {
         return Err(stop.describe());

@@ -12,22 +12,20 @@
 #[cfg(test)]
 mod tests;
 
-pub use crate::scenario::race::{
+use crate::document::check;
+pub use engine::scenario::race::{
     merge_patch, Entrant, RaceConfig, MAX_ENTRANTS, MAX_LABEL_CHARS, MAX_SEEDS, MIN_ENTRANTS,
 };
-use crate::scenario::Scenario;
-use crate::sweep::check;
+use engine::scenario::Scenario;
 
 /// Each entrant's label and scenario, in lane order (empty without a `race` section); an
 /// entrant whose patch makes an invalid scenario gives the problems as one sentence.
-#[inline]
 pub fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, String>)> {
     check::entrants(scenario)
 }
 
 /// Each entrant's label and scenario at the race's `k`-th seed (0 is the scenario's own
 /// seed, as [`entrants`] gives): the entrant's seed (its patch may set one) plus `k`.
-#[inline]
 pub fn entrants_at_seed(scenario: &Scenario, k: u32) -> Vec<(String, Result<Scenario, String>)> {
     let mut all = entrants(scenario);
     for (_, s) in &mut all {
@@ -39,7 +37,6 @@ pub fn entrants_at_seed(scenario: &Scenario, k: u32) -> Vec<(String, Result<Scen
 }
 
 /// How many seeds the race is judged on (1 without a race).
-#[inline]
 pub fn seeds(scenario: &Scenario) -> u32 {
     scenario.race.as_ref().map_or(1, |r| r.seeds)
 }

@@ -1,11 +1,10 @@
 //! Cross-section validation: every problem at once, each with its path and the numbers
 //! behind it.
 
-use engine::scenario::Scenario;
-use engine::validate::Problem;
+use opal::Problem;
 
 fn problems(json: &str) -> Vec<Problem> {
-    Scenario::parse(json).expect_err("the scenario should be rejected")
+    opal::parse_scenario(json).expect_err("the scenario should be rejected")
 }
 
 fn paths(p: &[Problem]) -> Vec<&str> {
@@ -14,8 +13,8 @@ fn paths(p: &[Problem]) -> Vec<&str> {
 
 #[test]
 fn a_partial_document_is_valid() {
-    assert!(Scenario::parse("{}").is_ok());
-    assert!(Scenario::parse(r#"{"simulation": {"num_workers": 3}}"#).is_ok());
+    assert!(opal::parse_scenario("{}").is_ok());
+    assert!(opal::parse_scenario(r#"{"simulation": {"num_workers": 3}}"#).is_ok());
 }
 
 #[test]
@@ -64,13 +63,14 @@ fn a_cache_too_small_for_one_max_length_sequence_names_the_length_that_fits() {
         p[0].message
     );
     // Taking the advice fixes it.
-    assert!(Scenario::parse(
+    assert!(opal::parse_scenario(
         r#"{"model": {"name": "Llama-3.1-70B", "max_model_len": 24144}, "hardware": {"tp": 2}}"#
     )
     .is_ok());
     // And so do four GPUs.
     assert!(
-        Scenario::parse(r#"{"model": {"name": "Llama-3.1-70B"}, "hardware": {"tp": 4}}"#).is_ok()
+        opal::parse_scenario(r#"{"model": {"name": "Llama-3.1-70B"}, "hardware": {"tp": 4}}"#)
+            .is_ok()
     );
 }
 
@@ -80,7 +80,7 @@ fn a_block_override_must_hold_one_max_length_sequence() {
     let p = problems(r#"{"worker": {"num_gpu_blocks_override": 1000}}"#);
     assert_eq!(paths(&p), ["worker.num_gpu_blocks_override"]);
     assert!(p[0].message.contains("(8192 blocks)"), "{}", p[0].message);
-    assert!(Scenario::parse(
+    assert!(opal::parse_scenario(
         r#"{"worker": {"num_gpu_blocks_override": 1000}, "model": {"max_model_len": 16000}}"#
     )
     .is_ok());
@@ -146,7 +146,7 @@ fn offload_chunks_are_whole_blocks() {
     let p = problems(r#"{"kv_cache": {"chunk_size": 100, "tiers": [{"preset": "cpu_dram"}]}}"#);
     assert_eq!(paths(&p), ["kv_cache.chunk_size"]);
     // Without tiers the chunk size is unused.
-    assert!(Scenario::parse(r#"{"kv_cache": {"chunk_size": 100}}"#).is_ok());
+    assert!(opal::parse_scenario(r#"{"kv_cache": {"chunk_size": 100}}"#).is_ok());
 }
 
 #[test]

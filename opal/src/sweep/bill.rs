@@ -6,9 +6,9 @@
 //! paid for) to its release, or to the span's end; one there from the start and released,
 //! from the span's start to its release. Seconds outside the span are not billed.
 
-use crate::router::ScalingRecord;
-use crate::scenario::Scenario;
-use crate::simulation::SimulationResults;
+use engine::router::ScalingRecord;
+use engine::scenario::Scenario;
+use engine::simulation::SimulationResults;
 
 /// One pool's part of a [`Bill`].
 #[derive(Debug, Clone, PartialEq)]

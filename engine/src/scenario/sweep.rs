@@ -122,7 +122,7 @@ impl Default for SweepConfig {
 }
 
 /// A number as JSON: whole numbers as integers (so they read as counts, e.g. `num_workers`).
-pub(crate) fn number(x: f64) -> Value {
+pub fn number(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
         Value::from(x as i64)
     } else {
@@ -160,7 +160,6 @@ impl Axis {
         }
     }
 
-    #[inline]
     fn validate(&self, at: &str, p: &mut Problems) {
         if let Err(m) = path::parse(&self.path) {
             p.push(join(at, "path"), m);
@@ -215,8 +214,7 @@ impl SweepConfig {
     }
 
     /// This section's own problems under `path` (whether each value makes a valid scenario
-    /// is checked against the document, see `sweep::check`).
-    #[inline]
+    /// is checked against the document, see `opal::document::check`).
     pub fn validate(&self, path: &str, p: &mut Problems) {
         let vary = join(path, "vary");
         if self.vary.len() > MAX_AXES {

@@ -1,8 +1,8 @@
 //! The race section's checks, the merge patch, and what entrants share.
 
 use super::*;
-use crate::scenario::{Scenario, ScenarioData};
-use crate::simulation::Simulation;
+use engine::scenario::ScenarioData;
+use engine::simulation::Simulation;
 use serde_json::json;
 
 /// Two workers, constant 10 ms steps, 12 requests sharing one 256-token prefix.
@@ -22,7 +22,7 @@ fn doc(race: &str) -> String {
 }
 
 fn problems(race: &str) -> Vec<String> {
-    crate::sweep::check::parse(&doc(race))
+    crate::document::check::parse(&doc(race))
         .err()
         .unwrap_or_default()
         .iter()
@@ -145,7 +145,8 @@ fn a_patch_that_breaks_the_scenario_is_reported_at_its_entrant() {
 
 #[test]
 fn entrants_run_the_same_arrivals_and_differ_only_by_their_patch() {
-    let scenario = Scenario::parse(&doc(&format!(r#"{{ "entrants": [ {RR}, {LL} ] }}"#))).unwrap();
+    let scenario =
+        crate::parse_scenario(&doc(&format!(r#"{{ "entrants": [ {RR}, {LL} ] }}"#))).unwrap();
     let entrants = entrants(&scenario);
     assert_eq!(entrants.len(), 2);
     assert_eq!(entrants[0].0, "round robin");
@@ -179,13 +180,13 @@ fn entrants_run_the_same_arrivals_and_differ_only_by_their_patch() {
 #[test]
 fn seeds_default_to_one_and_are_checked_at_their_path() {
     let race = |seeds: &str| format!(r#"{{ "entrants": [ {RR}, {LL} ]{seeds} }}"#);
-    let s = Scenario::parse(&doc(&race(""))).unwrap();
+    let s = crate::parse_scenario(&doc(&race(""))).unwrap();
     assert_eq!(super::seeds(&s), 1);
     assert!(
         !s.to_json_pretty().contains("\"seeds\""),
         "the default is not written out"
     );
-    let s = Scenario::parse(&doc(&race(r#", "seeds": 3"#))).unwrap();
+    let s = crate::parse_scenario(&doc(&race(r#", "seeds": 3"#))).unwrap();
     assert_eq!(super::seeds(&s), 3);
     assert_eq!(
         problems(&race(r#", "seeds": 0"#)),
@@ -202,7 +203,7 @@ fn seeds_default_to_one_and_are_checked_at_their_path() {
 fn a_later_seed_moves_every_entrant_s_seed_and_keeps_its_patch() {
     // The document's seed is 3; a patch may set its own (7), which is moved the same way.
     let seven = r#"{ "label": "seven", "patch": { "simulation": { "seed": 7 } } }"#;
-    let s = Scenario::parse(&doc(&format!(
+    let s = crate::parse_scenario(&doc(&format!(
         r#"{{ "entrants": [ {LL}, {seven} ], "seeds": 3 }}"#
     )))
     .unwrap();

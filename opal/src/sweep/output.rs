@@ -1,9 +1,9 @@
 //! A sweep's results: one line of JSON per point (so shards merge by putting lines back in
 //! order, byte for byte), a table, and a CSV.
 
-use super::config::Search;
 use super::point::PointMetrics;
 use super::search::SearchOutcome;
+use engine::scenario::sweep::Search;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
@@ -65,8 +65,6 @@ const POINTS_OPEN: &str = "\"points\":[";
 
 impl SweepResults {
     /// The results JSON: the header on the first line, each point on a line of its own.
-    // Inline: built in the caller, at the page's size-tuned opt-level (see SimulationResults).
-    #[inline]
     pub fn to_json(&self) -> String {
         let mut o = String::new();
         let header = serde_json::to_string(&self.header).expect("serialises");
@@ -153,7 +151,6 @@ impl SweepResults {
 
     /// The table's header and one row per point (`digits` decimals; 17 writes numbers in
     /// full), as the CLI prints it and the app shows it.
-    #[inline]
     pub fn table(&self, digits: usize) -> Vec<Vec<String>> {
         let mut rows = vec![self.columns()];
         rows.extend(self.points.iter().map(|p| self.cells(p, digits)));

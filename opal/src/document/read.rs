@@ -12,10 +12,10 @@
 //! whose removal makes the error go away is the field at fault. The tag (`type`, `policy`)
 //! is tried last, since without it nothing inside is read at all.
 
-use super::Scenario;
-use crate::tracked::{self, Seg};
-use crate::validate::{index, join, Problem};
-use crate::workload::StageConfig;
+use engine::scenario::Scenario;
+use engine::tracked::{self, Seg};
+use engine::validate::{index, join, Problem};
+use engine::workload::StageConfig;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -28,8 +28,7 @@ pub(super) const MAX_PROBLEMS: usize = 50;
 const TAGS: [&str; 2] = ["type", "policy"];
 
 /// Parses `text` into a scenario, or lists every duplicate key and type error.
-#[inline]
-pub(super) fn parse(text: &str) -> Result<Scenario, Vec<Problem>> {
+pub(super) fn read(text: &str) -> Result<Scenario, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut tree = read_tree(text, &mut problems)?;
     if !tree.is_object() {
@@ -107,7 +106,6 @@ fn node_mut<'a>(tree: &'a mut Value, path: &[Seg]) -> Option<&'a mut Value> {
 
 /// The first error in the part of the tree holding `at`: a stage on its own when `at` lies
 /// in one (so probing a stage of a 30,000-stage document reads one stage), else the whole.
-#[inline]
 fn first_error(tree: &Value, at: &[Seg]) -> Option<(Vec<Seg>, String)> {
     match at {
         [Seg::Key(w), Seg::Key(s), Seg::Index(_), ..] if w == "workload" && s == "stages" => {
@@ -119,7 +117,6 @@ fn first_error(tree: &Value, at: &[Seg]) -> Option<(Vec<Seg>, String)> {
 
 /// For an error `message` at an object, the field of it at fault (see the module docs),
 /// followed down as long as the field is an object itself.
-#[inline]
 fn pin(tree: &mut Value, at: &[Seg], message: &str) -> Option<Vec<Seg>> {
     let error = Some((at.to_vec(), message.to_string()));
     let mut node = at.to_vec();

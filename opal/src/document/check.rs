@@ -4,28 +4,36 @@
 //! entrant a race patches in. A made scenario is checked whole too (a sweep's point keeps
 //! the race; an entrant's patch may bring a sweep).
 //!
-//! These checks parse the documents they make, so they live here with the runners, above
-//! the document: [`parse`] is what reads a document someone wrote (the CLI, the app, and
-//! `api::check_scenario`), [`Scenario::parse`] what reads one already known to be whole.
+//! These checks parse the documents they make, so they live here, above the engine's
+//! document: [`parse`] is what reads a document someone wrote (the CLI, the app, and
+//! [`crate::check_scenario`]).
 
-use super::config::{number, Search, SweepConfig};
-use super::path;
-use crate::scenario::race::merge_patch;
-use crate::scenario::Scenario;
-use crate::validate::{index, join, Problem, Problems};
+use engine::scenario::path;
+use engine::scenario::race::merge_patch;
+use engine::scenario::sweep::{number, Search, SweepConfig};
+use engine::scenario::{Scenario, ScenarioData};
+use engine::validate::{index, join, Problem, Problems};
 use serde_json::Value;
 
 /// Parses a scenario document and checks it whole, returning every problem found, each
 /// with its field path: every duplicate key and type error at its field, else every
 /// problem of its sections, else of the scenarios its sweep and race make, else the work
 /// estimate's.
-// Inline, with what it reaches of `Scenario::parse`: the scenario's deserializer is then
-// compiled where documents are read (the page's wasm at its size-tuned opt-level), not in
-// the engine.
-#[inline]
 pub fn parse(text: &str) -> Result<Scenario, Vec<Problem>> {
-    let scenario = Scenario::read(text)?;
+    let scenario = super::read::read(text)?;
     let problems = check(&scenario);
+    if problems.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Parses a document and checks it whole together with its data files: every problem at
+/// once.
+pub fn parse_with_data(text: &str, data: &ScenarioData) -> Result<Scenario, Vec<Problem>> {
+    let scenario = parse(text)?;
+    let problems = scenario.check_data(data);
     if problems.is_empty() {
         Ok(scenario)
     } else {
@@ -36,7 +44,6 @@ pub fn parse(text: &str) -> Result<Scenario, Vec<Problem>> {
 /// Every problem in the scenario, each with its field path: its sections' (see
 /// [`Scenario::validate`]), then, once those are sound, each sweep value's and each race
 /// entrant's, then the work estimate's.
-#[inline]
 pub fn check(scenario: &Scenario) -> Vec<Problem> {
     let mut p = scenario.section_problems();
     // Each value a sweep sets must make a valid scenario (checked once the rest is sound).
@@ -51,7 +58,6 @@ pub fn check(scenario: &Scenario) -> Vec<Problem> {
 }
 
 /// A scenario this document made, parsed and checked whole; its problems as one sentence.
-#[inline]
 pub(crate) fn derived(text: &str) -> Result<Scenario, String> {
     parse(text).map_err(|p| describe(&p))
 }
@@ -66,7 +72,6 @@ pub(crate) fn describe(problems: &[Problem]) -> String {
 }
 
 /// The scenario as a JSON tree, without its sweep (a point is one plain run).
-#[inline]
 pub(crate) fn sweep_base(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.sweep = None;
@@ -74,7 +79,6 @@ pub(crate) fn sweep_base(scenario: &Scenario) -> Value {
 }
 
 /// The scenario with each axis set to its value in `values`, and `extra` set last.
-#[inline]
 pub(crate) fn point_scenario(
     base: &Value,
     config: &SweepConfig,
@@ -85,7 +89,6 @@ pub(crate) fn point_scenario(
 }
 
 /// The JSON text of [`point_scenario`]'s scenario.
-#[inline]
 pub(crate) fn point_text(
     base: &Value,
     config: &SweepConfig,
@@ -108,7 +111,6 @@ pub(crate) fn point_text(
 /// Each race entrant's label and scenario, in lane order (empty without a `race`
 /// section); an entrant whose patch makes an invalid scenario gives the problems as one
 /// sentence.
-#[inline]
 pub(crate) fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, String>)> {
     let Some(race) = &scenario.race else {
         return Vec::new();
@@ -121,7 +123,6 @@ pub(crate) fn entrants(scenario: &Scenario) -> Vec<(String, Result<Scenario, Str
 }
 
 /// The scenario as a JSON tree without its race and sweep: what every entrant starts from.
-#[inline]
 fn race_base(scenario: &Scenario) -> Value {
     let mut base = sweep_base(scenario);
     if let Some(fields) = base.as_object_mut() {
@@ -130,7 +131,6 @@ fn race_base(scenario: &Scenario) -> Value {
     base
 }
 
-#[inline]
 fn entrant(base: &Value, patch: &Value) -> Result<Scenario, String> {
     let mut tree = base.clone();
     merge_patch(&mut tree, patch);
@@ -138,7 +138,6 @@ fn entrant(base: &Value, patch: &Value) -> Result<Scenario, String> {
 }
 
 /// Whether each entrant's patch makes a valid scenario: each problem at its patch.
-#[inline]
 fn check_entrants(scenario: &Scenario, p: &mut Problems) {
     for (i, (_, s)) in entrants(scenario).into_iter().enumerate() {
         if let Err(m) = s {
@@ -152,7 +151,6 @@ fn check_entrants(scenario: &Scenario, p: &mut Problems) {
 
 /// Whether every value of every axis (and each end of a search) makes a valid scenario:
 /// each problem at the value's place in `sweep`, saying what it broke.
-#[inline]
 fn check_points(scenario: &Scenario, p: &mut Problems) {
     let Some(config) = &scenario.sweep else {
         return;

@@ -1,7 +1,7 @@
 //! Making a run longer (its stages' requests and durations multiplied) and reseeding it,
 //! on the scenario's JSON tree.
 
-use crate::scenario::Scenario;
+use engine::scenario::Scenario;
 use serde_json::Value;
 
 /// Multiplies every stage's `total_requests` and `time_duration_sec`, and a global
@@ -28,7 +28,7 @@ pub(super) fn lengthen(tree: &mut Value, scale: u32) {
 
 fn scale_seconds(object: &mut Value, field: &str, scale: u32) {
     if let Some(t) = object.get(field).and_then(Value::as_f64) {
-        object[field] = super::config::number(t * f64::from(scale));
+        object[field] = engine::scenario::sweep::number(t * f64::from(scale));
     }
 }
 
@@ -45,9 +45,6 @@ pub(super) fn reseed(tree: &mut Value, k: u32) {
 /// Whether `scenario` (made at `now` times its stages' lengths) can be made at `scale`
 /// times: some stage names a request count or a duration, and the longer run stays within
 /// the scenario's limits.
-// Inline, as `Scenario::parse` is: it parses a document, and the parser is compiled where
-// documents are read (the page's crate), not a second time in the engine.
-#[inline]
 pub(super) fn can_lengthen(scenario: &Scenario, scale: u32, now: u32) -> bool {
     let stretchable = scenario
         .workload
@@ -59,7 +56,7 @@ pub(super) fn can_lengthen(scenario: &Scenario, scale: u32, now: u32) -> bool {
     }
     let mut tree = scenario.to_tree();
     lengthen(&mut tree, scale / now);
-    super::check::parse(&tree.to_string()).is_ok()
+    crate::document::check::parse(&tree.to_string()).is_ok()
 }
 
 #[cfg(test)]

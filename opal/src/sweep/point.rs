@@ -2,11 +2,11 @@
 //! all over the run's measurement windows (warm-up and drain left out).
 
 use super::bill::Bill;
-use crate::measure::{window_of, MeasuredWindow, Pooled};
-use crate::scenario::Scenario;
-use crate::simulation::SimulationResults;
-use crate::slo::SloSummary;
-use crate::stats::{LatencySummary, RequestRecord};
+use engine::measure::{window_of, MeasuredWindow, Pooled};
+use engine::scenario::Scenario;
+use engine::simulation::SimulationResults;
+use engine::slo::SloSummary;
+use engine::stats::{LatencySummary, RequestRecord};
 use serde::Serialize;
 
 /// One run's figures, pooled over every stage.
@@ -106,7 +106,6 @@ impl SeedSpread {
 
 impl PointMetrics {
     /// The figures of a finished run of `scenario`.
-    #[inline]
     pub fn new(scenario: &Scenario, r: &SimulationResults) -> Self {
         let pooled = Pooled::of(&r.windows);
         let measured = |q: &&RequestRecord| window_of(&r.windows, q).is_some();

@@ -1,8 +1,8 @@
 //! Built-in scenarios: the example documents in `examples/`, compiled into the engine so the
 //! app can offer them (with their data files) without a file picker.
 
-use super::{Scenario, ScenarioData};
-use crate::validate::Problem;
+use engine::scenario::{Scenario, ScenarioData};
+use engine::validate::Problem;
 use serde::Serialize;
 
 /// A built-in scenario and the data files it names.
@@ -33,13 +33,11 @@ impl Preset {
     }
 
     /// The scenario, parsed (an Opal preset is imported), with its data files checked.
-    /// Inline, like the importer, so the importer is compiled where it is used.
-    #[inline]
     pub fn scenario(&self) -> Result<Scenario, Vec<Problem>> {
         let scenario = if self.is_opal() {
             super::import_opal(self.json)?.0
         } else {
-            Scenario::parse(self.json)?
+            super::parse(self.json)?
         };
         let problems = scenario.check_data(&self.data());
         if problems.is_empty() {
@@ -200,9 +198,7 @@ pub fn preset(id: &str) -> Option<Preset> {
     presets().into_iter().find(|p| p.id == id)
 }
 
-impl Scenario {
-    /// The app's built-in scenario document (`examples/default.json`).
-    pub fn default_document() -> &'static str {
-        DEFAULT_JSON
-    }
+/// The app's built-in scenario document (`examples/default.json`).
+pub fn default_document() -> &'static str {
+    DEFAULT_JSON
 }

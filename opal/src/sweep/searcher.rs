@@ -3,9 +3,9 @@
 //! disagree (the answer misses, or the next value also meets), the search is made again
 //! at the longer length, once.
 
-use super::config::{number, Search};
 use super::point::PointMetrics;
 use super::search::{Bisection, Confirmation, SearchOutcome, SearchStep};
+use engine::scenario::sweep::{number, Search};
 use serde_json::Value;
 
 /// A search in progress.

@@ -1,7 +1,7 @@
 //! The sweep section's checks, point order, shards and their merge.
 
 use super::*;
-use crate::scenario::Scenario;
+use engine::scenario::Scenario;
 
 /// A small, quick scenario: one worker, constant 10 ms steps, 8 identical requests.
 fn doc(sweep: &str) -> String {
@@ -102,7 +102,7 @@ fn the_sections_own_mistakes_name_their_fields() {
 
 #[test]
 fn points_take_every_combination_the_last_axis_fastest() {
-    let s = Scenario::parse(&doc(
+    let s = crate::parse_scenario(&doc(
         r#"{ "vary": [ { "path": "workload.stages[0].request_rate", "from": 1, "to": 2, "steps": 3 },
                       { "path": "router.policy", "values": [ {"policy": "round_robin"},
                                                              {"policy": "least_loaded"} ] } ] }"#,
@@ -124,7 +124,7 @@ fn points_take_every_combination_the_last_axis_fastest() {
 
 #[test]
 fn shards_merge_into_exactly_the_whole_sweep() {
-    let s = Scenario::parse(&doc(
+    let s = crate::parse_scenario(&doc(
         r#"{ "vary": [ { "path": "workload.stages[0].request_rate", "from": 1, "to": 40, "steps": 5 } ] }"#,
     ))
     .unwrap();
@@ -178,14 +178,14 @@ fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here()
     .replace(r#""max": 500"#, r#""max": 15"#)
     // Enough requests for the runs to be judged once lengthened (2,000 measured).
     .replace(r#""total_requests": 8"#, r#""total_requests": 250"#);
-    let s = Scenario::parse(&text).unwrap();
+    let s = crate::parse_scenario(&text).unwrap();
     let plan = SweepPlan::new(&s, Default::default()).unwrap();
     let mut point = plan.begin_point(0);
     let mut runs = 0;
     let elsewhere = loop {
         match point.next(&plan) {
             PointStep::Run(run) => {
-                let scenario = Scenario::parse(&run.text).unwrap();
+                let scenario = crate::parse_scenario(&run.text).unwrap();
                 let mut sim = Simulation::new(&scenario, &Default::default()).unwrap();
                 while !sim.advance(7).finished {}
                 let bytes = sim.results().to_bytes();
@@ -213,10 +213,10 @@ fn a_point_run_elsewhere_in_slices_and_through_bytes_equals_the_point_run_here()
 // The bill: what the GPUs cost, pool by pool, for the seconds they were provisioned.
 
 /// A finished run of `doc` and its scenario.
-fn ran(doc: &str) -> (Scenario, crate::simulation::SimulationResults) {
-    let scenario = Scenario::parse(doc).expect("valid scenario");
+fn ran(doc: &str) -> (Scenario, engine::simulation::SimulationResults) {
+    let scenario = crate::parse_scenario(doc).expect("valid scenario");
     let mut sim =
-        crate::simulation::Simulation::new(&scenario, &crate::scenario::ScenarioData::default())
+        engine::simulation::Simulation::new(&scenario, &engine::scenario::ScenarioData::default())
             .expect("builds");
     sim.run();
     (scenario, sim.results())
@@ -267,7 +267,7 @@ fn scaled_workers_are_billed_from_their_request_to_their_release() {
            "hardware": { "cost_per_gpu_hour": 3.0 },
            "router": { "autoscaler": { "enabled": true, "max_workers": 4 } }"#,
     ));
-    let lease = |worker, requested: f64, released: f64| crate::router::ScalingRecord {
+    let lease = |worker, requested: f64, released: f64| engine::router::ScalingRecord {
         pool: 0,
         worker: Some(worker),
         requested,

@@ -1,19 +1,20 @@
 //! The capacity preset's answer holds: it still meets the SLO at 10x the requests the
 //! preset names, and 10 % above it the cluster is overloaded.
 
-use engine::scenario::{preset, Scenario};
-use engine::simulation::Simulation;
-use engine::sweep::SweepPlan;
+use opal::document::preset;
+use opal::scenario::Scenario;
+use opal::simulation::Simulation;
+use opal::sweep::SweepPlan;
 
 /// The preset's scenario at `rate` req/s with `scale` times its requests, run plainly.
-fn run_at(base: &Scenario, rate: f64, scale: u64) -> engine::simulation::SimulationResults {
+fn run_at(base: &Scenario, rate: f64, scale: u64) -> opal::simulation::SimulationResults {
     let mut s = base.clone();
     s.sweep = None;
     let stage = &mut s.workload.stages[0];
     stage.total_requests = stage.total_requests.map(|n| n * scale);
     let mut tree = s.to_tree();
     tree["workload"]["stages"][0]["request_rate"] = serde_json::json!(rate);
-    let s = Scenario::parse(&tree.to_string()).unwrap();
+    let s = opal::parse_scenario(&tree.to_string()).unwrap();
     let mut sim = Simulation::new(&s, &Default::default()).unwrap();
     sim.run();
     sim.results()
@@ -22,7 +23,7 @@ fn run_at(base: &Scenario, rate: f64, scale: u64) -> engine::simulation::Simulat
 #[test]
 fn the_capacity_presets_answer_holds_at_ten_times_the_requests_and_not_above() {
     let p = preset("capacity_4xh100_ttft500").expect("the preset");
-    let base = Scenario::parse(p.json).unwrap();
+    let base = opal::parse_scenario(p.json).unwrap();
     let plan = SweepPlan::new(&base, Default::default()).unwrap();
     let point = plan.run_point(0);
     let search = point.search.as_ref().unwrap();

@@ -1,12 +1,11 @@
 //! Reading a scenario: every type error and duplicate key at once, each at its exact field,
 //! and no message longer than a person can read.
 
-use engine::scenario::Scenario;
-use engine::validate::Problem;
+use opal::Problem;
 use std::time::Instant;
 
 fn problems(json: &str) -> Vec<Problem> {
-    Scenario::parse(json).expect_err("the scenario should be rejected")
+    opal::parse_scenario(json).expect_err("the scenario should be rejected")
 }
 
 fn lines(p: &[Problem]) -> Vec<String> {

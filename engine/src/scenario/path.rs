@@ -1,17 +1,11 @@
 //! Field paths into a scenario's JSON tree (`workload.stages[0].request_rate`), the same
 //! spelling validation uses, and setting the value at one.
 
+use crate::tracked::Seg;
 use serde_json::Value;
 
-/// One step of a path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Step {
-    Key(String),
-    Index(usize),
-}
-
 /// Splits `path` into steps, or says what is wrong with its spelling.
-pub(crate) fn parse(path: &str) -> Result<Vec<Step>, String> {
+pub fn parse(path: &str) -> Result<Vec<Seg>, String> {
     let bad = || format!("\"{path}\" is not a field path like workload.stages[0].request_rate");
     let mut steps = Vec::new();
     for part in path.split('.') {
@@ -22,11 +16,11 @@ pub(crate) fn parse(path: &str) -> Result<Vec<Step>, String> {
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(bad());
         }
-        steps.push(Step::Key(key.to_string()));
+        steps.push(Seg::Key(key.to_string()));
         while let Some(inner) = rest.strip_prefix('[') {
             let close = inner.find(']').ok_or_else(bad)?;
             let i = inner[..close].parse::<usize>().map_err(|_| bad())?;
-            steps.push(Step::Index(i));
+            steps.push(Seg::Index(i));
             rest = &inner[close + 1..];
         }
         if !rest.is_empty() {
@@ -38,31 +32,31 @@ pub(crate) fn parse(path: &str) -> Result<Vec<Step>, String> {
 
 /// Sets the value at `path` in `tree`; the last key may be new (the document's own checks
 /// then say whether the field exists), everything before it must be there.
-pub(crate) fn set(tree: &mut Value, path: &str, value: Value) -> Result<(), String> {
+pub fn set(tree: &mut Value, path: &str, value: Value) -> Result<(), String> {
     let steps = parse(path)?;
     let mut node = tree;
     let mut at = String::new();
     for (n, step) in steps.iter().enumerate() {
         let last = n + 1 == steps.len();
         node = match (step, node) {
-            (Step::Key(k), Value::Object(m)) => {
+            (Seg::Key(k), Value::Object(m)) => {
                 if !last && !m.contains_key(k) {
                     return Err(format!("{} has no field \"{k}\"", name(&at)));
                 }
                 m.entry(k.clone()).or_insert(Value::Null)
             }
-            (Step::Index(i), Value::Array(a)) => {
+            (Seg::Index(i), Value::Array(a)) => {
                 let len = a.len();
                 a.get_mut(*i).ok_or_else(|| {
                     format!("{} has {len} entries, so [{i}] does not exist", name(&at))
                 })?
             }
-            (Step::Key(_), _) => return Err(format!("{} is not an object", name(&at))),
-            (Step::Index(_), _) => return Err(format!("{} is not a list", name(&at))),
+            (Seg::Key(_), _) => return Err(format!("{} is not an object", name(&at))),
+            (Seg::Index(_), _) => return Err(format!("{} is not a list", name(&at))),
         };
         match step {
-            Step::Key(k) => at = crate::validate::join(&at, k),
-            Step::Index(i) => at = crate::validate::index(&at, *i),
+            Seg::Key(k) => at = crate::validate::join(&at, k),
+            Seg::Index(i) => at = crate::validate::index(&at, *i),
         }
     }
     *node = value;

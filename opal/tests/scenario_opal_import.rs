@@ -1,11 +1,12 @@
 //! Importing original Opal config files: the mapping, the report, and broken files.
 
-use engine::offload::{TierConfig, TierScope};
-use engine::scenario::{detect_format, import_opal, Format, ImportReport, Scenario, ScenarioData};
-use engine::simulation::{Simulation, SimulationResults};
-use engine::stats::RequestRecord;
-use engine::timing::TimingKind;
-use engine::workload::{GeneratorConfig, LengthDist};
+use opal::document::{detect_format, import_opal, Format, ImportReport};
+use opal::offload::{TierConfig, TierScope};
+use opal::scenario::{Scenario, ScenarioData};
+use opal::simulation::{Simulation, SimulationResults};
+use opal::stats::RequestRecord;
+use opal::timing::TimingKind;
+use opal::workload::{GeneratorConfig, LengthDist};
 use serde_json::Value;
 
 fn opal_defaults() -> String {
@@ -297,7 +298,10 @@ fn an_import_that_does_not_validate_reports_our_paths() {
 #[test]
 fn detect_format_tells_the_two_documents_apart() {
     assert_eq!(detect_format(&opal_defaults()), Format::Opal);
-    assert_eq!(detect_format(Scenario::default_document()), Format::Ours);
+    assert_eq!(
+        detect_format(opal::document::default_document()),
+        Format::Ours
+    );
     assert_eq!(detect_format("{}"), Format::Ours);
     assert_eq!(detect_format(r#"{"kvc": {}}"#), Format::Opal);
     assert_eq!(

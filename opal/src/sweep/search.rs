@@ -4,8 +4,8 @@
 //! workers meet sooner); each probe is a full run, so a search costs about
 //! log2(range / tolerance) runs.
 
-use super::config::{number, Search};
 use super::point::PointMetrics;
+use engine::scenario::sweep::{number, Search};
 use serde::Serialize;
 use serde_json::Value;
 

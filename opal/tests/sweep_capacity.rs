@@ -3,12 +3,11 @@
 //! deterministic queue sustains is its service rate, however many requests the scenario
 //! names; and a queue fed faster than it serves is overloaded at any length.
 
-use engine::scenario::Scenario;
-use engine::simulation::Simulation;
-use engine::sweep::{SweepPlan, SweepPoint};
+use opal::simulation::Simulation;
+use opal::sweep::{SweepPlan, SweepPoint};
 
 fn run_all(doc: &str) -> Vec<SweepPoint> {
-    let s = Scenario::parse(doc).unwrap_or_else(|p| panic!("{p:?}"));
+    let s = opal::parse_scenario(doc).unwrap_or_else(|p| panic!("{p:?}"));
     let plan = SweepPlan::new(&s, Default::default()).unwrap();
     (0..plan.len()).map(|i| plan.run_point(i)).collect()
 }
@@ -116,7 +115,7 @@ fn a_queue_fed_faster_than_it_serves_is_overloaded_at_any_length() {
                     &format!("\"request_rate\": {rate},"),
                 )
                 .replace(r#""sweep": {  "search": null }"#, r#""measurement": {}"#);
-            let s = Scenario::parse(&doc).unwrap_or_else(|p| panic!("{p:?}"));
+            let s = opal::parse_scenario(&doc).unwrap_or_else(|p| panic!("{p:?}"));
             let mut sim = Simulation::new(&s, &Default::default()).unwrap();
             sim.run();
             let r = sim.results();
@@ -156,9 +155,9 @@ fn the_knee_is_the_last_rate_meeting_the_slo_on_each_curve() {
                          { "path": "router.policy", "values": [ { "policy": "round_robin" },
                                                                 { "policy": "least_loaded" } ] } ]"#,
         );
-    let s = Scenario::parse(&doc).unwrap_or_else(|p| panic!("{p:?}"));
+    let s = opal::parse_scenario(&doc).unwrap_or_else(|p| panic!("{p:?}"));
     let plan = SweepPlan::new(&s, Default::default()).unwrap();
-    let results = engine::sweep::SweepResults {
+    let results = opal::sweep::SweepResults {
         header: plan.header(),
         shard: None,
         points: (0..plan.len()).map(|i| plan.run_point(i)).collect(),
