@@ -15,9 +15,9 @@ use std::io::Write;
 /// Bytes gathered before they go to the writer.
 const CHUNK: usize = 1 << 16;
 
-/// The formatted-f64 cache has 2^FLOAT_BITS slots (160 KB): 512 missed many of the
-/// candidates' KV usages (thousands of distinct fractions of a worker's blocks; 30k
-/// requests on 64 workers: 13.6 M instructions more); 16,384 saved a fifth as much again.
+/// The formatted-f64 cache has 2^FLOAT_BITS slots (160 KB): fewer missed many of the routing
+/// candidates' KV usages (thousands of distinct fractions of a worker's blocks), more saved
+/// little (docs/performance.md).
 const FLOAT_BITS: u32 = 12;
 
 /// A buffer in front of the writer; numbers are formatted as serde_json formats them.
