@@ -324,7 +324,7 @@ fn prompts_are_opal_s_prompt_sizes_without_the_unused_default_prefix() {
     assert!(r
         .ignored_reason("workload.stages[0].workload_params.default_prefix_length")
         .unwrap()
-        .contains("never reads it"));
+        .contains("never uses it"));
     // Opal's prompts are uniform in [200, 300]; a 1024-token prefix would make them 1224–1324.
     let requests = run(&s, &[]).requests;
     assert_eq!(requests.len(), 20);
@@ -401,6 +401,45 @@ fn an_imported_tier_holds_as_many_chunks_as_opal_s() {
         .as_ref()
         .unwrap()
         .contains("2³⁰"));
+}
+
+#[test]
+fn the_report_says_where_the_original_behaves_unlike_vllm() {
+    let differs = |json: &str| import(json).1.differs.join("\n");
+    // Every config meets Opal's persistent batch; nothing else without a synthetic stage or
+    // its LeastLoaded router.
+    let trace = differs(
+        r#"{"workload": {"stages": [{"type": "trace", "workload_params": {"trace_file": "t.jsonl"}}]}}"#,
+    );
+    assert!(trace.contains("persistent batch"), "{trace}");
+    assert!(!trace.contains("synthetic prompts"), "{trace}");
+    assert!(!trace.contains("LeastLoaded"), "{trace}");
+    // Opal's synthetic prompts nest (token ids 0..n-1), so they hit its prefix cache.
+    let synthetic = differs(
+        r#"{"router": {"router_params": {"policy": "LeastLoaded"}},
+            "workload": {"stages": [{"type": "UniformReqRate", "workload_params": {
+              "request_rate": 10, "total_requests": 20, "prompt_size_min": 200,
+              "prompt_size_max": 300, "output_tokens_min": 2, "output_tokens_max": 2}}]}}"#,
+    );
+    assert!(
+        synthetic.contains("synthetic prompts are all token ids 0 to n-1"),
+        "{synthetic}"
+    );
+    assert!(
+        synthetic.contains("LeastLoaded router fails"),
+        "{synthetic}"
+    );
+    // The CLI prints the same list.
+    let (_, report) = import(r#"{"router": {"router_params": {"policy": "LeastLoaded"}}}"#);
+    let printed = report.to_string();
+    assert!(
+        printed.contains("the figures will differ from the original's:"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("  - Opal's LeastLoaded router fails"),
+        "{printed}"
+    );
 }
 
 #[test]

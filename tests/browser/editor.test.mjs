@@ -96,6 +96,8 @@ test('importing an original Opal config converts it and reports every key', asyn
   await row.getByText('worker.max_num_seqs', { exact: true }).waitFor();
   await jsonUntil(page, (d) => d.worker?.max_num_seqs === 128);
   assert.equal(await page.locator('#worker-max_num_seqs').inputValue(), '128');
+  // Where the original behaves unlike vLLM, the report says so: its batch is persistent.
+  await report.getByTestId('import-differs').getByText(/persistent batch/).waitFor();
   await page.screenshot({ path: `${artifacts}/editor-opal-import.png` });
   await report.getByRole('button', { name: 'Dismiss the import report' }).click();
   await report.waitFor({ state: 'detached' });

@@ -103,6 +103,9 @@ pub struct ImportReport {
     pub mapped: Vec<MappedKey>,
     /// Keys left out, with reasons.
     pub ignored: Vec<IgnoredKey>,
+    /// Where the original Opal behaves unlike vLLM, so that the same config gives other
+    /// figures here: what it does and what that changes, one sentence each.
+    pub differs: Vec<String>,
 }
 
 impl ImportReport {
@@ -134,6 +137,12 @@ impl std::fmt::Display for ImportReport {
         for i in &self.ignored {
             writeln!(f, "  {}: {}", i.from, i.reason)?;
         }
+        if !self.differs.is_empty() {
+            writeln!(f, "the figures will differ from the original's:")?;
+            for d in &self.differs {
+                writeln!(f, "  - {d}")?;
+            }
+        }
         Ok(())
     }
 }
@@ -163,6 +172,7 @@ pub fn import_opal(text: &str) -> Result<(Scenario, ImportReport), Vec<Problem>>
     im.workload(&mut top);
     im.finish(top);
     im.settle();
+    im.differences();
     if !im.problems.is_empty() {
         return Err(im.problems.into_vec());
     }
@@ -217,6 +227,8 @@ struct Importer {
     event_intervals: Vec<(String, f64)>,
     /// Whether `enable_scaling` was true.
     scaling: bool,
+    /// Whether a synthetic stage was imported (Opal's prompts nest; ours do not).
+    nested_prompts: bool,
 }
 
 impl Importer {
@@ -445,7 +457,15 @@ impl Importer {
                     .collect();
                 let (policy, note) = match squashed.as_str() {
                     "roundrobin" => (Some(PolicyConfig::RoundRobin(NoParams {})), None),
-                    "leastloaded" => (Some(PolicyConfig::LeastLoaded(NoParams {})), None),
+                    "leastloaded" => {
+                        self.report.differs.push(
+                            "Opal's LeastLoaded router fails at its first decision in the \
+                             original (an AttributeError in its code); here least_loaded sends \
+                             each request to the worker with the fewest outstanding requests."
+                                .into(),
+                        );
+                        (Some(PolicyConfig::LeastLoaded(NoParams {})), None)
+                    }
                     "random" => (Some(PolicyConfig::Random(NoParams {})), None),
                     "maxprefix" => (Some(PolicyConfig::MaxPrefix(NoParams {})), None),
                     "balanced" => (
@@ -1008,9 +1028,10 @@ impl Importer {
         self.ignore(
             p,
             "default_prefix_length",
-            "Opal's request generator never reads it: its prompts are prompt_size_min to \
-             prompt_size_max tokens with no prefix",
+            "Opal's request generator stores it but never uses it: every prompt it makes is \
+             token ids 0 to n-1, whatever this says",
         );
+        self.nested_prompts = true;
         let generator = if exponential {
             GeneratorConfig::ExponentialReqRate(c)
         } else {
@@ -1104,6 +1125,31 @@ impl Importer {
             priority: Default::default(),
             generator: GeneratorConfig::Trace(c),
         })
+    }
+
+    /// Where the original's own behaviour, which no key states, departs from vLLM's.
+    fn differences(&mut self) {
+        // Before the router's note: the batch is what every imported config meets first.
+        let mut found = vec![
+            "Opal's worker keeps a persistent batch: built when the worker is idle, refilled \
+             only when a request completes, each request's prefill chunk fixed at admission, \
+             1 ms between steps and a prefill step that emits no token. Here the scheduler is \
+             vLLM's: every step is planned anew under the token budget and prefill chunks share \
+             steps with decodes, so decode steps are longer while a long prompt is prefilled \
+             (a higher TPOT and E2E, a longer inter-token tail) and new requests start sooner."
+                .to_string(),
+        ];
+        if self.nested_prompts {
+            found.push(
+                "Opal's synthetic prompts are all token ids 0 to n-1, so each is a prefix of \
+                 every longer one: in the original nearly all of a prompt is a prefix-cache \
+                 hit (on the GPU or an offload tier) and prefill is nearly free. Here each \
+                 synthetic prompt is its own tokens and is prefilled whole."
+                    .to_string(),
+            );
+        }
+        found.append(&mut self.report.differs);
+        self.report.differs = found;
     }
 
     /// Settings that combine several Opal keys, applied once everything is read.

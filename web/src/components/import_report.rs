@@ -1,5 +1,6 @@
 //! What an import of an original Opal config did with each of its keys: mapped (to where,
-//! with a note when the meaning changed) or ignored (why). Dismissable.
+//! with a note when the meaning changed) or ignored (why), and where the original behaves
+//! unlike vLLM, so that the figures will differ. Dismissable.
 
 use opal::document::ImportReport;
 use std::rc::Rc;
@@ -48,6 +49,14 @@ pub fn import_report_panel(props: &ImportReportProps) -> Html {
                             }) }
                         </tbody>
                     </table>
+                </details>
+            }
+            if !report.differs.is_empty() {
+                <details open=true data-testid="import-differs">
+                    <summary>{ "Why the figures will differ from the original's" }</summary>
+                    <ul>
+                        { for report.differs.iter().map(|d| html! { <li>{ d }</li> }) }
+                    </ul>
                 </details>
             }
         </section>
