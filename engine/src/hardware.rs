@@ -1,15 +1,11 @@
 //! GPU catalogue and the hardware section of a scenario (GPU type, tensor parallelism).
 
-use crate::timing::{
-    a100_calibration, h100_calibration, l40s_calibration, rtx_4090_calibration,
-    rtx_pro_6000_calibration, Calibration,
-};
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// One GPU's datasheet figures (dense peaks, HBM bandwidth, memory) and the fitted
-/// efficiencies of vLLM's kernels on it.
+/// One GPU's datasheet figures: dense peaks, HBM bandwidth, memory. (How efficiently vLLM's
+/// kernels use them is the timing model's: `timing::calibration_for`.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuSpec {
@@ -29,10 +25,6 @@ pub struct GpuSpec {
     /// (see `Calibration::elementwise_l2_speedup`). Default 0.
     #[serde(default)]
     pub l2_cache_mb: f64,
-    /// Kernel efficiencies and serving overheads for the calibrated timing model.
-    /// Default: the H100's.
-    #[serde(default)]
-    pub calibration: Calibration,
 }
 
 impl GpuSpec {
@@ -43,7 +35,6 @@ impl GpuSpec {
         hbm_tbps: f64,
         memory_gb: f64,
         l2_cache_mb: f64,
-        calibration: Calibration,
     ) -> Self {
         Self {
             name: name.to_string(),
@@ -52,7 +43,6 @@ impl GpuSpec {
             hbm_tbps,
             memory_gb,
             l2_cache_mb,
-            calibration,
         }
     }
 
@@ -63,55 +53,21 @@ impl GpuSpec {
         problems.positive(path, "hbm_tbps", self.hbm_tbps);
         problems.positive(path, "memory_gb", self.memory_gb);
         problems.non_negative(path, "l2_cache_mb", self.l2_cache_mb);
-        self.calibration
-            .validate(&join(path, "calibration"), problems);
     }
 }
 
 /// The built-in GPUs, in display order.
 pub fn catalogue() -> Vec<GpuSpec> {
     vec![
-        GpuSpec::new(
-            "H100-SXM",
-            989.5,
-            1979.0,
-            3.35,
-            80.0,
-            50.0,
-            h100_calibration(),
-        ),
+        GpuSpec::new("H100-SXM", 989.5, 1979.0, 3.35, 80.0, 50.0),
         // Same Hopper die and NVLink as the H100, more and faster HBM.
-        GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, 50.0, h100_calibration()),
-        GpuSpec::new(
-            "A100-80GB",
-            312.0,
-            0.0,
-            2.039,
-            80.0,
-            40.0,
-            a100_calibration(),
-        ),
-        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, 96.0, l40s_calibration()),
+        GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, 50.0),
+        GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, 40.0),
+        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, 96.0),
         // Bf16 and FP8 with FP32 accumulation (vLLM's), dense; memory as CUDA reports it.
-        GpuSpec::new(
-            "RTX PRO 6000 Blackwell",
-            503.8,
-            1007.6,
-            1.792,
-            94.97,
-            128.0,
-            rtx_pro_6000_calibration(),
-        ),
+        GpuSpec::new("RTX PRO 6000 Blackwell", 503.8, 1007.6, 1.792, 94.97, 128.0),
         // GeForce: FP32 accumulation runs at half the FP16-accumulate rate.
-        GpuSpec::new(
-            "RTX 4090",
-            165.2,
-            330.3,
-            1.008,
-            23.52,
-            72.0,
-            rtx_4090_calibration(),
-        ),
+        GpuSpec::new("RTX 4090", 165.2, 330.3, 1.008, 23.52, 72.0),
     ]
 }
 
@@ -328,15 +284,7 @@ mod tests {
     fn problems_name_their_fields() {
         let cfg = HardwareConfig {
             gpu: "custom".into(),
-            custom: Some(GpuSpec::new(
-                "x",
-                0.0,
-                0.0,
-                1.0,
-                1.0,
-                0.0,
-                h100_calibration(),
-            )),
+            custom: Some(GpuSpec::new("x", 0.0, 0.0, 1.0, 1.0, 0.0)),
             tp: 0,
             ..Default::default()
         };
@@ -372,18 +320,13 @@ mod tests {
     }
 
     #[test]
-    fn every_catalogue_gpu_has_a_price_and_a_valid_calibration() {
+    fn every_catalogue_gpu_has_a_price_and_valid_figures() {
         for g in catalogue() {
             assert!(list_price(&g.name).is_some(), "{}", g.name);
             let mut p = Problems::new();
             g.validate("gpu", &mut p);
             assert!(p.as_slice().is_empty(), "{}: {:?}", g.name, p.as_slice());
         }
-        assert_eq!(
-            lookup("rtx 4090").map(|g| g.calibration.allreduce_bus_gbps),
-            Some(25.0),
-            "PCIe Gen4, as the L40S"
-        );
     }
 
     #[test]

@@ -153,7 +153,7 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     let hw = s.hardware.resolve().unwrap();
     assert_eq!(hw.gpu.name, "RTX PRO 6000 Blackwell");
     assert_eq!(
-        hw.gpu.calibration,
+        s.worker.timing.calibration(&hw),
         engine::timing::rtx_pro_6000_calibration()
     );
     let t = Calibrated::new(&s.model.resolve().unwrap(), &hw, None, 0.0);
@@ -224,7 +224,7 @@ fn the_moe_kernel_keeps_the_knee_its_efficiencies_were_fitted_with() {
     )
     .unwrap_or_else(|p| panic!("{p:?}"));
     let (model, hw) = (s.model.resolve().unwrap(), s.hardware.resolve().unwrap());
-    let own = hw.gpu.calibration.clone();
+    let own = s.worker.timing.calibration(&hw);
     assert_eq!(own.moe_knee, 6.69);
     let sharp_gemms = Calibration {
         gemm_knee: 6.69,

@@ -33,7 +33,7 @@ fn the_rtx_pro_6000_figures_are_the_fit_of_its_kernel_profile() {
     assert_eq!(shipped.step_overhead_us, start.step_overhead_us);
     assert_eq!(shipped.moe_memory_efficiency, start.moe_memory_efficiency);
     assert_eq!(
-        lookup("RTX PRO 6000 Blackwell").unwrap().calibration,
+        engine::timing::calibration_for(&lookup("RTX PRO 6000 Blackwell").unwrap()),
         shipped
     );
 }

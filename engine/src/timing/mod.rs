@@ -16,7 +16,7 @@ pub use calibrated::calibration::{
 pub use calibrated::{Calibrated, Calibration, StepBreakdown};
 pub use roofline::{Roofline, StepWork};
 
-use crate::hardware::Hardware;
+use crate::hardware::{GpuSpec, Hardware};
 use crate::model::Model;
 use crate::validate::{join, Problems};
 use serde::{Deserialize, Serialize};
@@ -60,6 +60,11 @@ pub struct TimingConfig {
     /// Opal-analytical model: dense-matmul coefficient `b` (b·d² FLOPs per token per layer).
     /// Default 24.
     pub opal_b: f64,
+    /// Calibrated model: the GPU's fitted figures, for a GPU the catalogue has no fit for
+    /// or a refit of one. Default: the catalogue GPU's own (see [`calibration_for`]); the
+    /// H100's for a custom GPU. Omitted fields keep the H100's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 impl Default for TimingConfig {
@@ -71,16 +76,39 @@ impl Default for TimingConfig {
             constant_step_time: 0.01,
             opal_a: analytical::DEFAULT_A,
             opal_b: analytical::DEFAULT_B,
+            calibration: None,
         }
     }
 }
 
+/// The fitted figures of catalogue GPU `gpu` running vLLM: its own where it has a fit (the
+/// H200 shares the H100's: the same die), else, and for a custom GPU, the H100's.
+pub fn calibration_for(gpu: &GpuSpec) -> Calibration {
+    if crate::hardware::lookup(&gpu.name).as_ref() != Some(gpu) {
+        return h100_calibration();
+    }
+    match gpu.name.as_str() {
+        "A100-80GB" => a100_calibration(),
+        "L40S" => l40s_calibration(),
+        "RTX PRO 6000 Blackwell" => rtx_pro_6000_calibration(),
+        "RTX 4090" => rtx_4090_calibration(),
+        _ => h100_calibration(),
+    }
+}
+
 impl TimingConfig {
+    /// The calibrated model's figures for `hw`: this section's, else the GPU's own.
+    pub fn calibration(&self, hw: &Hardware) -> Calibration {
+        self.calibration
+            .clone()
+            .unwrap_or_else(|| calibration_for(&hw.gpu))
+    }
+
     /// What priced the steps on `hw`, in a line: the model and its figures (for the
     /// calibrated model, where its calibration comes from).
     pub fn describe(&self, hw: &Hardware) -> String {
         match self.model {
-            TimingKind::Calibrated => format!("calibrated ({})", hw.gpu.calibration.source),
+            TimingKind::Calibrated => format!("calibrated ({})", self.calibration(hw).source),
             TimingKind::Roofline => format!(
                 "roofline (compute efficiency {}, memory efficiency {})",
                 self.compute_efficiency, self.memory_efficiency
@@ -111,6 +139,9 @@ impl TimingConfig {
         }
         problems.non_negative(path, "opal_a", self.opal_a);
         problems.non_negative(path, "opal_b", self.opal_b);
+        if let Some(cal) = &self.calibration {
+            cal.validate(&join(path, "calibration"), problems);
+        }
     }
 }
 
@@ -155,7 +186,13 @@ impl TimingModel {
     pub fn new(cfg: &TimingConfig, model: &Model, hw: &Hardware, step_overhead: f64) -> Self {
         match cfg.model {
             TimingKind::Calibrated => {
-                TimingModel::Calibrated(Box::new(Calibrated::new(model, hw, None, step_overhead)))
+                let cal = cfg.calibration(hw);
+                TimingModel::Calibrated(Box::new(Calibrated::new(
+                    model,
+                    hw,
+                    Some(&cal),
+                    step_overhead,
+                )))
             }
             TimingKind::Roofline => {
                 TimingModel::Roofline(Roofline::new(cfg, model, hw, step_overhead))
@@ -231,4 +268,63 @@ impl TimingModel {
 pub(crate) fn attention_flops(coeff: f64, p: u32, n: u32) -> f64 {
     let (p, n) = (p as f64, n as f64);
     coeff * (n * (n + 1.0) - p * (p + 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::{catalogue, lookup, HardwareConfig};
+
+    #[test]
+    fn every_catalogue_gpu_has_a_valid_calibration_of_its_own_kind() {
+        for g in catalogue() {
+            let mut p = Problems::new();
+            calibration_for(&g).validate("calibration", &mut p);
+            assert!(p.as_slice().is_empty(), "{}: {:?}", g.name, p.as_slice());
+        }
+        let gpu = |name: &str| lookup(name).unwrap();
+        assert_eq!(
+            calibration_for(&gpu("rtx 4090")).allreduce_bus_gbps,
+            25.0,
+            "PCIe Gen4, as the L40S"
+        );
+        // The H200 is the H100's die with more HBM: the same kernels' efficiencies.
+        assert_eq!(calibration_for(&gpu("H200")), h100_calibration());
+        assert_eq!(calibration_for(&gpu("A100-80GB")), a100_calibration());
+    }
+
+    #[test]
+    fn a_custom_gpu_is_priced_with_the_h100_s_figures_unless_the_section_gives_its_own() {
+        // A custom GPU named like a catalogue one, with other figures, is not that GPU.
+        let mut custom = lookup("L40S").unwrap();
+        custom.hbm_tbps = 2.0;
+        let hw = HardwareConfig {
+            gpu: "custom".into(),
+            custom: Some(custom),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap();
+        let mut cfg = TimingConfig::default();
+        assert_eq!(cfg.calibration(&hw), h100_calibration());
+        let mut own = l40s_calibration();
+        own.source = "my fit".into();
+        cfg.calibration = Some(own.clone());
+        assert_eq!(cfg.calibration(&hw), own);
+        assert_eq!(cfg.describe(&hw), "calibrated (my fit)");
+    }
+
+    #[test]
+    fn the_section_s_calibration_is_checked_at_its_path() {
+        let mut cal = h100_calibration();
+        cal.gemm_compute_efficiency = 0.0;
+        let cfg = TimingConfig {
+            calibration: Some(cal),
+            ..Default::default()
+        };
+        let mut p = Problems::new();
+        cfg.validate("worker.timing", &mut p);
+        let paths: Vec<&str> = p.as_slice().iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["worker.timing.calibration.gemm_compute_efficiency"]);
+    }
 }

@@ -98,7 +98,7 @@ impl SchedulerConfig {
         if self.timing.model != crate::timing::TimingKind::Calibrated {
             return 0.0;
         }
-        let cal = &hw.gpu.calibration;
+        let cal = self.timing.calibration(hw);
         let gib = (1u64 << 30) as f64;
         let collective = if hw.tp > 1 {
             cal.memory_reserved_tp_gb

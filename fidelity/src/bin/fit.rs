@@ -13,9 +13,9 @@ fn flag(name: &str) -> Option<String> {
 fn main() {
     let gpu = flag("--gpu").unwrap_or_else(|| "H100-SXM".into());
     let evals = flag("--evals").and_then(|v| v.parse().ok()).unwrap_or(120);
-    let start = engine::hardware::lookup(&gpu)
-        .unwrap_or_else(|| panic!("{gpu} is not a catalogue GPU"))
-        .calibration;
+    let start = engine::timing::calibration_for(
+        &engine::hardware::lookup(&gpu).unwrap_or_else(|| panic!("{gpu} is not a catalogue GPU")),
+    );
     let profiles = Profiles::for_gpu(&gpu);
     println!("kernel profiles ({gpu}): median / p90 absolute error, before -> after");
     let kernels = fit::fit_kernels(&profiles, &start);

@@ -7,23 +7,29 @@ use engine::timing::{Calibrated, Calibration, SeqWork};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// A catalogue GPU and the calibration being fitted for it.
+struct CalibratedGpu {
+    spec: GpuSpec,
+    cal: Calibration,
+}
+
 /// The catalogue GPU `name` with calibration `cal`.
-fn calibrated_gpu(name: &str, cal: &Calibration) -> GpuSpec {
-    GpuSpec {
-        calibration: cal.clone(),
-        ..engine::hardware::lookup(name).expect("a catalogue GPU")
+fn calibrated_gpu(name: &str, cal: &Calibration) -> CalibratedGpu {
+    CalibratedGpu {
+        spec: engine::hardware::lookup(name).expect("a catalogue GPU"),
+        cal: cal.clone(),
     }
 }
 
 /// The step pricing of `model` on `tp` of `gpu`, with no all-reduce latency per layer (the
 /// profiles time kernels, not a server's collectives).
-fn timing(model: &Model, gpu: &GpuSpec, tp: u32) -> Calibrated {
+fn timing(model: &Model, gpu: &CalibratedGpu, tp: u32) -> Calibrated {
     let hw = Hardware {
-        gpu: gpu.clone(),
+        gpu: gpu.spec.clone(),
         tp,
         allreduce_latency_per_layer: 0.0,
     };
-    Calibrated::new(model, &hw, None, 0.0)
+    Calibrated::new(model, &hw, Some(&gpu.cal), 0.0)
 }
 
 /// A table of latencies by token count, µs.

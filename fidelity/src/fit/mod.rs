@@ -161,10 +161,8 @@ pub fn fit_kernels(profiles: &Profiles, start: &Calibration) -> Calibration {
 
 /// The scenario patch that replays a run on `gpu` (a catalogue name) with `cal`.
 pub fn calibration_patch(gpu: &str, cal: &Calibration) -> Value {
-    let mut spec = serde_json::to_value(engine::hardware::lookup(gpu).expect("catalogue GPU"))
-        .expect("a GPU serialises");
-    spec["calibration"] = serde_json::to_value(cal).expect("a calibration serialises");
-    json!({ "hardware": { "gpu": "custom", "custom": spec } })
+    let cal = serde_json::to_value(cal).expect("a calibration serialises");
+    json!({ "hardware": { "gpu": gpu }, "worker": { "timing": { "calibration": cal } } })
 }
 
 /// The runs' error under `cal`: the mean over runs of the squared log errors of mean TTFT,

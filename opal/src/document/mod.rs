@@ -10,6 +10,7 @@ pub(crate) mod check;
 mod opal_import;
 mod presets;
 mod read;
+mod upgrade;
 
 pub use check::{check, parse, parse_with_data};
 pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};

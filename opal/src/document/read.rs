@@ -34,6 +34,7 @@ pub(super) fn read(text: &str) -> Result<Scenario, Vec<Problem>> {
     if !tree.is_object() {
         return Err(vec![Problem::new("", "a scenario must be a JSON object")]);
     }
+    super::upgrade::upgrade(&mut tree, &mut problems);
     loop {
         let (at, message) = match deserialize::<Scenario>(&tree, &[]) {
             Ok(scenario) if problems.is_empty() => return Ok(scenario),

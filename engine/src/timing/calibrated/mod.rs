@@ -79,7 +79,7 @@ pub struct Calibrated {
 }
 
 impl Calibrated {
-    /// Prices steps of `model` on `hw` with the GPU's calibration, or `calibration` when
+    /// Prices steps of `model` on `hw` with `calibration`, or the GPU's own when none is
     /// given; `step_overhead` (the worker's fixed extra per step, seconds) is added.
     pub fn new(
         model: &Model,
@@ -87,7 +87,9 @@ impl Calibrated {
         calibration: Option<&Calibration>,
         step_overhead: f64,
     ) -> Self {
-        let cal = calibration.unwrap_or(&hw.gpu.calibration).clone();
+        let cal = calibration
+            .cloned()
+            .unwrap_or_else(|| super::calibration_for(&hw.gpu));
         let a = &model.arch;
         let tp = hw.tp.max(1) as f64;
         let fp8 = model.dtypes.activation == Dtype::Fp8 && hw.gpu.fp8_tflops > 0.0;

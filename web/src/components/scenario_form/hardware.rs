@@ -34,7 +34,7 @@ pub fn hardware_section(props: &SectionProps) -> Html {
     let calibration = if custom {
         None
     } else {
-        hardware::lookup(&c.str("hardware.gpu")).map(|g| g.calibration.source)
+        hardware::lookup(&c.str("hardware.gpu")).map(|g| opal::timing::calibration_for(&g).source)
     };
     html! {
         <FieldGroup title="Hardware" description="The GPU each worker runs on." disabled={c.disabled}>
