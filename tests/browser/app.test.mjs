@@ -220,6 +220,22 @@ test('Ctrl+Enter asks for a run, and the results pane reports its outcome', asyn
   assert.deepEqual(errors, []);
 });
 
+test('a field showing a value that is not valid holds the run back and says which', async () => {
+  const { page, errors } = await ready();
+  const status = page.getByTestId('run-status');
+  const seed = page.getByLabel('Seed');
+  await seed.fill('-5');
+  await page.locator('#simulation-seed-error').waitFor();
+  // The document keeps 42; running it silently would not be what the field shows.
+  await editor(page).press('Control+Enter');
+  await notices(page).getByText('Fix Seed: must be at least 0 (the scenario still holds 42) before running.').waitFor();
+  await status.getByText('Not run yet').waitFor();
+  await seed.fill('7');
+  await editor(page).press('Control+Enter');
+  await status.getByText(/Run 1 finished/).waitFor();
+  assert.deepEqual(errors, []);
+});
+
 test('the theme button overrides the system colour scheme; narrow screens stack the panes', async () => {
   const { page, errors } = await ready();
   const bg = () => page.locator('.app').evaluate((el) => getComputedStyle(el).backgroundColor);

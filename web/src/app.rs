@@ -281,7 +281,8 @@ pub fn app() -> Html {
                     }
                     <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
                         on_action={on_action.clone()} />
-                    <SweepPanel scenario={state.scenario.clone()} data_files={state.data_files.clone()} />
+                    <SweepPanel scenario={state.scenario.clone()} data_files={state.data_files.clone()}
+                        held={state.held_by_drafts("sweeping").map(AttrValue::from)} />
                 </section>
             </main>
             }

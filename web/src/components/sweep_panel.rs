@@ -26,6 +26,9 @@ pub struct SweepPanelProps {
     pub scenario: Scenario,
     /// The data files picked, by name.
     pub data_files: Rc<crate::state::DataFiles>,
+    /// Why a sweep cannot start now (a form field shows a value that is not valid).
+    #[prop_or_default]
+    pub held: Option<AttrValue>,
 }
 
 #[derive(Default, PartialEq, Clone)]
@@ -202,12 +205,16 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 if state.running {
                     <button onclick={stop} data-testid="stop-sweep">{ "Stop sweep" }</button>
                 } else {
-                    <button onclick={start} data-testid="run-sweep">{ "Run sweep" }</button>
+                    <button onclick={start} data-testid="run-sweep" disabled={props.held.is_some()}
+                        aria-describedby={props.held.is_some().then_some("sweep-held")}>{ "Run sweep" }</button>
                 }
                 <progress max={total.to_string()} value={state.progress.max(done as f64).to_string()}
                     aria-label="Sweep progress" data-testid="sweep-progress" />
                 <span data-testid="sweep-status"
                     data-seconds={state.took_s.map(|s| s.to_string())}>{ status }</span>
+                if let Some(held) = &props.held {
+                    <span class="field-error" id="sweep-held" data-testid="sweep-held">{ held }</span>
+                }
                 if complete {
                     <button onclick={download("sweep.json", "application/json", results.to_json())}
                         data-testid="sweep-json">{ "Sweep JSON" }</button>

@@ -5,6 +5,7 @@
 use crate::json_path::{set_json_path, PathError};
 use opal::document::{Format, ImportReport};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -55,6 +56,10 @@ pub struct AppState {
     /// What the last import of an original Opal config did with its keys, and the file's
     /// name; shown until dismissed.
     pub import_report: Option<Rc<(String, ImportReport)>>,
+    /// Form fields showing what was typed where it is not a valid value, by field path: their
+    /// label and what is wrong. The document still holds the last valid value, so nothing
+    /// runs while one is listed.
+    pub field_drafts: BTreeMap<String, (String, String)>,
     // ---- end editor ----
     last_run_id: u64,
     last_notice_id: u64,
@@ -205,6 +210,15 @@ pub enum Action {
     },
     /// Close the import report.
     DismissImportReport,
+    /// A form field's typed text is not a valid value (`error`), or is again (`None`).
+    FieldDraft {
+        /// The field's path in the document.
+        path: String,
+        /// The field's label.
+        label: String,
+        /// What is wrong with what was typed.
+        error: Option<String>,
+    },
     // ---- end editor ----
 }
 
@@ -224,6 +238,7 @@ impl AppState {
             race: None,
             data_files: Rc::default(),
             import_report: None,
+            field_drafts: BTreeMap::new(),
             last_run_id: 0,
             last_notice_id: 0,
             last_race_id: 0,
@@ -408,6 +423,14 @@ impl AppState {
             Action::LoadPreset(id) => self.load_preset(&id),
             Action::ImportFile { text, source } => self.import(text, &source),
             Action::DismissImportReport => self.import_report = None,
+            Action::FieldDraft { path, label, error } => match error {
+                Some(error) => {
+                    self.field_drafts.insert(path, (label, error));
+                }
+                None => {
+                    self.field_drafts.remove(&path);
+                }
+            },
         }
     }
 
@@ -500,8 +523,40 @@ impl AppState {
     }
     // ---- end editor ----
 
+    /// Why nothing can start (`what`: "running", "racing", ...) while a form field shows
+    /// text that is not a valid value: the first such field, what is wrong, and what the
+    /// document holds instead.
+    pub fn held_by_drafts(&self, what: &str) -> Option<String> {
+        let (path, (label, error)) = self.field_drafts.iter().next()?;
+        let value = self
+            .scenario
+            .document
+            .as_ref()
+            .and_then(|d| crate::json_path::get_json_path(d, path))
+            .map_or(" (the scenario keeps the default)".into(), |v| {
+                format!(" (the scenario still holds {v})")
+            });
+        let more = match self.field_drafts.len() {
+            1 => String::new(),
+            n => format!(" and {} more field{}", n - 1, if n == 2 { "" } else { "s" }),
+        };
+        Some(format!("Fix {label}: {error}{value}{more} before {what}."))
+    }
+
+    /// Says, as an error notice, why nothing can start while a field shows an invalid
+    /// value; true when one does.
+    fn refuse_for_drafts(&mut self, what: &str) -> bool {
+        match self.held_by_drafts(what) {
+            Some(message) => {
+                self.notify(Level::Error, message);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn start_run(&mut self) {
-        if self.run.is_running() {
+        if self.run.is_running() || self.refuse_for_drafts("running") {
             return;
         }
         if !self.scenario.is_runnable() {
@@ -531,6 +586,9 @@ impl AppState {
     }
 
     fn start_race(&mut self) {
+        if self.refuse_for_drafts("racing") {
+            return;
+        }
         if !self.scenario.is_runnable() {
             let n = self.scenario.problems.len();
             let s = if n == 1 { "" } else { "s" };

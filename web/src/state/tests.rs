@@ -464,3 +464,42 @@ fn field_problems_are_found_by_path() {
         None
     );
 }
+
+#[test]
+fn nothing_runs_while_a_field_shows_text_that_is_not_a_valid_value() {
+    let mut s = state();
+    let draft = |error: Option<&str>| Action::FieldDraft {
+        path: "simulation.seed".into(),
+        label: "Seed".into(),
+        error: error.map(String::from),
+    };
+    s.apply(draft(Some("must be at least 0")));
+    s.apply(Action::Run);
+    assert!(matches!(s.run, RunStatus::Idle), "{:?}", s.run);
+    // The notice names the field, what is wrong, and the value the document still holds.
+    assert_eq!(
+        s.notices.last().unwrap().message,
+        "Fix Seed: must be at least 0 (the scenario still holds 42) before running."
+    );
+    assert_eq!(s.notices.last().unwrap().level, Level::Error);
+    s.apply(Action::FieldDraft {
+        path: "simulation.num_workers".into(),
+        label: "Workers".into(),
+        error: Some("enter a number".into()),
+    });
+    s.apply(Action::Run);
+    assert_eq!(
+        s.notices.last().unwrap().message,
+        "Fix Workers: enter a number (the scenario keeps the default) and 1 more field \
+         before running."
+    );
+    // Fixed (or gone from the form), they no longer hold the run back.
+    s.apply(draft(None));
+    s.apply(Action::FieldDraft {
+        path: "simulation.num_workers".into(),
+        label: "Workers".into(),
+        error: None,
+    });
+    s.apply(Action::Run);
+    assert_eq!(running_id(&s), 1);
+}

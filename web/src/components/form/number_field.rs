@@ -38,6 +38,10 @@ pub struct NumberFieldProps {
     /// Read-only for now (e.g. while the JSON does not parse).
     #[prop_or_default]
     pub disabled: bool,
+    /// Told what is wrong with the typed text while it is not a valid value (the document
+    /// keeps the last valid one), and `None` once it is again or the field goes.
+    #[prop_or_default]
+    pub on_draft: Option<Callback<Option<String>>>,
 }
 
 /// Limits a typed number must respect.
@@ -158,6 +162,22 @@ pub fn number_field(props: &NumberFieldProps) -> Html {
         })
     };
     let local = parse_number(&draft, limits).err();
+    {
+        // Told on each change; an invalid draft is withdrawn when it changes or the field
+        // unmounts, so the app's list holds exactly the fields showing one.
+        let on_draft = props.on_draft.clone();
+        use_effect_with(local.clone(), move |local| {
+            let shown = local.is_some();
+            if let (Some(tell), true) = (&on_draft, shown) {
+                tell.emit(local.clone());
+            }
+            move || {
+                if let (Some(tell), true) = (on_draft, shown) {
+                    tell.emit(None);
+                }
+            }
+        });
+    }
     let error = local.or_else(|| props.error.as_ref().map(|e| e.to_string()));
     let id = props.id.to_string();
     html! {

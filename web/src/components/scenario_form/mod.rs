@@ -117,6 +117,16 @@ impl FormCtx {
         Callback::from(move |x: T| ctx.set(&path, f(x)))
     }
 
+    /// What a field at `path` reports its invalid typed text with.
+    fn draft_reporter(&self, path: &str, label: &str) -> Callback<Option<String>> {
+        let (path, label) = (path.to_string(), label.to_string());
+        self.on_action.reform(move |error| Action::FieldDraft {
+            path: path.clone(),
+            label: label.clone(),
+            error,
+        })
+    }
+
     /// A number field bound to `path`.
     pub fn number(&self, path: &str, label: &'static str) -> NumberSpec {
         NumberSpec {
@@ -240,7 +250,7 @@ impl NumberSpec {
                 unit={self.unit.map(AttrValue::from)} hint={self.hint.map(AttrValue::from)}
                 error={c.error(p)} min={self.min} step={self.step}
                 integer={self.integer} disabled={c.disabled}
-                on_change={c.setter(p, number_value)} />
+                on_change={c.setter(p, number_value)} on_draft={c.draft_reporter(p, self.label)} />
         }
     }
 }
