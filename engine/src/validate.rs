@@ -118,9 +118,44 @@ pub fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
+/// `x` as a message shows a number someone typed: as written between a thousandth and a
+/// million billion ("0.9", "4096"), else in exponent form with three significant figures
+/// ("1e-320", "3.16e292") rather than hundreds of digits.
+pub fn readable(x: f64) -> String {
+    let a = x.abs();
+    if x.is_nan() {
+        "NaN".into()
+    } else if a.is_infinite() {
+        if x > 0.0 { "∞" } else { "-∞" }.into()
+    } else if a == 0.0 || (1e-3..1e15).contains(&a) {
+        format!("{x}")
+    } else {
+        exponent_form(x)
+    }
+}
+
+/// `x` in exponent form with three significant figures: "1e-320", "3.16e292".
+pub fn exponent_form(x: f64) -> String {
+    let s = format!("{x:.2e}");
+    let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
+    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    format!("{mantissa}e{exponent}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_in_messages_are_as_typed_or_short_exponents() {
+        assert_eq!(readable(0.9), "0.9");
+        assert_eq!(readable(4096.0), "4096");
+        assert_eq!(readable(0.0), "0");
+        assert_eq!(readable(1e-320), "1e-320");
+        assert_eq!(readable(3.155_76e292), "3.16e292");
+        assert_eq!(readable(-2.5e-7), "-2.5e-7");
+        assert_eq!(readable(f64::INFINITY), "∞");
+    }
 
     #[test]
     fn collects_every_problem_with_its_path() {

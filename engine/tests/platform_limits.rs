@@ -103,7 +103,8 @@ fn two_requests_a_billion_seconds_apart_are_rejected_and_when_allowed_cost_littl
     assert_eq!(p[0].path, "workload.stages[0]");
     assert!(
         p[0].message
-            .starts_with("expects 2.0e9 s of simulated time"),
+            // 2e9 s / 31,557,600 s a year = 63.4 years.
+            .starts_with("expects 63.4 years of simulated time"),
         "{p:?}"
     );
     // With the limit raised, 2 requests 2.5e8 s apart (arriving at 2.5e8 and 5e8 s) run in
@@ -175,7 +176,8 @@ fn traces_replay_from_their_first_timestamp_and_stretched_ones_are_rejected() {
     let p = rejected(&stage(r#","absolute_times":true"#), &[("t.jsonl", &epoch)]);
     assert!(
         p[0].message
-            .starts_with("expects 1.7e9 s of simulated time"),
+            // 1.7e9 s / 31,557,600 s a year = 53.9 years.
+            .starts_with("expects 53.9 years of simulated time"),
         "{p:?}"
     );
     // A time_scale of 1e6 stretches 1.9 s to 1.9e6 s... fine; 20 lines 1e3 s apart, 2e10 s.
@@ -222,7 +224,7 @@ fn unbounded_work_is_refused_naming_the_limit_to_raise() {
         assert!(
             p.iter().any(|p| p
                 .message
-                .ends_with("the limit is 10 M (set simulation.max_requests to go higher)")),
+                .ends_with("the limit is 10,000,000 (set simulation.max_requests to go higher)")),
             "{p:?}"
         );
     }

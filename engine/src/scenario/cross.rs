@@ -12,7 +12,7 @@ use crate::model::Model;
 use crate::router::autoscaler::AutoscalerConfig;
 use crate::timing::MAX_STEP_SECONDS;
 use crate::timing::{SeqWork, TimingKind, TimingModel};
-use crate::validate::{index, join, Problems};
+use crate::validate::{index, join, readable, Problems};
 use crate::worker::MAX_WORKERS;
 use crate::worker::{num_gpu_blocks, MemoryError};
 use crate::workload::{GeneratorConfig, StageConfig};
@@ -75,6 +75,15 @@ fn largest_divisor_at_most(n: u32, at_most: u32) -> u32 {
 }
 
 /// The weights must fit, and the KV cache must hold one sequence of the model's maximum length.
+/// Gigabytes to one decimal, or as [`readable`] where that would say 0.0.
+fn usable(gb: f64) -> String {
+    if gb >= 0.05 {
+        format!("{gb:.1}")
+    } else {
+        readable(gb)
+    }
+}
+
 fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
     let util = s.worker.gpu_memory_utilization;
     let block_size = s.worker.block_size;
@@ -100,16 +109,17 @@ fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
             p.push(
                 "hardware",
                 format!(
-                    "{} needs {:.1} GB of weights but the {} at tp={} has {:.1} GB usable ({} GB \
-                     × {} GPU(s) × gpu_memory_utilization {util}{reserve}); raise tp, pick a \
+                    "{} needs {:.1} GB of weights but the {} at tp={} has {} GB usable ({} GB \
+                     × {} GPU(s) × gpu_memory_utilization {}{reserve}); raise tp, pick a \
                      larger GPU or a smaller model",
                     model.name,
                     weight_bytes as f64 / GIB,
                     hw.gpu.name,
                     hw.tp,
-                    usable_bytes / GIB,
-                    hw.gpu.memory_gb,
+                    usable(usable_bytes / GIB),
+                    readable(hw.gpu.memory_gb),
                     hw.tp,
+                    readable(util),
                 ),
             )
         }

@@ -10,7 +10,7 @@
 //! that says which field asks for what.
 
 use super::Scenario;
-use crate::validate::{index, Problem, Problems};
+use crate::validate::{exponent_form, index, readable, Problem, Problems};
 use crate::workload::generator::DataShape;
 use crate::workload::{GeneratorConfig, StageConfig};
 
@@ -159,30 +159,24 @@ impl Scenario {
         let limits: [Limit; 3] = [
             Limit {
                 of: |w| w.requests,
-                says: |w| format!("expects {} requests", sci(w.requests)),
+                says: |w| format!("expects {} requests", count(w.requests)),
                 limit: sim.max_requests as f64,
-                text: format!("the limit is {}", short(sim.max_requests as f64)),
+                text: format!("the limit is {}", count(sim.max_requests as f64)),
                 how: "set simulation.max_requests to go higher",
             },
             Limit {
                 of: |w| w.seconds,
-                says: |w| {
-                    format!(
-                        "expects {} s of simulated time ({})",
-                        sci(w.seconds),
-                        human_duration(w.seconds)
-                    )
-                },
+                says: |w| format!("expects {} of simulated time", human_duration(w.seconds)),
                 limit: sim.max_simulated_seconds,
-                text: format!("the limit is {:.1e} s", sim.max_simulated_seconds),
+                text: format!("the limit is {}", human_duration(sim.max_simulated_seconds)),
                 how: "set simulation.max_simulated_seconds to go higher, or simulation_time to \
                       stop sooner",
             },
             Limit {
                 of: |w| w.events,
-                says: |w| format!("expects about {} kernel events", sci(w.events)),
+                says: |w| format!("expects about {} kernel events", count(w.events)),
                 limit: sim.max_events as f64,
-                text: format!("the limit is {}", short(sim.max_events as f64)),
+                text: format!("the limit is {}", count(sim.max_events as f64)),
                 how: "set simulation.max_events to go higher",
             },
         ];
@@ -218,37 +212,56 @@ struct Limit {
     how: &'static str,
 }
 
-/// 1e9 → "1.0e9"; ∞ as "∞" (a rate of 1e308 times a duration overflows).
-fn sci(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1e}")
+/// A count as the limits are written, exact: "2,500", "10,000,000"; past a million billion,
+/// and ∞ (a rate of 1e308 times a duration overflows), as [`readable`] writes it.
+fn count(n: f64) -> String {
+    if !(n.is_finite() && n < 1e15) {
+        return readable(n);
+    }
+    let digits = format!("{:.0}", n.max(0.0));
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// `x` (1 to 1000) to three significant figures, without trailing zeros: 10, 12.5, 3.14.
+fn three_figures(x: f64) -> String {
+    let decimals = if x >= 100.0 {
+        0
+    } else if x >= 10.0 {
+        1
     } else {
-        "∞".into()
+        2
+    };
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
-/// 10,000,000 → "10 M", 1e9 → "1 G", 2500 → "2500".
-fn short(n: f64) -> String {
-    match n {
-        n if n >= 1e9 => format!("{} G", n / 1e9),
-        n if n >= 1e6 => format!("{} M", n / 1e6),
-        n if n >= 1e4 => format!("{} k", n / 1e3),
-        n => format!("{n}"),
-    }
-}
-
-/// Seconds in the largest unit that keeps the number readable: "3.2 years", "5.0 days".
+/// Seconds in the largest unit that keeps the number readable: "3.17 years", "5 days",
+/// "1.2 s"; a duration past a million years in exponent form.
 fn human_duration(s: f64) -> String {
-    const UNITS: [(f64, &str); 4] = [
+    const UNITS: [(f64, &str); 5] = [
         (365.25 * 86_400.0, "years"),
         (86_400.0, "days"),
         (3_600.0, "hours"),
         (60.0, "minutes"),
+        (1.0, "s"),
     ];
     match UNITS.iter().find(|(unit, _)| s >= *unit) {
         _ if !s.is_finite() => "without end".into(),
-        Some((unit, name)) => format!("{:.1} {name}", s / unit),
-        None => format!("{s:.1} s"),
+        Some((unit, name)) if s / unit < 1000.0 => format!("{} {name}", three_figures(s / unit)),
+        Some((unit, name)) if s / unit < 1e6 => format!("{:.0} {name}", s / unit),
+        Some((unit, name)) => format!("{} {name}", exponent_form(s / unit)),
+        None => format!("{} s", readable(s)),
     }
 }
 
@@ -271,12 +284,13 @@ mod tests {
         assert_eq!(p[0].path, "workload.stages[0]");
         assert_eq!(
             p[0].message,
-            "expects 1.0e9 requests; the limit is 10 M (set simulation.max_requests to go higher)"
+            "expects 1,000,000,000 requests; the limit is 10,000,000 (set simulation.max_requests \
+             to go higher)"
         );
         assert_eq!(
             p[1].message,
-            "expects about 5.0e10 kernel events; the limit is 1 G (set simulation.max_events \
-             to go higher)"
+            "expects about 50,000,000,000 kernel events; the limit is 1,000,000,000 (set \
+             simulation.max_events to go higher)"
         );
         assert_eq!(p.len(), 2);
     }
@@ -291,7 +305,7 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!(
             p[0].message,
-            "expects 2.0e9 s of simulated time (63.4 years); the limit is 1.0e8 s (set \
+            "expects 63.4 years of simulated time; the limit is 3.17 years (set \
              simulation.max_simulated_seconds to go higher, or simulation_time to stop sooner)"
         );
     }
@@ -312,7 +326,7 @@ mod tests {
         assert_eq!(p[0].path, "workload");
         assert!(p[0]
             .message
-            .starts_with("the stages together expects 1.5e7 requests"));
+            .starts_with("the stages together expects 15,000,000 requests"));
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub fn deployment_section(props: &SectionProps) -> Html {
                 .hint("Per prefill worker, shared by its transfers.").html() }
             { c.number("deployment.kv_transfer.latency_s", "KV link latency").unit("s").step(0.0001)
                 .hint("Paid once per transfer.").html() }
-            { c.number("deployment.kv_transfer.concurrency", "Transfers at once").whole()
+            { c.number("deployment.kv_transfer.concurrency", "Transfers at once").count()
                 .hint("Per prefill worker; more wait in line.").html() }
             { c.select("deployment.decode_policy.policy", "Decode policy", "Which decode worker gets a prefilled request.", &edit::POLICIES, Some(on_policy)) }
         </FieldGroup>
@@ -189,15 +189,15 @@ fn pool_card(props: &PoolCardProps) -> Html {
             { c.problems_under(&at, &[]) }
             { c.text(&f("name"), "Name", "Unique in the deployment; defaults to the role.") }
             { c.select(&f("role"), "Role", "Mixed pools take new requests and decode them; prefill pools hand each to a decode pool.", &ROLES, None) }
-            { c.number(&f("num_workers"), "Workers").whole().hint("At the start.").html() }
+            { c.number(&f("num_workers"), "Workers").count().hint("At the start.").html() }
             <crate::components::form::SelectField id={super::field_id(&gpu_path)} label="GPU"
                 value={gpu_value} options={gpu_options} hint="Replaces the Hardware section's GPU for this pool."
                 error={c.error(&gpu_path).or_else(|| c.error(&f("hardware")))} disabled={c.disabled} on_change={on_gpu} />
-            { c.number(&f("hardware.tp"), "Tensor parallel").whole().unit("GPUs")
+            { c.number(&f("hardware.tp"), "Tensor parallel").count().unit("GPUs")
                 .hint("GPUs per worker of this pool.").html() }
-            { c.number(&f("worker.max_num_seqs"), "Max sequences").whole()
+            { c.number(&f("worker.max_num_seqs"), "Max sequences").count()
                 .hint("Requests one worker runs at once.").html() }
-            { c.number(&f("worker.max_num_batched_tokens"), "Max batched tokens").whole()
+            { c.number(&f("worker.max_num_batched_tokens"), "Max batched tokens").count()
                 .hint("Tokens per step.").html() }
         </ListItem>
     }

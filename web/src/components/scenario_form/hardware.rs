@@ -51,7 +51,7 @@ pub fn hardware_section(props: &SectionProps) -> Html {
                         .hint("HBM capacity per GPU.").html() }
                 </div>
             }
-            { c.number("hardware.tp", "Tensor parallel").whole().unit("GPUs")
+            { c.number("hardware.tp", "Tensor parallel").count().unit("GPUs")
                 .hint("GPUs per worker; multiplies memory, FLOP/s and bandwidth.").html() }
             if roofline {
                 { c.number("hardware.allreduce_latency_per_layer", "All-reduce latency").unit("s/layer").step(0.00001)

@@ -77,7 +77,7 @@ pub fn kv_cache_section(props: &SectionProps) -> Html {
                         { c.text(&format!("{p}.name"), "Name", "Shown in results.") }
                         { c.number(&format!("{p}.bandwidth_gbps"), "Bandwidth").unit("GB/s").hint("Shared by concurrent transfers.").html() }
                         { c.number(&format!("{p}.latency_s"), "Latency").unit("s").step(0.000001).hint("Paid once per transfer.").html() }
-                        { c.number(&format!("{p}.concurrency"), "Concurrency").whole().unit("transfers").hint("Served at once; more queue.").html() }
+                        { c.number(&format!("{p}.concurrency"), "Concurrency").count().unit("transfers").hint("Served at once; more queue.").html() }
                         { c.number(&format!("{p}.capacity_gb"), "Capacity").unit("GB").hint("Per worker or in total, by scope.").html() }
                         { c.select(&format!("{p}.scope"), "Scope", "Who can read the tier.", &SCOPES, None) }
                     </ListItem>
@@ -89,7 +89,7 @@ pub fn kv_cache_section(props: &SectionProps) -> Html {
                     <button type="button" onclick={add(name)}>{ format!("+ {label}") }</button>
                 }) }
             </div>
-            { c.number("kv_cache.chunk_size", "Chunk size").whole().unit("tokens")
+            { c.number("kv_cache.chunk_size", "Chunk size").count().unit("tokens")
                 .hint("Tokens per offloaded chunk (the tiers' hash granularity).").html() }
             { c.select("kv_cache.store", "Store", "When KV reaches the tiers.", &STORE_WHEN, None) }
         </FieldGroup>

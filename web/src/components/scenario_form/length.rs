@@ -34,23 +34,23 @@ pub(crate) fn length_fields(
             <legend>{ label }</legend>
             { c.select(&f("type"), "Distribution", "Samples are rounded and clamped to [min, max].", &LABELS, Some(on_type)) }
             if ty == "constant" {
-                { c.number(&f("value"), "Value").whole().unit(unit).html() }
+                { c.number(&f("value"), "Value").count().unit(unit).html() }
             }
             if ty == "uniform" {
-                { c.number(&f("min"), "Min").whole().unit(unit).html() }
-                { c.number(&f("max"), "Max").whole().unit(unit).html() }
+                { c.number(&f("min"), "Min").count().unit(unit).html() }
+                { c.number(&f("max"), "Max").count().unit(unit).html() }
             }
             if ty == "normal" {
                 { c.number(&f("mean"), "Mean").unit(unit).html() }
                 { c.number(&f("std"), "Std dev").unit(unit).html() }
-                { c.number(&f("min"), "Min").whole().unit(unit).html() }
-                { c.number(&f("max"), "Max").whole().unit(unit).html() }
+                { c.number(&f("min"), "Min").count().unit(unit).html() }
+                { c.number(&f("max"), "Max").count().unit(unit).html() }
             }
             if ty == "lognormal" {
                 { c.number(&f("mean"), "Mean").unit(unit).hint("Before clamping.").html() }
                 { c.number(&f("cv"), "CV").step(0.1).hint("Std dev / mean.").html() }
-                { c.number(&f("min"), "Min").whole().unit(unit).html() }
-                { c.number(&f("max"), "Max").whole().unit(unit).html() }
+                { c.number(&f("min"), "Min").count().unit(unit).html() }
+                { c.number(&f("max"), "Max").count().unit(unit).html() }
             }
             if !known {
                 <p class="field-hint">{ format!("Unknown type \"{ty}\": choose one above.") }</p>

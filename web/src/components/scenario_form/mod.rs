@@ -236,6 +236,12 @@ impl NumberSpec {
         self.min = Some(0.0);
         self
     }
+    /// A count of at least one (workers, GPUs, tokens, sequences): the engine's own minimum.
+    pub fn count(mut self) -> Self {
+        self.integer = true;
+        self.min = Some(1.0);
+        self
+    }
     /// Arrow-key step.
     pub fn step(mut self, step: f64) -> Self {
         self.step = Some(step);

@@ -135,21 +135,21 @@ pub fn model_section(props: &SectionProps) -> Html {
                 { c.problems_under("model.hf_config", &[]) }
             } else if custom {
                 <div class="subfields">
-                    { c.number("model.custom.num_layers", "Layers").whole().hint("Transformer layers.").html() }
-                    { c.number("model.custom.hidden_size", "Hidden size").whole().hint("Model dimension.").html() }
-                    { c.number("model.custom.num_heads", "Attention heads").whole().hint("Query heads.").html() }
-                    { c.number("model.custom.num_kv_heads", "KV heads").whole().hint("Grouped-query attention.").html() }
+                    { c.number("model.custom.num_layers", "Layers").count().hint("Transformer layers.").html() }
+                    { c.number("model.custom.hidden_size", "Hidden size").count().hint("Model dimension.").html() }
+                    { c.number("model.custom.num_heads", "Attention heads").count().hint("Query heads.").html() }
+                    { c.number("model.custom.num_kv_heads", "KV heads").count().hint("Grouped-query attention.").html() }
                     { c.number("model.custom.head_dim", "Head dimension").whole().hint("0 means hidden size / heads.").html() }
                     { c.number("model.custom.intermediate_size", "MLP size").whole().hint("Dense MLP inner dimension (SwiGLU).").html() }
-                    { c.number("model.custom.vocab_size", "Vocabulary").whole().unit("tokens").hint("Vocabulary size.").html() }
+                    { c.number("model.custom.vocab_size", "Vocabulary").count().unit("tokens").hint("Vocabulary size.").html() }
                     { c.number("model.custom.num_experts", "Experts").whole().hint("Mixture of experts per layer; 0 is dense.").html() }
                     { c.number("model.custom.experts_per_token", "Experts per token").whole().hint("Experts each token is routed to.").html() }
                     { c.number("model.custom.expert_intermediate_size", "Expert MLP size").whole().hint("0 means the MLP size.").html() }
                     { c.number("model.custom.shared_expert_intermediate_size", "Shared experts size").whole().hint("Inner width of the experts every token passes; 0 is none.").html() }
                     { c.number("model.custom.first_dense_layers", "Leading dense layers").whole().hint("Layers before the first with experts.").html() }
                     { c.number("model.custom.kv_lora_rank", "Latent KV rank").whole().hint("Multi-head latent attention (DeepSeek); 0 is ordinary attention.").html() }
-                    { c.number("model.custom.max_model_len", "Native max length").whole().unit("tokens").hint("Longest sequence the model accepts.").html() }
-                    { c.number("model.custom.bytes_per_param", "Bytes per parameter").whole().unit("B").hint("bf16 = 2.").html() }
+                    { c.number("model.custom.max_model_len", "Native max length").count().unit("tokens").hint("Longest sequence the model accepts.").html() }
+                    { c.number("model.custom.bytes_per_param", "Bytes per parameter").count().unit("B").hint("bf16 = 2.").html() }
                     { c.toggle("model.custom.tie_word_embeddings", "Tied embeddings", "Input embedding and LM head share one matrix.") }
                     { c.toggle("model.custom.qkv_bias", "QKV bias", "Q/K/V projections carry biases (Qwen2).") }
                     { c.toggle("model.custom.qk_norm", "QK norm", "Per-head RMS norm on queries and keys (Qwen3).") }

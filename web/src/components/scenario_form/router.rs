@@ -33,7 +33,7 @@ pub fn router_section(props: &SectionProps) -> Html {
             { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }
             if autoscale {
                 <div class="subfields">
-                    { c.number("router.autoscaler.min_workers", "Min workers").whole().hint("Never fewer.").html() }
+                    { c.number("router.autoscaler.min_workers", "Min workers").count().hint("Never fewer.").html() }
                     { c.number("router.autoscaler.max_workers", "Max workers").whole().hint("Never more, pending ones included.").html() }
                     { c.number("router.autoscaler.max_queue_threshold", "Scale-up queue").whole().unit("requests")
                         .hint("Scale up when a worker has more outstanding.").html() }

@@ -33,7 +33,7 @@ pub fn simulation_section(props: &SectionProps) -> Html {
                 { c.number("simulation.simulation_time", "Simulation time").unit("s")
                     .hint("Stop the whole run at this simulated time.").html() }
             }
-            { c.number("simulation.num_workers", "Workers").whole()
+            { c.number("simulation.num_workers", "Workers").count()
                 .hint("Workers at the start; the autoscaler may change it.").html() }
         </FieldGroup>
     }

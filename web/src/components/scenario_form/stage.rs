@@ -109,7 +109,7 @@ fn synthetic(c: &FormCtx, p: &str, ty: &str) -> Html {
                 hint="Requests send prompts from a fixed pool, as a benchmark client's dataset; repeats hit the cache whole." />
             if has_pool {
                 <div class="subfields">
-                    { c.number(&format!("{pool}.size"), "Pool size").whole().unit("prompts").html() }
+                    { c.number(&format!("{pool}.size"), "Pool size").count().unit("prompts").html() }
                     { c.select(&format!("{pool}.order"), "Order", "Which prompt each request sends.", &POOL_ORDERS, None) }
                 </div>
             }
