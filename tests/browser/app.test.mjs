@@ -102,6 +102,9 @@ test('t switches talk mode: large type, results only, playback bar', async () =>
   await page.locator('body').click({ position: { x: 5, y: 400 } });
   await page.keyboard.press('t');
   await page.locator('.app.talk').waitFor();
+  // On a fresh page it runs the scenario and plays it: the playback bar says Pause.
+  await page.getByTestId('run-status').getByText(/Run 1 finished/).waitFor();
+  await page.getByRole('group', { name: 'Playback' }).getByRole('button', { name: 'Pause' }).waitFor();
   assert.ok(!(await page.getByRole('region', { name: 'Scenario editor' }).isVisible()));
   assert.ok(await page.getByRole('region', { name: 'Results' }).isVisible());
   assert.ok(await page.getByRole('group', { name: 'Playback' }).isVisible());

@@ -151,8 +151,8 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   await page.keyboard.press('t');
   const talk = page.getByTestId('talk-canvas');
   await talk.waitFor();
+  // It plays by itself.
   await page.keyboard.press('+');
-  await page.keyboard.press(' ');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=talk-canvas]')
     ?.getAttribute('data-position')) > 6, null, { timeout: 30_000 });
   await page.keyboard.press(' ');
@@ -208,10 +208,14 @@ test('the Deployment form writes pools, shows the engine\'s problem at a pool\'s
   // A pool's GPU override shows the top-level GPU until set, and is written key by key.
   await page.locator('#deployment-pools-1-hardware-gpu').selectOption('A100-80GB');
   await until((d) => d.deployment.pools[1].hardware?.gpu === 'A100-80GB');
-  // Zero workers: the engine's message under that pool's field.
+  // Zero workers: the field itself says a pool has at least one, and the document keeps 1.
   const workers = page.locator('#deployment-pools-1-num_workers');
   await workers.fill('0');
-  await until((d) => d.deployment.pools[1].num_workers === 0);
+  await page.locator('#deployment-pools-1-num_workers-error').getByText('must be at least 1').waitFor();
+  assert.equal((await doc()).deployment.pools[1].num_workers, 1);
+  // Too many: the engine's message under that pool's field.
+  await workers.fill('100000');
+  await until((d) => d.deployment.pools[1].num_workers === 100000);
   await page.locator('#deployment-pools-1-num_workers-error').getByText('must be between 1 and').waitFor();
   await page.locator('.field-group', { hasText: 'KV link bandwidth' }).first()
     .screenshot({ path: `${artifacts}/deployment-editor.png` });

@@ -259,7 +259,8 @@ pub fn app() -> Html {
                 </main>
             } else {
             if talk {
-                <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} />
+                <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()}
+                    idle={if state.run.is_running() { "Simulating… it plays when the run finishes" } else { "Run a scenario to play it back" }} />
             }
             <main class="app-main">
                 <section class="editor" aria-label="Scenario editor">

@@ -270,6 +270,30 @@ impl AppState {
             stopped,
         };
         self.talk.position_s = self.talk.position_s.min(sim_end_s);
+        if std::mem::take(&mut self.talk.play_when_finished) && self.view == View::Talk {
+            self.talk.position_s = 0.0;
+            self.talk.playing = true;
+        }
+    }
+
+    /// Talk mode plays by itself: the finished run from its start (or from where it was
+    /// paused), else the scenario is run and plays when it finishes.
+    fn enter_talk(&mut self) {
+        match &self.run {
+            RunStatus::Finished { sim_end_s, .. } => {
+                if self.talk.position_s >= *sim_end_s {
+                    self.talk.position_s = 0.0;
+                }
+                self.talk.playing = true;
+            }
+            RunStatus::Running { .. } | RunStatus::Stopped { .. } => {
+                self.talk.play_when_finished = true;
+            }
+            _ => {
+                self.start_run();
+                self.talk.play_when_finished = self.run.is_running();
+            }
+        }
     }
 
     /// Applies one action.
@@ -359,6 +383,10 @@ impl AppState {
                 };
                 self.race = None;
                 self.talk.playing = false;
+                self.talk.play_when_finished = false;
+                if self.view == View::Talk {
+                    self.enter_talk();
+                }
             }
             Action::Notify { level, message } => self.notify(level, message),
             Action::Dismiss(id) => self.notices.retain(|n| n.id != id),

@@ -12,6 +12,8 @@ pub struct TalkState {
     pub speed: f64,
     /// Simulated time shown, seconds.
     pub position_s: f64,
+    /// Start playing when the run under way finishes (talk mode was entered before it had).
+    pub play_when_finished: bool,
 }
 
 impl Default for TalkState {
@@ -20,6 +22,7 @@ impl Default for TalkState {
             playing: false,
             speed: 1.0,
             position_s: 0.0,
+            play_when_finished: false,
         }
     }
 }

@@ -503,3 +503,30 @@ fn nothing_runs_while_a_field_shows_text_that_is_not_a_valid_value() {
     s.apply(Action::Run);
     assert_eq!(running_id(&s), 1);
 }
+
+#[test]
+fn talk_mode_plays_by_itself_running_the_scenario_first_when_nothing_has_run() {
+    let mut s = state();
+    s.apply(Action::ToggleTalk);
+    // A fresh page: entering talk mode runs the scenario, and playback waits for it.
+    assert_eq!(running_id(&s), 1);
+    assert!(!s.talk.playing);
+    finish(&mut s, 120.0);
+    assert!(s.talk.playing);
+    assert_eq!(s.talk.position_s, 0.0);
+    // Leaving stops playback; entering again plays the finished run without running again.
+    s.apply(Action::ToggleTalk);
+    assert!(!s.talk.playing);
+    s.apply(Action::TalkSeek(120.0));
+    s.apply(Action::ToggleTalk);
+    assert!(matches!(s.run, RunStatus::Finished { id: 1, .. }));
+    assert!(s.talk.playing);
+    assert_eq!(s.talk.position_s, 0.0, "played to the end: starts over");
+    // A run that finishes after talk mode was left does not start playing.
+    s.apply(Action::ToggleTalk);
+    s.apply(Action::Run);
+    s.apply(Action::ToggleTalk);
+    s.apply(Action::ToggleTalk);
+    finish(&mut s, 60.0);
+    assert!(!s.talk.playing);
+}

@@ -161,7 +161,12 @@ pub fn number_field(props: &NumberFieldProps) -> Html {
             emit(x);
         })
     };
-    let local = parse_number(&draft, limits).err();
+    // Left blank where the document has no value: the default applies, nothing is wrong.
+    let local = if draft.trim().is_empty() && props.value.is_none() {
+        None
+    } else {
+        parse_number(&draft, limits).err()
+    };
     {
         // Told on each change; an invalid draft is withdrawn when it changes or the field
         // unmounts, so the app's list holds exactly the fields showing one.
