@@ -204,10 +204,6 @@ pub struct Scheduler {
     by_id: FixedHashMap<u64, Slot>,
     /// Prefilled requests handed to a decode worker, holding their blocks until released.
     sending: Vec<Slot>,
-    /// A step's output and outcome given back by the caller ([`Scheduler::recycle`]): their
-    /// vectors are reused, so a step allocates nothing once they have grown.
-    spare_out: SchedulerOutput,
-    spare_outcome: StepOutcome,
     worker: u32,
     max_model_len: u32,
     kv_bytes_per_token: u64,
@@ -265,8 +261,6 @@ impl Scheduler {
             hand_off: false,
             kvc: Vec::new(),
             in_flight: Vec::new(),
-            spare_out: SchedulerOutput::default(),
-            spare_outcome: StepOutcome::default(),
             finished: Vec::new(),
             steps: 0,
             offload_chunk: None,
@@ -392,27 +386,16 @@ impl Scheduler {
         None
     }
 
-    /// Decides the next step's batch at time `now`: running requests first (preempting
-    /// when blocks run out: the most recently admitted, or under `priority` the lowest
-    /// priority), then waiting ones in queue order. Blocks enter the prefix cache as they
-    /// are allocated, so a request admitted later in the same step hits them.
+    /// Decides the next step's batch at time `now` into `out` (cleared first; its lists keep
+    /// their memory from step to step): running requests first (preempting when blocks run
+    /// out: the most recently admitted, or under `priority` the lowest priority), then
+    /// waiting ones in queue order. Blocks enter the prefix cache as they are allocated, so
+    /// a request admitted later in the same step hits them.
     ///
     /// An empty batch means nothing can run until a new request arrives or a fetch
     /// finishes: the caller may sleep until then. Offload fetches listed in the output
     /// must be started even when the batch is empty.
     pub fn schedule<L: OffloadLookup + ?Sized>(
-        &mut self,
-        now: f64,
-        offload: &mut L,
-    ) -> SchedulerOutput {
-        let mut out = std::mem::take(&mut self.spare_out);
-        self.schedule_into(now, offload, &mut out);
-        out
-    }
-
-    /// [`Scheduler::schedule`] into the caller's `out` (cleared first), whose lists keep
-    /// their memory from step to step: the worker's way, moving no output around.
-    pub(crate) fn schedule_into<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
         offload: &mut L,
@@ -968,18 +951,11 @@ impl Scheduler {
         self.waiting.prepend(slot, key);
     }
 
-    /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
+    /// Applies the step that `schedule` decided, ending at time `now`, into `outcome`
+    /// (cleared first; its lists keep their memory from step to step): progress, tokens,
     /// completions. First tokens and completions are stamped when the client sees them
     /// (the front end's output delay later); gaps between tokens are the steps'.
-    pub fn finish_step(&mut self, now: f64) -> StepOutcome {
-        let mut outcome = std::mem::take(&mut self.spare_outcome);
-        self.finish_step_into(now, &mut outcome);
-        outcome
-    }
-
-    /// [`Scheduler::finish_step`] into the caller's `outcome` (cleared first), whose lists
-    /// keep their memory from step to step.
-    pub(crate) fn finish_step_into(&mut self, now: f64, outcome: &mut StepOutcome) {
+    pub fn finish_step(&mut self, now: f64, outcome: &mut StepOutcome) {
         outcome.clear();
         let mut in_flight = std::mem::take(&mut self.in_flight);
         if !in_flight.is_empty() {
@@ -1068,17 +1044,6 @@ impl Scheduler {
             }
         }
         self.finished = finished;
-    }
-
-    /// Gives back a step's output and outcome once read, so the next step reuses their
-    /// memory (optional: without it each step allocates its own).
-    pub fn recycle(&mut self, out: Option<SchedulerOutput>, outcome: Option<StepOutcome>) {
-        if let Some(out) = out {
-            self.spare_out = out;
-        }
-        if let Some(outcome) = outcome {
-            self.spare_outcome = outcome;
-        }
     }
 
     /// Caches the full blocks among the first `tokens` tokens not cached yet: shareable
