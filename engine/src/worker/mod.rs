@@ -14,6 +14,7 @@ mod output;
 pub(crate) mod process;
 mod request_queue;
 mod scheduler;
+mod sequences;
 
 pub use config::{SchedulerConfig, SchedulingPolicy};
 
