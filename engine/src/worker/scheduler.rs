@@ -260,19 +260,20 @@ impl Scheduler {
         );
         out.clear();
         loop {
-            let mut budget = self.max_num_batched_tokens;
-            self.schedule_running(&mut budget, out);
-            // As vLLM: no new admissions in a step that had to preempt — unless the batch
-            // is empty, or the caller would sleep with work queued.
+            let mut token_budget = self.max_num_batched_tokens;
+            // First, schedule the RUNNING requests.
+            self.schedule_running(&mut token_budget, out);
+            // Next, schedule the WAITING requests. As vLLM: none in a step that had to
+            // preempt — unless the batch is empty, or the caller would sleep with work queued.
             if out.preempted.is_empty() || out.scheduled.is_empty() {
-                self.schedule_waiting(now, &mut budget, offload, out);
+                self.schedule_waiting(now, &mut token_budget, offload, out);
             }
             if out.scheduled.is_empty() && self.release_late_arrivals() {
                 // Async scheduling with nothing else to run: the engine's batch queue is
                 // empty, so requests that arrived during the last step run now.
-                self.schedule_waiting(now, &mut budget, offload, out);
+                self.schedule_waiting(now, &mut token_budget, offload, out);
             }
-            out.num_scheduled_tokens = self.max_num_batched_tokens - budget;
+            out.num_scheduled_tokens = self.max_num_batched_tokens - token_budget;
             // Under `priority` a request can preempt itself while others still run: vLLM's
             // step is then empty and the next one schedules them. Take that next step now,
             // at the same instant, rather than sleep with requests running.
@@ -295,22 +296,28 @@ impl Scheduler {
         any
     }
 
-    fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
-        let mut i = 0;
-        while i < self.running.len() && *budget > 0 {
-            let slot = self.running[i];
-            let n = self.chunk(self.seqs.progress(slot).num_new_tokens(), *budget);
+    /// Gives each running request, in admission order, its next tokens (a whole decode
+    /// token, or a prefill chunk) while the budget lasts, preempting others when the
+    /// blocks for them run out.
+    fn schedule_running(&mut self, token_budget: &mut u32, out: &mut SchedulerOutput) {
+        let mut req_index = 0;
+        while req_index < self.running.len() && *token_budget > 0 {
+            let slot = self.running[req_index];
+            let num_new_tokens =
+                self.chunk(self.seqs.progress(slot).num_new_tokens(), *token_budget);
+            // vLLM's `allocate_slots` loop: preempt until the new blocks fit.
             let mut preempted_self = false;
-            while self.pool.num_free() < self.blocks_needed(slot, n) {
+            while self.pool.num_free() < self.blocks_needed(slot, num_new_tokens) {
                 let v = self.victim();
                 let victim = self.running.remove(v);
-                if v < i {
+                if v < req_index {
                     // Already scheduled this step (only under `priority`): give back its tokens.
-                    i -= 1;
-                    *budget += self.unschedule(victim, out);
+                    req_index -= 1;
+                    *token_budget += self.unschedule(victim, out);
                 }
                 self.preempt(victim, out);
                 if victim == slot {
+                    // No more requests to preempt: this one cannot run.
                     preempted_self = true;
                     break;
                 }
@@ -318,10 +325,10 @@ impl Scheduler {
             if preempted_self {
                 break;
             }
-            self.grow_and_cache(slot, n);
-            self.push_scheduled(slot, n, out);
-            *budget -= n;
-            i += 1;
+            self.grow_and_cache(slot, num_new_tokens);
+            self.push_scheduled(slot, num_new_tokens, out);
+            *token_budget -= num_new_tokens;
+            req_index += 1;
         }
     }
 
@@ -360,20 +367,20 @@ impl Scheduler {
     fn schedule_waiting<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) {
         // Most steps have nobody queued: skip the call.
         if !self.kvc.is_empty() || !self.waiting.is_empty() {
-            self.admit_queued(now, budget, offload, out);
+            self.admit_queued(now, token_budget, offload, out);
         }
     }
 
     fn admit_queued<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) {
@@ -383,7 +390,7 @@ impl Scheduler {
         // against blocks held by fetched requests behind it.
         let mut k = 0;
         while k < self.kvc.len() {
-            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+            if *token_budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
             let slot = self.kvc[k];
@@ -391,7 +398,7 @@ impl Scheduler {
                 k += 1;
                 continue;
             }
-            match self.admit_ready(slot, now, budget, out) {
+            match self.admit_ready(slot, now, token_budget, out) {
                 Consider::Admitted => {
                     self.kvc.remove(k);
                 }
@@ -399,7 +406,7 @@ impl Scheduler {
             }
         }
         while let Some(slot) = self.waiting.peek() {
-            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+            if *token_budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
             if self.seqs.get(slot).admissible_after > self.steps {
@@ -408,7 +415,7 @@ impl Scheduler {
                 // with it for this one step.
                 return;
             }
-            match self.consider(slot, now, budget, offload, out) {
+            match self.consider(slot, now, token_budget, offload, out) {
                 Consider::Admitted => {}
                 Consider::Fetching => self.kvc.push(slot),
                 // Head-of-line: the first request that does not fit stops admission.
@@ -423,40 +430,23 @@ impl Scheduler {
         &mut self,
         slot: Slot,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) -> Consider {
         let bs = self.block_size;
-        let caching = self.pool.caching_enabled();
-        let (seq, p) = self.seqs.both_mut(slot);
-        seq.req.times.kv_lookup_start.get_or_insert(now);
-        let num_tokens = p.num_tokens();
-        // At least the last token is computed, so its logits can be sampled.
-        let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
-        if caching {
-            seq.ensure_hashes(max_hit_blocks as u32, bs, p.tokens_emitted);
-        }
-        let shared_hits = self
-            .pool
-            .find_longest_cache_hit(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
-        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
-            let base = shared_hits as u64;
-            let id = seq.req.id;
-            seq.ghost
-                .iter()
-                .take(max_hit_blocks - shared_hits.min(max_hit_blocks))
-                .enumerate()
-                .take_while(|&(j, &b)| self.pool.holds_private(b, private_tag(id, base + j as u64)))
-                .count()
-        } else {
-            0
-        };
+        let num_tokens = self.seqs.progress(slot).num_tokens();
+        let times = &mut self.seqs.get_mut(slot).req.times;
+        times.kv_lookup_start.get_or_insert(now);
+        // Get already-cached tokens: in this worker's GPU cache...
+        let (shared_hits, ghost_hits) = self.get_computed_blocks(slot);
         let gpu_blocks = shared_hits + ghost_hits;
         let gpu_tokens = gpu_blocks as u32 * bs;
+        let seq = self.seqs.get_mut(slot);
         if let Some(remote) = seq.remote {
             return self.place_transfer(slot, remote, shared_hits, ghost_hits, out);
         }
+        // ...and in the offload tiers (vLLM's KV connector).
         if !seq.looked_up {
             seq.tier_hit = offload.lookup(&seq.req.prompt, gpu_tokens);
             seq.looked_up = true;
@@ -467,6 +457,8 @@ impl Scheduler {
             Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
         let prompt = seq.req.prompt_len();
 
+        // A tier holds more: blocks for the whole sequence now, and a fetch into them (vLLM's
+        // `load_kv_async`); it is admitted once the KV has landed.
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
                 return Consider::Blocked;
@@ -494,8 +486,10 @@ impl Scheduler {
             return Consider::Fetching;
         }
 
+        // Otherwise blocks for its first chunk beyond the hits (vLLM's `allocate_slots`), and
+        // it runs this step.
         let remaining = num_tokens - gpu_tokens;
-        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+        let Some(n) = self.admissible_chunk(remaining, *token_budget) else {
             return Consider::Blocked;
         };
         let need = (gpu_tokens + n).div_ceil(bs) - gpu_blocks as u32;
@@ -520,8 +514,37 @@ impl Scheduler {
         };
         let upto = (gpu_tokens + n).min(num_tokens);
         Self::cache_full_blocks(&mut self.pool, seq, p, upto, bs);
-        self.admit(slot, n, now, budget, out);
+        self.admit(slot, n, now, token_budget, out);
         Consider::Admitted
+    }
+
+    /// The leading blocks of `slot` already in the GPU cache, as vLLM's
+    /// `get_computed_blocks`: shared ones found by hash, then (if it found all its shareable
+    /// ones) its own private blocks cached when it was preempted. Returns (shared, private)
+    /// counts. At least the last token is left to compute, so its logits can be sampled.
+    fn get_computed_blocks(&mut self, slot: Slot) -> (usize, usize) {
+        let bs = self.block_size;
+        let (seq, p) = self.seqs.both_mut(slot);
+        let max_hit_blocks = ((p.num_tokens() - 1) / bs) as usize;
+        if self.pool.caching_enabled() {
+            seq.ensure_hashes(max_hit_blocks as u32, bs, p.tokens_emitted);
+        }
+        let shared_hits = self
+            .pool
+            .find_longest_cache_hit(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
+        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
+            let base = shared_hits as u64;
+            let id = seq.req.id;
+            seq.ghost
+                .iter()
+                .take(max_hit_blocks - shared_hits.min(max_hit_blocks))
+                .enumerate()
+                .take_while(|&(j, &b)| self.pool.holds_private(b, private_tag(id, base + j as u64)))
+                .count()
+        } else {
+            0
+        };
+        (shared_hits, ghost_hits)
     }
 
     /// Places a prefilled request whose `remote` prompt tokens wait on its prefill worker:
@@ -626,45 +649,52 @@ impl Scheduler {
         &mut self,
         slot: Slot,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         out: &mut SchedulerOutput,
     ) -> Consider {
         let remaining = self.seqs.progress(slot).num_new_tokens();
-        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+        let Some(n) = self.admissible_chunk(remaining, *token_budget) else {
             return Consider::Blocked;
         };
         if self.pool.num_free() < self.blocks_needed(slot, n) {
             return Consider::Blocked;
         }
         self.grow_and_cache(slot, n);
-        self.admit(slot, n, now, budget, out);
+        self.admit(slot, n, now, token_budget, out);
         Consider::Admitted
     }
 
-    fn admit(&mut self, slot: Slot, n: u32, now: f64, budget: &mut u32, out: &mut SchedulerOutput) {
+    fn admit(
+        &mut self,
+        slot: Slot,
+        n: u32,
+        now: f64,
+        token_budget: &mut u32,
+        out: &mut SchedulerOutput,
+    ) {
         let times = &mut self.seqs.get_mut(slot).req.times;
         times.first_scheduled.get_or_insert(now);
         self.running.push(slot);
         self.push_scheduled(slot, n, out);
-        *budget -= n;
+        *token_budget -= n;
     }
 
     /// Tokens a running request may compute this step.
-    fn chunk(&self, remaining: u32, budget: u32) -> u32 {
-        remaining.min(self.chunk_cap).min(budget)
+    fn chunk(&self, remaining: u32, token_budget: u32) -> u32 {
+        remaining.min(self.chunk_cap).min(token_budget)
     }
 
     /// Tokens a request being admitted may compute, or `None` when chunked prefill is off
     /// and the rest of its prompt does not fit the budget left (a recompute longer than
     /// the whole budget is chunked anyway, or it could never run again).
-    fn admissible_chunk(&self, remaining: u32, budget: u32) -> Option<u32> {
+    fn admissible_chunk(&self, remaining: u32, token_budget: u32) -> Option<u32> {
         if !self.cfg.chunked_prefill
-            && remaining > budget
+            && remaining > token_budget
             && remaining <= self.cfg.max_num_batched_tokens
         {
             return None;
         }
-        Some(self.chunk(remaining, budget))
+        Some(self.chunk(remaining, token_budget))
     }
 
     /// Blocks `slot` lacks for `n` more tokens.
