@@ -1,15 +1,19 @@
 //! The step-by-step scheduler: vLLM v1's `Scheduler.schedule()` / `update_from_output()`.
 //!
 //! Like vLLM v1 there is no separate prefill and decode phase: every sequence has
-//! `num_tokens` (prompt + tokens generated so far) and `num_computed` (tokens whose
-//! KV is in the cache), and each step schedules some of the difference. A sequence
-//! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
+//! `num_tokens` (prompt + tokens generated so far) and `num_computed_tokens` (tokens whose
+//! KV is in the cache), and each step schedules some of the difference. A sequence whose
+//! `num_computed_tokens` reaches `num_tokens` samples one token at the end of the step.
 //!
 //! Prefix caching follows vLLM v1's `KVCacheManager.allocate_slots`: the full blocks a
 //! step will fill are cached when they are allocated (a request admitted later in the
 //! same step hits them), generated tokens are hashed like prompt tokens (the next turn of
 //! a conversation hits the reply), and a request's blocks are freed last block first.
 //! `engine/tests/vllm_*.rs` run vLLM's own tests against it.
+//!
+//! This file is the policy: the waiting and running queues, the token budget, chunked
+//! prefill, preemption and prefix caching. How the sequences are stored is
+//! [`super::sequences`]' business.
 
 use super::request_queue::{QueueKey, RequestQueue};
 use super::sequences::{Progress, Sequence, Sequences, Slot};
@@ -23,10 +27,6 @@ use crate::kv_events::KvEvent;
 use crate::model::Model;
 use crate::request::{BlockHash, FailReason, Request, RequestState, Source, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-
-/// The most block-table room a sequence reserves at admission (16 KB of ids); longer
-/// tables grow as they fill.
-const MAX_RESERVED_BLOCKS: u64 = 4096;
 
 enum Consider {
     Admitted,
@@ -759,15 +759,7 @@ impl Scheduler {
         ghost_hits: usize,
         block_size: u32,
     ) {
-        // Room for the whole sequence at once: a table grown block by block through its
-        // decode was copied at every doubling. Capped, because the pool bounds the blocks
-        // all running tables hold together, not each one's reservation: without a cap,
-        // many long-output requests on a large pool would reserve far more than it has.
-        if seq.blocks.unreserved() {
-            let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
-            let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
-            pool.reserve_table(&mut seq.blocks, blocks as usize);
-        }
+        seq.reserve_table(pool, block_size);
         pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
         pool.touch_private(&seq.ghost[..ghost_hits], &mut seq.blocks);
         seq.ghost.clear();
@@ -788,8 +780,7 @@ impl Scheduler {
         // cached under its tags now (see `cache_full_blocks`).
         let private = seq.shareable_blocks.min(cached)..cached;
         let private = private.start as usize..private.end as usize;
-        // (A fresh vector: `clear` + `extend` over the runs' ids cost 8 M more instructions
-        // on 30k requests on 64 workers, where preemptions are frequent.)
+        // A fresh vector: cheaper than refilling the old one through the runs' ids.
         seq.ghost = seq.blocks.ids_in(private.clone()).collect();
         for (b, &id) in private.zip(&seq.ghost) {
             let tag = private_tag(seq.req.id, b as u64);

@@ -13,11 +13,15 @@
 use super::request_queue::QueueKey;
 use super::TierHit;
 use crate::fixed_hash::FixedHashMap;
-use crate::kv_cache::{BlockId, BlockTable};
+use crate::kv_cache::{BlockId, BlockPool, BlockTable};
 use crate::request::{BlockHash, Request, RequestState, Segment};
 
 /// Where a sequence is held: its handle in the scheduler's queues and batch.
 pub(super) type Slot = u32;
+
+/// The most block-table room a sequence reserves at admission (16 KB of ids); longer
+/// tables grow as they fill.
+const MAX_RESERVED_BLOCKS: u64 = 4096;
 
 /// A request on this worker with its blocks and admission state.
 #[derive(Debug)]
@@ -58,6 +62,19 @@ impl Sequence {
         Segment {
             source: self.req.output_source(),
             len: emitted,
+        }
+    }
+
+    /// Reserves room in its table, if not done yet, for the whole sequence at once: a table
+    /// grown block by block through its decode would be copied at every doubling. Capped,
+    /// because the pool bounds the blocks all running tables hold together, not each one's
+    /// reservation: without a cap, many long-output requests on a large pool would reserve
+    /// far more than it has.
+    pub(super) fn reserve_table(&mut self, pool: &BlockPool, block_size: u32) {
+        if self.blocks.unreserved() {
+            let tokens = self.req.prompt_len() as u64 + self.req.output_len as u64;
+            let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
+            pool.reserve_table(&mut self.blocks, blocks as usize);
         }
     }
 
