@@ -818,18 +818,13 @@ impl Scheduler {
                 self.report_computed_chunks(slot, n, cs, outcome);
             }
             let p = self.seqs.progress_mut(slot);
+            let computed = p.num_computed_tokens;
             // Every token but a first-time decode is prefill (recomputed ones included).
-            let decode_from = p
-                .num_computed_tokens
-                .max(p.num_prompt_tokens)
-                .max(p.high_water);
-            let prefill = n
-                - (p.num_computed_tokens + n)
-                    .saturating_sub(decode_from)
-                    .min(n);
+            let decode_from = computed.max(p.num_prompt_tokens).max(p.high_water);
+            let prefill = n - (computed + n).saturating_sub(decode_from).min(n);
             p.prefill += prefill as u64;
             outcome.prefill_tokens += prefill as u64;
-            p.num_computed_tokens += n;
+            p.num_computed_tokens = computed + n;
             if p.num_computed_tokens < p.num_tokens() {
                 continue;
             }
