@@ -11,7 +11,7 @@
 use engine::hardware::HardwareConfig;
 use engine::model::Model;
 use engine::request::{PromptContent, Request, Source};
-use engine::worker::{NoOffload, Scheduler, SchedulerConfig};
+use engine::worker::{NoOffload, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome};
 use std::time::Instant;
 
 const MEASURED_STEPS: u64 = 5_000;
@@ -47,21 +47,23 @@ fn run(queue: u64, blocks_override: u32) -> Figures {
         s.add_request(request(id), 0.0).unwrap();
     }
     let mut now = 0.0;
+    let (mut out, mut outcome) = (SchedulerOutput::default(), StepOutcome::default());
     // Warm up until the batch is full and the cache has turned over.
     while s.num_running() < 256 || s.steps() < 1_000 {
-        let out = s.schedule(now, &mut NoOffload);
+        s.schedule(now, &mut NoOffload, &mut out);
         now += s.step_time(&out);
-        s.finish_step(now);
+        s.finish_step(now, &mut outcome);
     }
     let (sim_start, steps_start) = (now, s.steps());
     let mut batch = 0u64;
     let mut completed = 0usize;
     let wall = Instant::now();
     for _ in 0..MEASURED_STEPS {
-        let out = s.schedule(now, &mut NoOffload);
+        s.schedule(now, &mut NoOffload, &mut out);
         batch += out.scheduled.len() as u64;
         now += s.step_time(&out);
-        completed += s.finish_step(now).finished.len();
+        s.finish_step(now, &mut outcome);
+        completed += outcome.finished.len();
         // The router would drain these every kv_event_interval.
         s.take_kv_events();
     }

@@ -22,7 +22,7 @@ use engine::kv_events::KvChange;
 use engine::model::Model;
 use engine::request::{PromptContent, Request, Source};
 use engine::timing::TimingModel;
-use engine::worker::{NoOffload, Scheduler, SchedulerConfig, SchedulerOutput};
+use engine::worker::{NoOffload, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome};
 
 /// vLLM block ids (null block = 0) as ours.
 fn ours(vllm_ids: &[u32]) -> Vec<u32> {
@@ -57,10 +57,24 @@ fn common_3_blocks() -> PromptContent {
         .with(Source::Document(2), 16)
 }
 
+/// `schedule()` at `now`.
+fn schedule(s: &mut Scheduler, now: f64) -> SchedulerOutput {
+    let mut out = SchedulerOutput::default();
+    s.schedule(now, &mut NoOffload, &mut out);
+    out
+}
+
+/// The step ends at `now`; returns the ids of the requests that finished.
+fn finish(s: &mut Scheduler, now: f64) -> Vec<u64> {
+    let mut outcome = StepOutcome::default();
+    s.finish_step(now, &mut outcome);
+    outcome.finished.iter().map(|r| r.id).collect()
+}
+
 fn step(s: &mut Scheduler) -> (SchedulerOutput, Vec<u64>) {
-    let out = s.schedule(0.0, &mut NoOffload);
+    let out = schedule(s, 0.0);
     s.check_invariants().unwrap();
-    let done = s.finish_step(0.0).finished.iter().map(|r| r.id).collect();
+    let done = finish(s, 0.0);
     s.check_invariants().unwrap();
     (out, done)
 }
@@ -79,7 +93,7 @@ fn test_prefill() {
         .unwrap();
     s.add_request(req(1, common_3_blocks().with(Source::Unique(1), 5), 1), 0.0)
         .unwrap();
-    let out = s.schedule(0.0, &mut NoOffload);
+    let out = schedule(&mut s, 0.0);
     // req0 gets [1, 2, 3, 4]; req1 hits [1, 2, 3] (cached when req0 allocated them, in this
     // same step) and gets [5] for its 53 − 48 = 5 new tokens.
     assert_eq!(table(&s, 0), ours(&[1, 2, 3, 4]));
@@ -91,7 +105,7 @@ fn test_prefill() {
     }
     assert_eq!(s.block_pool().block_hash(ours(&[4])[0]), None); // partial
     assert_eq!(s.block_pool().num_free(), 5);
-    s.finish_step(0.25);
+    finish(&mut s, 0.25);
     // [partial blocks of req1 and req0 (5, 4) at the head][unallocated 6..10][common 3, 2, 1].
     assert_eq!(
         s.block_pool().free_queue(),
@@ -100,18 +114,18 @@ fn test_prefill() {
     // req2: the common prefix + 6 hits the (free) cached blocks and reuses partial block 5.
     s.add_request(req(2, common_3_blocks().with(Source::Unique(2), 6), 1), 0.0)
         .unwrap();
-    s.schedule(0.25, &mut NoOffload);
+    schedule(&mut s, 0.25);
     assert_eq!(table(&s, 2), ours(&[1, 2, 3, 5]));
     assert_eq!(s.block_pool().num_free(), 6);
     assert_eq!(s.block_pool().free_queue().len(), 6);
-    s.finish_step(0.5);
+    finish(&mut s, 0.5);
     // req3: 160 tokens of new content take all ten blocks; the order is the eviction order.
     s.add_request(
         req(3, PromptContent::new().with(Source::Unique(3), 160), 1),
         0.5,
     )
     .unwrap();
-    s.schedule(0.5, &mut NoOffload);
+    schedule(&mut s, 0.5);
     assert_eq!(table(&s, 3), ours(&[5, 4, 6, 7, 8, 9, 10, 3, 2, 1]));
     assert_eq!(s.block_pool().num_free(), 0);
     assert!(s.block_pool().free_queue().is_empty());
@@ -161,13 +175,13 @@ fn test_evict() {
         0.0,
     )
     .unwrap();
-    s.schedule(0.0, &mut NoOffload);
+    schedule(&mut s, 0.0);
     assert_eq!(table(&s, 0).len(), 6);
     assert_eq!(table(&s, 1).len(), 3);
     assert_eq!(s.block_pool().num_free(), 1);
     // Freed req0 then req1: the partial block (6) at the head before the free block 10, the
     // cached blocks at the tail, each request's last block first.
-    s.finish_step(0.25);
+    finish(&mut s, 0.25);
     assert_eq!(
         s.block_pool().free_queue(),
         ours(&[6, 10, 5, 4, 3, 2, 1, 9, 8, 7])
@@ -178,7 +192,7 @@ fn test_evict() {
         0.25,
     )
     .unwrap();
-    s.schedule(0.25, &mut NoOffload);
+    schedule(&mut s, 0.25);
     assert_eq!(table(&s, 2), ours(&[1, 2, 6]));
     assert_eq!(s.block_pool().num_free(), 7);
 }
@@ -200,7 +214,7 @@ fn test_hash_block_correct_reuse() {
         0.25,
     )
     .unwrap();
-    s.schedule(0.25, &mut NoOffload);
+    schedule(&mut s, 0.25);
     assert_eq!(table(&s, 1).len(), 1);
     assert_eq!(s.block_pool().block_hash(table(&s, 1)[0]), None);
 }
@@ -220,14 +234,14 @@ fn test_computed_blocks_not_evicted() {
         0.0,
     )
     .unwrap();
-    s.schedule(0.0, &mut NoOffload);
+    schedule(&mut s, 0.0);
     assert_eq!((table(&s, 0), table(&s, 1)), (ours(&[1]), ours(&[2])));
-    s.finish_step(0.25);
+    finish(&mut s, 0.25);
     let prompt = PromptContent::new()
         .with(Source::Document(1), 16)
         .with(Source::Unique(2), 16);
     s.add_request(req(2, prompt, 1), 0.25).unwrap();
-    let out = s.schedule(0.25, &mut NoOffload);
+    let out = schedule(&mut s, 0.25);
     assert_eq!(out.scheduled[0].work.context, 16); // num_computed_tokens == block_size
     assert_eq!(table(&s, 2), ours(&[1, 2]));
 }
@@ -241,9 +255,9 @@ fn test_basic_prefix_caching_disabled() {
         0.0,
     )
     .unwrap();
-    s.schedule(0.0, &mut NoOffload);
+    schedule(&mut s, 0.0);
     assert_eq!(table(&s, 1).len(), 3);
-    s.finish_step(0.25);
+    finish(&mut s, 0.25);
     // req2: 16 tokens sharing req1's prefix: no hit, 4 blocks. req3 (4 tokens) then finds no
     // free block and waits.
     s.add_request(
@@ -256,7 +270,7 @@ fn test_basic_prefix_caching_disabled() {
         0.25,
     )
     .unwrap();
-    let out = s.schedule(0.25, &mut NoOffload);
+    let out = schedule(&mut s, 0.25);
     assert_eq!(out.scheduled[0].work.context, 0);
     assert_eq!(table(&s, 2).len(), 4);
     assert_eq!(out.scheduled.len(), 1);
@@ -279,11 +293,11 @@ fn test_prefill_not_enough_free_blocks_with_computed_blocks() {
         .with(Source::Document(1), 16)
         .with(Source::Document(2), 16);
     s.add_request(req(1, common_twice.clone(), 1), 0.0).unwrap();
-    s.schedule(0.0, &mut NoOffload);
+    schedule(&mut s, 0.0);
     let block_part0 = table(&s, 0);
     let block_part1 = table(&s, 1);
     assert_eq!(block_part1[..3], block_part0[..]);
-    s.finish_step(0.25);
+    finish(&mut s, 0.25);
     for b in &block_part1[..3] {
         assert_eq!(s.block_pool().ref_count(*b), 1); // req0's
     }
@@ -297,10 +311,10 @@ fn test_prefill_not_enough_free_blocks_with_computed_blocks() {
         0.25,
     )
     .unwrap();
-    s.schedule(0.25, &mut NoOffload);
+    schedule(&mut s, 0.25);
     assert_eq!(table(&s, 2).len(), 2);
     assert_eq!(s.block_pool().num_free(), 4);
-    s.finish_step(0.5);
+    finish(&mut s, 0.5);
     // req3 = common × 3: its first 6 blocks are cached (block_part1), but it needs 3 new ones
     // plus the 3 free cached ones it would take off the free queue: 6 > 4 free.
     let common_thrice = common_twice
@@ -308,7 +322,7 @@ fn test_prefill_not_enough_free_blocks_with_computed_blocks() {
         .with(Source::Document(1), 16)
         .with(Source::Document(2), 16);
     s.add_request(req(3, common_thrice, 1), 0.5).unwrap();
-    let out = s.schedule(0.5, &mut NoOffload);
+    let out = schedule(&mut s, 0.5);
     assert_eq!(s.block_pool().num_free(), 4);
     assert!(out.scheduled.iter().all(|x| x.request != 3));
     assert_eq!(s.waiting_ids(), [3]);
@@ -337,10 +351,10 @@ fn a_finished_requests_private_blocks_are_free_with_no_reference() {
         0.0,
     )
     .unwrap();
-    s.schedule(0.0, &mut NoOffload);
+    schedule(&mut s, 0.0);
     let (t0, t1) = (table(&s, 0), table(&s, 1));
     assert!(t0.iter().max() < t1.iter().min());
-    let done: Vec<u64> = s.finish_step(0.0).finished.iter().map(|r| r.id).collect();
+    let done: Vec<u64> = finish(&mut s, 0.0);
     assert_eq!(done, [0]);
     s.check_invariants().unwrap();
     let pool = s.block_pool();

@@ -17,7 +17,9 @@
 use engine::model::Model;
 use engine::request::{PromptContent, Request, Source};
 use engine::timing::TimingModel;
-use engine::worker::{NoOffload, Scheduler, SchedulerConfig, SchedulerOutput, SchedulingPolicy};
+use engine::worker::{
+    NoOffload, Scheduler, SchedulerConfig, SchedulerOutput, SchedulingPolicy, StepOutcome,
+};
 
 /// vLLM's `num_blocks` (null block included) as our block count.
 fn vllm_blocks(num_blocks: u32) -> u32 {
@@ -86,16 +88,18 @@ fn add(s: &mut Scheduler, r: Request) {
 }
 
 fn schedule(s: &mut Scheduler) -> SchedulerOutput {
-    let out = s.schedule(0.0, &mut NoOffload);
+    let mut out = SchedulerOutput::default();
+    s.schedule(0.0, &mut NoOffload, &mut out);
     s.check_invariants().unwrap();
     out
 }
 
 /// `update_from_output` with one sampled token per finished sequence.
 fn finish(s: &mut Scheduler) -> Vec<u64> {
-    let done = s.finish_step(0.0).finished.iter().map(|r| r.id).collect();
+    let mut outcome = StepOutcome::default();
+    s.finish_step(0.0, &mut outcome);
     s.check_invariants().unwrap();
-    done
+    outcome.finished.iter().map(|r| r.id).collect()
 }
 
 fn scheduled(out: &SchedulerOutput) -> Vec<(u64, u32)> {

@@ -5,7 +5,7 @@
 use engine::model::Model;
 use engine::request::{PromptContent, Request, Source};
 use engine::timing::TimingModel;
-use engine::worker::{NoOffload, Scheduler, SchedulerConfig};
+use engine::worker::{NoOffload, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome};
 
 const DT: f64 = 0.25;
 
@@ -34,13 +34,14 @@ fn second_request_first_token(async_scheduling: bool) -> f64 {
     s.add_request(request(1, 10), 0.0).unwrap();
     let mut now = 0.0;
     let mut first = None;
+    let (mut out, mut done) = (SchedulerOutput::default(), StepOutcome::default());
     for step in 0..10 {
-        let out = s.schedule(now, &mut NoOffload);
+        s.schedule(now, &mut NoOffload, &mut out);
         if step == 0 {
             s.add_request(request(2, 2), 0.1).unwrap();
         }
         now += s.step_time(&out);
-        let done = s.finish_step(now);
+        s.finish_step(now, &mut done);
         if done.first_tokens.contains(&2) {
             first = Some(now);
             break;
@@ -63,11 +64,12 @@ fn an_idle_engine_runs_a_late_arrival_at_once() {
     // so the batch queue is empty and request 2 runs in the very next step.
     let mut s = scheduler(true);
     s.add_request(request(1, 1), 0.0).unwrap();
-    let out = s.schedule(0.0, &mut NoOffload);
+    let (mut out, mut done) = (SchedulerOutput::default(), StepOutcome::default());
+    s.schedule(0.0, &mut NoOffload, &mut out);
     s.add_request(request(2, 1), 0.1).unwrap();
-    let done = s.finish_step(s.step_time(&out));
+    s.finish_step(s.step_time(&out), &mut done);
     assert_eq!(done.finished.len(), 1);
-    let next = s.schedule(DT, &mut NoOffload);
-    assert_eq!(next.scheduled.len(), 1);
-    assert_eq!(next.scheduled[0].request, 2);
+    s.schedule(DT, &mut NoOffload, &mut out);
+    assert_eq!(out.scheduled.len(), 1);
+    assert_eq!(out.scheduled[0].request, 2);
 }

@@ -4,7 +4,10 @@ use engine::model::Model;
 use engine::request::{PromptContent, Request, RequestState, Source};
 use engine::rng::SimRng;
 use engine::timing::{TimingConfig, TimingModel};
-use engine::worker::{OffloadLookup, Scheduler, SchedulerConfig, SchedulingPolicy, TierHit};
+use engine::worker::{
+    OffloadLookup, Scheduler, SchedulerConfig, SchedulerOutput, SchedulingPolicy, StepOutcome,
+    TierHit,
+};
 
 /// A fake tier: a prompt opening with system prompt `g` has its first `g·64` tokens offloaded.
 struct FakeTier {
@@ -93,6 +96,7 @@ fn simulate(w: &Workload) -> Vec<Request> {
     let mut arrivals = w.arrivals.iter().cloned().peekable();
     let mut fetches: Vec<(f64, u64)> = Vec::new(); // (done time, request)
     let mut results = Vec::new();
+    let (mut out, mut outcome) = (SchedulerOutput::default(), StepOutcome::default());
     let mut admitted = 0usize;
     let mut now = 0.0;
     loop {
@@ -106,7 +110,7 @@ fn simulate(w: &Workload) -> Vec<Request> {
         while fetches.first().is_some_and(|f| f.0 <= now) {
             assert!(s.fetch_done(fetches.remove(0).1, now));
         }
-        let out = s.schedule(now, &mut tier);
+        s.schedule(now, &mut tier, &mut out);
         assert!(out.num_scheduled_tokens <= w.cfg.max_num_batched_tokens);
         assert_eq!(
             out.num_scheduled_tokens,
@@ -128,7 +132,8 @@ fn simulate(w: &Workload) -> Vec<Request> {
             continue;
         }
         now += s.step_time(&out);
-        results.extend(s.finish_step(now).finished);
+        s.finish_step(now, &mut outcome);
+        results.append(&mut outcome.finished);
         s.check_invariants().unwrap();
         let pool = s.block_pool();
         assert!(pool.num_used() + pool.num_free() == pool.num_blocks());

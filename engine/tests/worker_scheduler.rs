@@ -3,7 +3,9 @@
 use engine::model::Model;
 use engine::request::{FailReason, PromptContent, Request, RequestState, Source};
 use engine::timing::TimingModel;
-use engine::worker::{NoOffload, OffloadLookup, Scheduler, SchedulerConfig, TierHit};
+use engine::worker::{
+    NoOffload, OffloadLookup, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome, TierHit,
+};
 
 /// Step time used everywhere: a power of two, so timestamps are exact.
 const DT: f64 = 0.25;
@@ -33,8 +35,9 @@ fn run(s: &mut Scheduler, requests: Vec<Request>) -> (Vec<Request>, Vec<Vec<(u64
     }
     let mut done = Vec::new();
     let mut batches = Vec::new();
+    let (mut out, mut outcome) = (SchedulerOutput::default(), StepOutcome::default());
     loop {
-        let out = s.schedule(now, &mut NoOffload);
+        s.schedule(now, &mut NoOffload, &mut out);
         if out.is_empty() {
             break;
         }
@@ -45,7 +48,8 @@ fn run(s: &mut Scheduler, requests: Vec<Request>) -> (Vec<Request>, Vec<Vec<(u64
                 .collect(),
         );
         now += s.step_time(&out);
-        done.extend(s.finish_step(now).finished);
+        s.finish_step(now, &mut outcome);
+        done.append(&mut outcome.finished);
         s.check_invariants().unwrap();
     }
     assert_eq!(s.num_unfinished(), 0, "requests left hanging");
@@ -79,12 +83,13 @@ fn token_gaps_are_reported_per_token() {
     let mut gaps = Vec::new();
     let mut firsts = Vec::new();
     let mut now = 0.0;
+    let (mut out, mut o) = (SchedulerOutput::default(), StepOutcome::default());
     while s.num_unfinished() > 0 {
-        let out = s.schedule(now, &mut NoOffload);
+        s.schedule(now, &mut NoOffload, &mut out);
         now += s.step_time(&out);
-        let o = s.finish_step(now);
-        gaps.extend(o.token_gaps);
-        firsts.extend(o.first_tokens);
+        s.finish_step(now, &mut o);
+        gaps.extend_from_slice(&o.token_gaps);
+        firsts.extend_from_slice(&o.first_tokens);
     }
     // Three tokens at 0.25, 0.5, 0.75: one first token, two gaps of 0.25.
     assert_eq!(firsts, [1]);
@@ -362,7 +367,8 @@ fn offload_hits_go_through_fetch_kvc_under_the_ready_cap() {
     }
     // t = 0: A hits the tier (256 tokens) and starts a fetch; B would too, but the cap
     // of 1 is taken, so B blocks the queue and C waits behind it. Nothing runs.
-    let out = s.schedule(0.0, &mut tier);
+    let (mut out, mut outcome) = (SchedulerOutput::default(), StepOutcome::default());
+    s.schedule(0.0, &mut tier, &mut out);
     assert!(out.is_empty());
     assert_eq!(out.fetches.len(), 1);
     let f = out.fetches[0];
@@ -373,12 +379,13 @@ fn offload_hits_go_through_fetch_kvc_under_the_ready_cap() {
     // Blocks for A's whole prompt are held during the fetch: ceil(300/16) = 19.
     assert_eq!(s.block_pool().num_used(), 19);
     s.check_invariants().unwrap();
-    assert!(s.schedule(0.5, &mut tier).is_empty()); // still fetching
-                                                    // The fetch lands at t = 1: A is READY and its 16 fetched blocks enter the prefix cache.
+    s.schedule(0.5, &mut tier, &mut out);
+    assert!(out.is_empty()); // still fetching
+                             // The fetch lands at t = 1: A is READY and its 16 fetched blocks enter the prefix cache.
     assert!(s.fetch_done(1, 1.0));
     assert!(!s.fetch_done(1, 1.0));
     assert_eq!(s.take_kv_events().len(), 16);
-    let out = s.schedule(1.0, &mut tier);
+    s.schedule(1.0, &mut tier, &mut out);
     // A computes its last 44 tokens on top of 256 fetched ones. B now finds those 256
     // tokens in the GPU cache, which the tier does not beat: no fetch, 44 computed. C: 50.
     let batch: Vec<(u64, u32, u32)> = out
@@ -388,13 +395,14 @@ fn offload_hits_go_through_fetch_kvc_under_the_ready_cap() {
         .collect();
     assert_eq!(batch, [(1, 44, 256), (2, 44, 256), (3, 50, 0)]);
     assert!(out.fetches.is_empty());
-    s.finish_step(1.25);
+    s.finish_step(1.25, &mut outcome);
     let mut now = 1.25;
     let mut done = Vec::new();
     while s.num_unfinished() > 0 {
-        let out = s.schedule(now, &mut tier);
+        s.schedule(now, &mut tier, &mut out);
         now += s.step_time(&out);
-        done.extend(s.finish_step(now).finished);
+        s.finish_step(now, &mut outcome);
+        done.append(&mut outcome.finished);
         s.check_invariants().unwrap();
     }
     done.sort_by_key(|r| r.id);

@@ -3,8 +3,9 @@
 //! The worker's concurrent loops (intake, interrupt-driven scheduler loop, KV
 //! event flush) wrap a [`Scheduler`]: each step the loop calls
 //! [`Scheduler::schedule`], waits [`Scheduler::step_time`] simulated seconds,
-//! then calls [`Scheduler::finish_step`] with the new time. The scheduler never
-//! sleeps and never reads a clock; it only decides and updates.
+//! then calls [`Scheduler::finish_step`] with the new time. Both write into buffers
+//! the caller keeps from step to step, so a step allocates nothing once they have grown.
+//! The scheduler never sleeps and never reads a clock; it only decides and updates.
 
 mod config;
 mod memory;
@@ -13,6 +14,7 @@ mod output;
 pub(crate) mod process;
 mod request_queue;
 mod scheduler;
+mod sequences;
 
 pub use config::{SchedulerConfig, SchedulingPolicy};
 

@@ -375,7 +375,7 @@ impl Worker {
                 tiers: &tiers,
                 worker: self.id,
             };
-            st.scheduler.schedule_into(start, &mut lookup, &mut st.out);
+            st.scheduler.schedule(start, &mut lookup, &mut st.out);
             let out = &st.out;
             let work = st.peak.work(out.work());
             let t = st
@@ -415,7 +415,7 @@ impl Worker {
         let (computed_chunks, handoffs, finished) = {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
-            st.scheduler.finish_step_into(now, &mut st.outcome);
+            st.scheduler.finish_step(now, &mut st.outcome);
             let outcome = &mut st.outcome;
             self.shared
                 .books

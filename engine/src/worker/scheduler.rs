@@ -1,156 +1,32 @@
 //! The step-by-step scheduler: vLLM v1's `Scheduler.schedule()` / `update_from_output()`.
 //!
 //! Like vLLM v1 there is no separate prefill and decode phase: every sequence has
-//! `num_tokens` (prompt + tokens generated so far) and `num_computed` (tokens whose
-//! KV is in the cache), and each step schedules some of the difference. A sequence
-//! whose `num_computed` reaches `num_tokens` samples one token at the end of the step.
+//! `num_tokens` (prompt + tokens generated so far) and `num_computed_tokens` (tokens whose
+//! KV is in the cache), and each step schedules some of the difference. A sequence whose
+//! `num_computed_tokens` reaches `num_tokens` samples one token at the end of the step.
 //!
 //! Prefix caching follows vLLM v1's `KVCacheManager.allocate_slots`: the full blocks a
 //! step will fill are cached when they are allocated (a request admitted later in the
 //! same step hits them), generated tokens are hashed like prompt tokens (the next turn of
 //! a conversation hits the reply), and a request's blocks are freed last block first.
 //! `engine/tests/vllm_*.rs` run vLLM's own tests against it.
+//!
+//! This file is the policy: the waiting and running queues, the token budget, chunked
+//! prefill, preemption and prefix caching. How the sequences are stored is
+//! [`super::sequences`]' business.
 
 use super::request_queue::{QueueKey, RequestQueue};
+use super::sequences::{Progress, Sequence, Sequences, Slot};
 use super::{
     FetchStart, KvReceive, OffloadLookup, ScheduledSeq, SchedulerConfig, SchedulerOutput,
     SchedulingPolicy, StepOutcome,
 };
-use crate::fixed_hash::FixedHashMap;
 use crate::hardware::Hardware;
 use crate::kv_cache::{BlockId, BlockPool, BlockTable};
 use crate::kv_events::KvEvent;
 use crate::model::Model;
-use crate::request::{BlockHash, FailReason, Request, RequestState, Segment, Source, TokenSources};
+use crate::request::{BlockHash, FailReason, Request, RequestState, Source, TokenSources};
 use crate::timing::{SeqWork, TimingModel};
-
-type Slot = u32;
-
-/// The most block-table room a sequence reserves at admission (16 KB of ids); longer
-/// tables grow as they fill.
-const MAX_RESERVED_BLOCKS: u64 = 4096;
-
-/// A request on this worker plus its scheduling state (dropped when it finishes).
-#[derive(Debug)]
-struct Seq {
-    req: Request,
-    /// Its place in a priority queue (and its rank as a preemption victim).
-    key: QueueKey,
-    /// The block table.
-    blocks: BlockTable,
-    /// Chained hashes of the sequence's leading *shareable* full blocks, prompt and generated
-    /// tokens alike (vLLM's `request.block_hashes`), extended as blocks fill; only with
-    /// prefix caching on.
-    hashes: Vec<BlockHash>,
-    /// Leading full blocks whose content another request may have: those before its first
-    /// private token (a `Unique` prompt run, or generated tokens no prompt quotes).
-    shareable_blocks: u32,
-    /// Private blocks (content only this request has) it had cached when it was
-    /// preempted, in order from block `shareable_blocks`: only it can hit them, so they are
-    /// found by id rather than through the shared index.
-    ghost: Vec<BlockId>,
-    /// The offload tiers were asked (once per admission attempt).
-    looked_up: bool,
-    tier_hit: Option<super::TierHit>,
-    /// Prefix length an ongoing fetch will bring in.
-    fetch_to: u32,
-    /// Async scheduling: the first step count at which this request may be admitted.
-    admissible_after: u64,
-    /// Prompt tokens whose KV waits on its prefill worker (a disaggregated hand-off not yet
-    /// placed here).
-    remote: Option<u32>,
-    /// `prefill` when it arrived here (what its prefill worker computed).
-    prefill_elsewhere: u64,
-}
-
-impl Seq {
-    /// The `emitted` tokens generated so far, as content following the prompt.
-    fn output(&self, emitted: u32) -> Segment {
-        Segment {
-            source: self.req.output_source(),
-            len: emitted,
-        }
-    }
-
-    /// Extends `hashes` to cover the first `blocks` full blocks (as far as they are
-    /// shareable), `emitted` tokens generated so far.
-    fn ensure_hashes(&mut self, blocks: u32, block_size: u32, emitted: u32) {
-        let want = blocks.min(self.shareable_blocks) as usize;
-        let have = self.hashes.len();
-        if have >= want {
-            return;
-        }
-        let prev = self.hashes.last().copied().unwrap_or(0);
-        let more = self
-            .req
-            .prompt
-            .sequence_hashes(block_size, self.output(emitted), have as u32, prev)
-            .take(want - have);
-        self.hashes.extend(more);
-    }
-}
-
-/// What every step reads and writes of a sequence, by slot in one dense array: a step
-/// visits only these (a cache line each), not the boxed `Seq` and its ~470-byte `Request`,
-/// which it touches only when a sequence arrives, fills a block, finishes or is preempted.
-/// `tokens_emitted`, `last_token_at` and `state` are the request's own, copied back to it
-/// ([`Hot::sync`]) before anyone outside the scheduler sees it.
-#[derive(Debug, Clone, Copy)]
-struct Hot {
-    id: u64,
-    /// When it emitted its last token; NaN before its first (an `Option` would make this
-    /// 72 bytes, more than a cache line).
-    last_token_at: f64,
-    /// Prefill tokens computed over all its admissions (on its prefill worker too).
-    prefill: u64,
-    /// Tokens whose KV is in GPU blocks (computed, cached or fetched).
-    num_computed: u32,
-    prompt_len: u32,
-    tokens_emitted: u32,
-    output_len: u32,
-    /// Most tokens it had in KV before its last preemption: positions below it were
-    /// computed (or found) before.
-    high_water: u32,
-    /// Length of the block table (`Seq::blocks`).
-    num_blocks: u32,
-    /// Leading blocks already offered to the prefix cache.
-    num_cached_blocks: u32,
-    state: RequestState,
-}
-
-impl Hot {
-    fn new(req: &Request, prefill: u64) -> Self {
-        Self {
-            id: req.id,
-            last_token_at: req.last_token_at.unwrap_or(f64::NAN),
-            prefill,
-            num_computed: 0,
-            prompt_len: req.prompt_len(),
-            tokens_emitted: req.tokens_emitted,
-            output_len: req.output_len,
-            high_water: 0,
-            num_blocks: 0,
-            num_cached_blocks: 0,
-            state: req.state,
-        }
-    }
-
-    /// Prompt plus generated tokens: what must be in the KV cache to sample the next token.
-    #[inline]
-    fn num_tokens(&self) -> u32 {
-        self.prompt_len + self.tokens_emitted
-    }
-
-    /// Copies the request's fields kept here back to it.
-    fn sync(&self, req: &mut Request) {
-        req.tokens_emitted = self.tokens_emitted;
-        req.last_token_at = (!self.last_token_at.is_nan()).then_some(self.last_token_at);
-        req.state = self.state;
-    }
-}
-
-// A step reads one cache line per sequence.
-const _: () = assert!(std::mem::size_of::<Hot>() <= 64);
 
 enum Consider {
     Admitted,
@@ -166,8 +42,8 @@ enum Consider {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Scheduler {
-    /// By slot, what the steps read of each sequence (stale for a free slot).
-    hot: Vec<Hot>,
+    /// The requests on this worker (first: every step reads their progress).
+    seqs: Sequences,
     /// Running requests in admission order.
     running: Vec<Slot>,
     /// The batch of the step in progress: (slot, tokens).
@@ -197,17 +73,8 @@ pub struct Scheduler {
     timing: TimingModel,
     cfg: SchedulerConfig,
     pool: BlockPool,
-    /// By slot. Boxed: the slots stay for the run, as many as the worker ever had requests
-    /// at once, and a free one then costs a pointer rather than a whole `Seq`.
-    seqs: Vec<Option<Box<Seq>>>,
-    free_slots: Vec<Slot>,
-    by_id: FixedHashMap<u64, Slot>,
     /// Prefilled requests handed to a decode worker, holding their blocks until released.
     sending: Vec<Slot>,
-    /// A step's output and outcome given back by the caller ([`Scheduler::recycle`]): their
-    /// vectors are reused, so a step allocates nothing once they have grown.
-    spare_out: SchedulerOutput,
-    spare_outcome: StepOutcome,
     worker: u32,
     max_model_len: u32,
     kv_bytes_per_token: u64,
@@ -255,18 +122,13 @@ impl Scheduler {
             pool: BlockPool::new(num_gpu_blocks, cfg.enable_prefix_caching),
             token_output_delay: timing.frontend().token_output,
             timing,
-            seqs: Vec::new(),
-            hot: Vec::new(),
-            free_slots: Vec::new(),
-            by_id: FixedHashMap::default(),
+            seqs: Sequences::default(),
             waiting: RequestQueue::new(cfg.scheduling_policy),
             running: Vec::new(),
             sending: Vec::new(),
             hand_off: false,
             kvc: Vec::new(),
             in_flight: Vec::new(),
-            spare_out: SchedulerOutput::default(),
-            spare_outcome: StepOutcome::default(),
             finished: Vec::new(),
             steps: 0,
             offload_chunk: None,
@@ -320,8 +182,7 @@ impl Scheduler {
                 req.prompt_len()
             }
         };
-        let hot = Hot::new(&req, prefill);
-        let seq = Seq {
+        let seq = Sequence {
             req,
             key,
             blocks: BlockTable::default(),
@@ -341,21 +202,7 @@ impl Scheduler {
             remote,
             prefill_elsewhere: prefill,
         };
-        let id = seq.req.id;
-        debug_assert!(!self.by_id.contains_key(&id), "request id {id} added twice");
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.seqs[s as usize] = Some(Box::new(seq));
-                self.hot[s as usize] = hot;
-                s
-            }
-            None => {
-                self.seqs.push(Some(Box::new(seq)));
-                self.hot.push(hot);
-                (self.seqs.len() - 1) as Slot
-            }
-        };
-        self.by_id.insert(id, slot);
+        let slot = self.seqs.insert(seq);
         self.waiting.add(slot, key);
         Ok(())
     }
@@ -392,27 +239,16 @@ impl Scheduler {
         None
     }
 
-    /// Decides the next step's batch at time `now`: running requests first (preempting
-    /// when blocks run out: the most recently admitted, or under `priority` the lowest
-    /// priority), then waiting ones in queue order. Blocks enter the prefix cache as they
-    /// are allocated, so a request admitted later in the same step hits them.
+    /// Decides the next step's batch at time `now` into `out` (cleared first; its lists keep
+    /// their memory from step to step): running requests first (preempting when blocks run
+    /// out: the most recently admitted, or under `priority` the lowest priority), then
+    /// waiting ones in queue order. Blocks enter the prefix cache as they are allocated, so
+    /// a request admitted later in the same step hits them.
     ///
     /// An empty batch means nothing can run until a new request arrives or a fetch
     /// finishes: the caller may sleep until then. Offload fetches listed in the output
     /// must be started even when the batch is empty.
     pub fn schedule<L: OffloadLookup + ?Sized>(
-        &mut self,
-        now: f64,
-        offload: &mut L,
-    ) -> SchedulerOutput {
-        let mut out = std::mem::take(&mut self.spare_out);
-        self.schedule_into(now, offload, &mut out);
-        out
-    }
-
-    /// [`Scheduler::schedule`] into the caller's `out` (cleared first), whose lists keep
-    /// their memory from step to step: the worker's way, moving no output around.
-    pub(crate) fn schedule_into<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
         offload: &mut L,
@@ -424,19 +260,20 @@ impl Scheduler {
         );
         out.clear();
         loop {
-            let mut budget = self.max_num_batched_tokens;
-            self.schedule_running(&mut budget, out);
-            // As vLLM: no new admissions in a step that had to preempt — unless the batch
-            // is empty, or the caller would sleep with work queued.
+            let mut token_budget = self.max_num_batched_tokens;
+            // First, schedule the RUNNING requests.
+            self.schedule_running(&mut token_budget, out);
+            // Next, schedule the WAITING requests. As vLLM: none in a step that had to
+            // preempt — unless the batch is empty, or the caller would sleep with work queued.
             if out.preempted.is_empty() || out.scheduled.is_empty() {
-                self.schedule_waiting(now, &mut budget, offload, out);
+                self.schedule_waiting(now, &mut token_budget, offload, out);
             }
             if out.scheduled.is_empty() && self.release_late_arrivals() {
                 // Async scheduling with nothing else to run: the engine's batch queue is
                 // empty, so requests that arrived during the last step run now.
-                self.schedule_waiting(now, &mut budget, offload, out);
+                self.schedule_waiting(now, &mut token_budget, offload, out);
             }
-            out.num_scheduled_tokens = self.max_num_batched_tokens - budget;
+            out.num_scheduled_tokens = self.max_num_batched_tokens - token_budget;
             // Under `priority` a request can preempt itself while others still run: vLLM's
             // step is then empty and the next one schedules them. Take that next step now,
             // at the same instant, rather than sleep with requests running.
@@ -452,33 +289,35 @@ impl Scheduler {
         let steps = self.steps;
         let mut any = false;
         for slot in self.waiting.iter() {
-            let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            let seq = self.seqs.get_mut(slot);
             any |= seq.admissible_after > steps;
             seq.admissible_after = 0;
         }
         any
     }
 
-    fn schedule_running(&mut self, budget: &mut u32, out: &mut SchedulerOutput) {
-        let mut i = 0;
-        while i < self.running.len() && *budget > 0 {
-            let slot = self.running[i];
-            let remaining = {
-                let h = &self.hot[slot as usize];
-                h.num_tokens() - h.num_computed
-            };
-            let n = self.chunk(remaining, *budget);
+    /// Gives each running request, in admission order, its next tokens (a whole decode
+    /// token, or a prefill chunk) while the budget lasts, preempting others when the
+    /// blocks for them run out.
+    fn schedule_running(&mut self, token_budget: &mut u32, out: &mut SchedulerOutput) {
+        let mut req_index = 0;
+        while req_index < self.running.len() && *token_budget > 0 {
+            let slot = self.running[req_index];
+            let num_new_tokens =
+                self.chunk(self.seqs.progress(slot).num_new_tokens(), *token_budget);
+            // vLLM's `allocate_slots` loop: preempt until the new blocks fit.
             let mut preempted_self = false;
-            while self.pool.num_free() < self.blocks_needed(slot, n) {
+            while self.pool.num_free() < self.blocks_needed(slot, num_new_tokens) {
                 let v = self.victim();
                 let victim = self.running.remove(v);
-                if v < i {
+                if v < req_index {
                     // Already scheduled this step (only under `priority`): give back its tokens.
-                    i -= 1;
-                    *budget += self.unschedule(victim, out);
+                    req_index -= 1;
+                    *token_budget += self.unschedule(victim, out);
                 }
                 self.preempt(victim, out);
                 if victim == slot {
+                    // No more requests to preempt: this one cannot run.
                     preempted_self = true;
                     break;
                 }
@@ -486,10 +325,10 @@ impl Scheduler {
             if preempted_self {
                 break;
             }
-            self.grow_and_cache(slot, n);
-            self.push_scheduled(slot, n, out);
-            *budget -= n;
-            i += 1;
+            self.grow_and_cache(slot, num_new_tokens);
+            self.push_scheduled(slot, num_new_tokens, out);
+            *token_budget -= num_new_tokens;
+            req_index += 1;
         }
     }
 
@@ -502,7 +341,7 @@ impl Scheduler {
             SchedulingPolicy::Priority => {
                 let mut best = 0;
                 for (k, &s) in self.running.iter().enumerate().skip(1) {
-                    if self.seq(s).key.rank() > self.seq(self.running[best]).key.rank() {
+                    if self.seqs.get(s).key.rank() > self.seqs.get(self.running[best]).key.rank() {
                         best = k;
                     }
                 }
@@ -528,20 +367,20 @@ impl Scheduler {
     fn schedule_waiting<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) {
         // Most steps have nobody queued: skip the call.
         if !self.kvc.is_empty() || !self.waiting.is_empty() {
-            self.admit_queued(now, budget, offload, out);
+            self.admit_queued(now, token_budget, offload, out);
         }
     }
 
     fn admit_queued<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) {
@@ -551,15 +390,15 @@ impl Scheduler {
         // against blocks held by fetched requests behind it.
         let mut k = 0;
         while k < self.kvc.len() {
-            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+            if *token_budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
             let slot = self.kvc[k];
-            if self.hot[slot as usize].state != RequestState::Ready {
+            if self.seqs.progress(slot).state != RequestState::Ready {
                 k += 1;
                 continue;
             }
-            match self.admit_ready(slot, now, budget, out) {
+            match self.admit_ready(slot, now, token_budget, out) {
                 Consider::Admitted => {
                     self.kvc.remove(k);
                 }
@@ -567,16 +406,16 @@ impl Scheduler {
             }
         }
         while let Some(slot) = self.waiting.peek() {
-            if *budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
+            if *token_budget == 0 || self.running.len() as u32 >= self.cfg.max_num_seqs {
                 return;
             }
-            if self.seq(slot).admissible_after > self.steps {
+            if self.seqs.get(slot).admissible_after > self.steps {
                 // Arrived while the batch queue was full (async scheduling). Under FCFS
                 // everyone behind it arrived later still; under `priority` the others wait
                 // with it for this one step.
                 return;
             }
-            match self.consider(slot, now, budget, offload, out) {
+            match self.consider(slot, now, token_budget, offload, out) {
                 Consider::Admitted => {}
                 Consider::Fetching => self.kvc.push(slot),
                 // Head-of-line: the first request that does not fit stops admission.
@@ -591,41 +430,23 @@ impl Scheduler {
         &mut self,
         slot: Slot,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         offload: &mut L,
         out: &mut SchedulerOutput,
     ) -> Consider {
         let bs = self.block_size;
-        let caching = self.pool.caching_enabled();
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let hot = &self.hot[slot as usize];
-        seq.req.times.kv_lookup_start.get_or_insert(now);
-        let num_tokens = hot.num_tokens();
-        // At least the last token is computed, so its logits can be sampled.
-        let max_hit_blocks = ((num_tokens - 1) / bs) as usize;
-        if caching {
-            seq.ensure_hashes(max_hit_blocks as u32, bs, hot.tokens_emitted);
-        }
-        let shared_hits = self
-            .pool
-            .find_longest_cache_hit(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
-        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
-            let base = shared_hits as u64;
-            let id = seq.req.id;
-            seq.ghost
-                .iter()
-                .take(max_hit_blocks - shared_hits.min(max_hit_blocks))
-                .enumerate()
-                .take_while(|&(j, &b)| self.pool.holds_private(b, private_tag(id, base + j as u64)))
-                .count()
-        } else {
-            0
-        };
+        let num_tokens = self.seqs.progress(slot).num_tokens();
+        let times = &mut self.seqs.get_mut(slot).req.times;
+        times.kv_lookup_start.get_or_insert(now);
+        // Get already-cached tokens: in this worker's GPU cache...
+        let (shared_hits, ghost_hits) = self.get_computed_blocks(slot);
         let gpu_blocks = shared_hits + ghost_hits;
         let gpu_tokens = gpu_blocks as u32 * bs;
+        let seq = self.seqs.get_mut(slot);
         if let Some(remote) = seq.remote {
             return self.place_transfer(slot, remote, shared_hits, ghost_hits, out);
         }
+        // ...and in the offload tiers (vLLM's KV connector).
         if !seq.looked_up {
             seq.tier_hit = offload.lookup(&seq.req.prompt, gpu_tokens);
             seq.looked_up = true;
@@ -636,6 +457,8 @@ impl Scheduler {
             Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
         let prompt = seq.req.prompt_len();
 
+        // A tier holds more: blocks for the whole sequence now, and a fetch into them (vLLM's
+        // `load_kv_async`); it is admitted once the KV has landed.
         if let (Some(hit), true) = (hit, tier_tokens > gpu_tokens) {
             if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
                 return Consider::Blocked;
@@ -663,21 +486,22 @@ impl Scheduler {
             return Consider::Fetching;
         }
 
+        // Otherwise blocks for its first chunk beyond the hits (vLLM's `allocate_slots`), and
+        // it runs this step.
         let remaining = num_tokens - gpu_tokens;
-        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+        let Some(n) = self.admissible_chunk(remaining, *token_budget) else {
             return Consider::Blocked;
         };
         let need = (gpu_tokens + n).div_ceil(bs) - gpu_blocks as u32;
         if self.pool.num_free() < need + evictable_hits {
             return Consider::Blocked;
         }
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let hot = &mut self.hot[slot as usize];
+        let (seq, p) = self.seqs.both_mut(slot);
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.get_new_blocks(need, &mut seq.blocks);
-        hot.num_blocks = seq.blocks.len() as u32;
-        hot.num_computed = gpu_tokens;
-        hot.num_cached_blocks = gpu_blocks as u32;
+        p.num_blocks = seq.blocks.len() as u32;
+        p.num_computed_tokens = gpu_tokens;
+        p.num_cached_blocks = gpu_blocks as u32;
         seq.req.times.ready.get_or_insert(now);
         let gpu_prompt = gpu_tokens.min(prompt);
         seq.req.sources = TokenSources {
@@ -689,9 +513,38 @@ impl Scheduler {
             recomputed: 0,
         };
         let upto = (gpu_tokens + n).min(num_tokens);
-        Self::cache_full_blocks(&mut self.pool, seq, hot, upto, bs);
-        self.admit(slot, n, now, budget, out);
+        Self::cache_full_blocks(&mut self.pool, seq, p, upto, bs);
+        self.admit(slot, n, now, token_budget, out);
         Consider::Admitted
+    }
+
+    /// The leading blocks of `slot` already in the GPU cache, as vLLM's
+    /// `get_computed_blocks`: shared ones found by hash, then (if it found all its shareable
+    /// ones) its own private blocks cached when it was preempted. Returns (shared, private)
+    /// counts. At least the last token is left to compute, so its logits can be sampled.
+    fn get_computed_blocks(&mut self, slot: Slot) -> (usize, usize) {
+        let bs = self.block_size;
+        let (seq, p) = self.seqs.both_mut(slot);
+        let max_hit_blocks = ((p.num_tokens() - 1) / bs) as usize;
+        if self.pool.caching_enabled() {
+            seq.ensure_hashes(max_hit_blocks as u32, bs, p.tokens_emitted);
+        }
+        let shared_hits = self
+            .pool
+            .find_longest_cache_hit(&seq.hashes[..max_hit_blocks.min(seq.hashes.len())]);
+        let ghost_hits = if shared_hits as u32 == seq.shareable_blocks {
+            let base = shared_hits as u64;
+            let id = seq.req.id;
+            seq.ghost
+                .iter()
+                .take(max_hit_blocks - shared_hits.min(max_hit_blocks))
+                .enumerate()
+                .take_while(|&(j, &b)| self.pool.holds_private(b, private_tag(id, base + j as u64)))
+                .count()
+        } else {
+            0
+        };
+        (shared_hits, ghost_hits)
     }
 
     /// Places a prefilled request whose `remote` prompt tokens wait on its prefill worker:
@@ -709,7 +562,7 @@ impl Scheduler {
         if self.kvc.len() as u32 >= self.cfg.max_kvc_ready_requests {
             return Consider::Blocked;
         }
-        let seq = self.seqs[slot as usize].as_ref().expect("live slot");
+        let seq = self.seqs.get(slot);
         let gpu_tokens = (shared_hits + ghost_hits) as u32 * bs;
         let (evictable_hits, _) = Self::classify_hits(&self.pool, seq, shared_hits, ghost_hits, bs);
         let Some(seq) =
@@ -739,22 +592,21 @@ impl Scheduler {
         ghost_hits: usize,
         evictable_hits: u32,
         fetch_to: u32,
-    ) -> Option<&mut Seq> {
+    ) -> Option<&mut Sequence> {
         let bs = self.block_size;
         let gpu_blocks = (shared_hits + ghost_hits) as u32;
-        let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let hot = &mut self.hot[slot as usize];
-        let need = hot.num_tokens().div_ceil(bs) - gpu_blocks;
+        let (seq, p) = self.seqs.both_mut(slot);
+        let need = p.num_tokens().div_ceil(bs) - gpu_blocks;
         if self.pool.num_free() < need + evictable_hits {
             return None;
         }
         Self::take_hits(&mut self.pool, seq, shared_hits, ghost_hits, bs);
         self.pool.get_new_blocks(need, &mut seq.blocks);
-        hot.num_blocks = seq.blocks.len() as u32;
-        hot.num_computed = gpu_blocks * bs;
-        hot.num_cached_blocks = gpu_blocks;
+        p.num_blocks = seq.blocks.len() as u32;
+        p.num_computed_tokens = gpu_blocks * bs;
+        p.num_cached_blocks = gpu_blocks;
         seq.fetch_to = fetch_to;
-        hot.state = RequestState::FetchKvc;
+        p.state = RequestState::FetchKvc;
         Some(seq)
     }
 
@@ -764,7 +616,7 @@ impl Scheduler {
     /// tokens they hold that it filled itself before a preemption (re-hits, not hits).
     fn classify_hits(
         pool: &BlockPool,
-        seq: &Seq,
+        seq: &Sequence,
         shared: usize,
         ghost: usize,
         block_size: u32,
@@ -797,67 +649,57 @@ impl Scheduler {
         &mut self,
         slot: Slot,
         now: f64,
-        budget: &mut u32,
+        token_budget: &mut u32,
         out: &mut SchedulerOutput,
     ) -> Consider {
-        let remaining = {
-            let h = &self.hot[slot as usize];
-            h.num_tokens() - h.num_computed
-        };
-        let Some(n) = self.admissible_chunk(remaining, *budget) else {
+        let remaining = self.seqs.progress(slot).num_new_tokens();
+        let Some(n) = self.admissible_chunk(remaining, *token_budget) else {
             return Consider::Blocked;
         };
         if self.pool.num_free() < self.blocks_needed(slot, n) {
             return Consider::Blocked;
         }
         self.grow_and_cache(slot, n);
-        self.admit(slot, n, now, budget, out);
+        self.admit(slot, n, now, token_budget, out);
         Consider::Admitted
     }
 
-    fn admit(&mut self, slot: Slot, n: u32, now: f64, budget: &mut u32, out: &mut SchedulerOutput) {
-        self.seq_mut(slot)
-            .req
-            .times
-            .first_scheduled
-            .get_or_insert(now);
+    fn admit(
+        &mut self,
+        slot: Slot,
+        n: u32,
+        now: f64,
+        token_budget: &mut u32,
+        out: &mut SchedulerOutput,
+    ) {
+        let times = &mut self.seqs.get_mut(slot).req.times;
+        times.first_scheduled.get_or_insert(now);
         self.running.push(slot);
         self.push_scheduled(slot, n, out);
-        *budget -= n;
+        *token_budget -= n;
     }
 
     /// Tokens a running request may compute this step.
-    fn chunk(&self, remaining: u32, budget: u32) -> u32 {
-        remaining.min(self.chunk_cap).min(budget)
+    fn chunk(&self, remaining: u32, token_budget: u32) -> u32 {
+        remaining.min(self.chunk_cap).min(token_budget)
     }
 
     /// Tokens a request being admitted may compute, or `None` when chunked prefill is off
     /// and the rest of its prompt does not fit the budget left (a recompute longer than
     /// the whole budget is chunked anyway, or it could never run again).
-    fn admissible_chunk(&self, remaining: u32, budget: u32) -> Option<u32> {
+    fn admissible_chunk(&self, remaining: u32, token_budget: u32) -> Option<u32> {
         if !self.cfg.chunked_prefill
-            && remaining > budget
+            && remaining > token_budget
             && remaining <= self.cfg.max_num_batched_tokens
         {
             return None;
         }
-        Some(self.chunk(remaining, budget))
+        Some(self.chunk(remaining, token_budget))
     }
 
+    /// Blocks `slot` lacks for `n` more tokens.
     fn blocks_needed(&self, slot: Slot, n: u32) -> u32 {
-        Self::new_blocks(&self.hot[slot as usize], n, self.block_size)
-    }
-
-    /// Blocks a sequence lacks for `n` more tokens (no division in the common case of a
-    /// decode that fits its last block: this runs for every sequence of every step).
-    fn new_blocks(hot: &Hot, n: u32, block_size: u32) -> u32 {
-        let tokens = hot.num_computed + n;
-        let have = hot.num_blocks;
-        if tokens <= have * block_size {
-            0
-        } else {
-            tokens.div_ceil(block_size) - have
-        }
+        self.seqs.progress(slot).blocks_lacking(n, self.block_size)
     }
 
     /// Allocates the blocks `n` more tokens of `slot` need (the caller checked they are
@@ -866,40 +708,41 @@ impl Scheduler {
     #[inline(always)]
     fn grow_and_cache(&mut self, slot: Slot, n: u32) {
         let bs = self.block_size;
-        let hot = &mut self.hot[slot as usize];
-        let need = Self::new_blocks(hot, n, bs);
-        let upto = (hot.num_computed + n).min(hot.num_tokens());
-        let fills = Self::fills_block(&self.pool, hot, upto, bs);
+        let p = self.seqs.progress(slot);
+        let need = p.blocks_lacking(n, bs);
+        let upto = (p.num_computed_tokens + n).min(p.num_tokens());
+        let fills = Self::fills_block(&self.pool, p, upto, bs);
         // Most calls are decodes inside their last block: nothing to allocate or cache, and
-        // no need to visit the `Seq`.
+        // no need to visit the rest of the sequence.
         if need == 0 && !fills {
             return;
         }
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
+        let (seq, p) = self.seqs.both_mut(slot);
         if need > 0 {
             let ok = self.pool.get_new_blocks(need, &mut seq.blocks);
             debug_assert!(ok, "grow_and_cache() after a free-block check");
-            hot.num_blocks = seq.blocks.len() as u32;
+            p.num_blocks = seq.blocks.len() as u32;
         }
         if fills {
-            Self::cache_filled_blocks(&mut self.pool, seq, hot, upto, bs);
+            Self::cache_filled_blocks(&mut self.pool, seq, p, upto, bs);
         }
     }
 
     #[inline]
     fn push_scheduled(&mut self, slot: Slot, n: u32, out: &mut SchedulerOutput) {
-        let hot = &mut self.hot[slot as usize];
-        let decode = hot.num_computed >= hot.prompt_len && hot.num_computed + 1 == hot.num_tokens();
-        hot.state = if decode {
+        let p = self.seqs.progress_mut(slot);
+        let decode = p.num_computed_tokens >= p.num_prompt_tokens
+            && p.num_computed_tokens + 1 == p.num_tokens();
+        p.state = if decode {
             RequestState::Decode
         } else {
             RequestState::Prefill
         };
         let scheduled = ScheduledSeq {
-            request: hot.id,
+            request: p.id,
             work: SeqWork {
                 new_tokens: n,
-                context: hot.num_computed,
+                context: p.num_computed_tokens,
                 decode,
             },
         };
@@ -911,20 +754,12 @@ impl Scheduler {
     /// request's own private blocks by id.
     fn take_hits(
         pool: &mut BlockPool,
-        seq: &mut Seq,
+        seq: &mut Sequence,
         shared_hits: usize,
         ghost_hits: usize,
         block_size: u32,
     ) {
-        // Room for the whole sequence at once: a table grown block by block through its
-        // decode was copied at every doubling. Capped, because the pool bounds the blocks
-        // all running tables hold together, not each one's reservation: without a cap,
-        // many long-output requests on a large pool would reserve far more than it has.
-        if seq.blocks.unreserved() {
-            let tokens = seq.req.prompt_len() as u64 + seq.req.output_len as u64;
-            let blocks = tokens.div_ceil(block_size as u64).min(MAX_RESERVED_BLOCKS);
-            pool.reserve_table(&mut seq.blocks, blocks as usize);
-        }
+        seq.reserve_table(pool, block_size);
         pool.touch(&seq.hashes[..shared_hits], &mut seq.blocks);
         pool.touch_private(&seq.ghost[..ghost_hits], &mut seq.blocks);
         seq.ghost.clear();
@@ -933,21 +768,19 @@ impl Scheduler {
     /// Recompute preemption: free the blocks, forget progress, back to the queue.
     fn preempt(&mut self, slot: Slot, out: &mut SchedulerOutput) {
         let bs = self.block_size;
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let hot = &mut self.hot[slot as usize];
+        let (seq, p) = self.seqs.both_mut(slot);
         // Blocks cached for this step's tokens were never computed: forget their content.
-        let computed_blocks = hot.num_computed / bs;
-        let uncomputed = computed_blocks as usize..hot.num_cached_blocks as usize;
+        let computed_blocks = p.num_computed_tokens / bs;
+        let uncomputed = computed_blocks as usize..p.num_cached_blocks as usize;
         for id in seq.blocks.ids_in(uncomputed) {
             self.pool.uncache(id);
         }
-        let cached = hot.num_cached_blocks.min(computed_blocks);
+        let cached = p.num_cached_blocks.min(computed_blocks);
         // Its private computed blocks stay reusable (by it alone) until evicted: they are
         // cached under its tags now (see `cache_full_blocks`).
         let private = seq.shareable_blocks.min(cached)..cached;
         let private = private.start as usize..private.end as usize;
-        // (A fresh vector: `clear` + `extend` over the runs' ids cost 8 M more instructions
-        // on 30k requests on 64 workers, where preemptions are frequent.)
+        // A fresh vector: cheaper than refilling the old one through the runs' ids.
         seq.ghost = seq.blocks.ids_in(private.clone()).collect();
         for (b, &id) in private.zip(&seq.ghost) {
             let tag = private_tag(seq.req.id, b as u64);
@@ -955,31 +788,24 @@ impl Scheduler {
         }
         self.pool.free_blocks(&seq.blocks);
         seq.blocks.clear();
-        hot.num_blocks = 0;
-        hot.high_water = hot.high_water.max(hot.num_computed);
-        hot.num_computed = 0;
-        hot.num_cached_blocks = 0;
+        p.num_blocks = 0;
+        p.high_water = p.high_water.max(p.num_computed_tokens);
+        p.num_computed_tokens = 0;
+        p.num_cached_blocks = 0;
         seq.looked_up = false;
         seq.tier_hit = None;
         seq.req.preemptions += 1;
-        hot.state = RequestState::Waiting;
-        out.preempted.push(hot.id);
+        p.state = RequestState::Waiting;
+        out.preempted.push(p.id);
         let key = seq.key;
         self.waiting.prepend(slot, key);
     }
 
-    /// Applies the step that `schedule` decided, ending at time `now`: progress, tokens,
+    /// Applies the step that `schedule` decided, ending at time `now`, into `outcome`
+    /// (cleared first; its lists keep their memory from step to step): progress, tokens,
     /// completions. First tokens and completions are stamped when the client sees them
     /// (the front end's output delay later); gaps between tokens are the steps'.
-    pub fn finish_step(&mut self, now: f64) -> StepOutcome {
-        let mut outcome = std::mem::take(&mut self.spare_outcome);
-        self.finish_step_into(now, &mut outcome);
-        outcome
-    }
-
-    /// [`Scheduler::finish_step`] into the caller's `outcome` (cleared first), whose lists
-    /// keep their memory from step to step.
-    pub(crate) fn finish_step_into(&mut self, now: f64, outcome: &mut StepOutcome) {
+    pub fn finish_step(&mut self, now: f64, outcome: &mut StepOutcome) {
         outcome.clear();
         let mut in_flight = std::mem::take(&mut self.in_flight);
         if !in_flight.is_empty() {
@@ -988,58 +814,51 @@ impl Scheduler {
         let mut finished = std::mem::take(&mut self.finished);
         finished.clear();
         for &(slot, n) in &in_flight {
-            let hot = &mut self.hot[slot as usize];
-            // Every token but a first-time decode is prefill (recomputed ones included).
-            let decode_from = hot.num_computed.max(hot.prompt_len).max(hot.high_water);
-            let prefill = n - (hot.num_computed + n).saturating_sub(decode_from).min(n);
-            hot.prefill += prefill as u64;
-            outcome.prefill_tokens += prefill as u64;
-            if let Some(cs) = self
-                .offload_chunk
-                .filter(|&cs| (hot.num_computed + n) / cs > hot.num_computed / cs)
-            {
-                let seq = self.seqs[slot as usize].as_ref().expect("live slot");
-                let (from, to) = (hot.num_computed / cs, (hot.num_computed + n) / cs);
-                let output = seq.output(hot.tokens_emitted);
-                let hashes = seq.req.prompt.sequence_hashes(cs, output, 0, 0);
-                outcome
-                    .computed_chunks
-                    .extend(hashes.take(to as usize).skip(from as usize));
+            if let Some(cs) = self.offload_chunk {
+                self.report_computed_chunks(slot, n, cs, outcome);
             }
-            hot.num_computed += n;
-            if hot.num_computed < hot.num_tokens() {
+            let p = self.seqs.progress_mut(slot);
+            let computed = p.num_computed_tokens;
+            // Every token but a first-time decode is prefill (recomputed ones included).
+            let decode_from = computed.max(p.num_prompt_tokens).max(p.high_water);
+            let prefill = n - (computed + n).saturating_sub(decode_from).min(n);
+            p.prefill += prefill as u64;
+            outcome.prefill_tokens += prefill as u64;
+            p.num_computed_tokens = computed + n;
+            if p.num_computed_tokens < p.num_tokens() {
                 continue;
             }
-            hot.tokens_emitted += 1;
+            p.tokens_emitted += 1;
             outcome.tokens_emitted += 1;
-            if hot.last_token_at.is_nan() {
-                let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-                seq.req.times.first_token = Some(now + self.token_output_delay);
-                outcome.first_tokens.push(hot.id);
-            } else {
-                outcome.token_gaps.push((hot.id, now - hot.last_token_at));
+            let first_token = p.last_token_at.is_nan();
+            if !first_token {
+                outcome.token_gaps.push((p.id, now - p.last_token_at));
             }
-            hot.last_token_at = now;
-            let done = hot.tokens_emitted >= hot.output_len;
-            let hand_off = self.hand_off && hot.tokens_emitted == 1;
+            p.last_token_at = now;
+            let done = p.tokens_emitted >= p.output_len;
+            let hand_off = self.hand_off && p.tokens_emitted == 1;
+            if first_token {
+                let id = p.id;
+                self.seqs.get_mut(slot).req.times.first_token = Some(now + self.token_output_delay);
+                outcome.first_tokens.push(id);
+            }
             if !done && !hand_off {
                 continue;
             }
-            let seq: &mut Seq = self.seqs[slot as usize].as_mut().expect("live slot");
+            let (seq, p) = self.seqs.both_mut(slot);
             let req = &mut seq.req;
-            req.sources.recomputed = hot
+            req.sources.recomputed = p
                 .prefill
                 .saturating_sub(req.sources.computed as u64)
                 .min(u32::MAX as u64) as u32;
             if done {
-                req.decode_prefill = (hot.prefill - seq.prefill_elsewhere) as u32;
-                hot.state = RequestState::Completed;
+                req.decode_prefill = (p.prefill - seq.prefill_elsewhere) as u32;
+                p.state = RequestState::Completed;
                 req.times.completed = Some(now + self.token_output_delay);
                 finished.push(slot);
             } else {
-                hot.state = RequestState::Transferring;
-                hot.sync(req);
-                outcome.handoffs.push(req.clone());
+                p.state = RequestState::Transferring;
+                outcome.handoffs.push(self.seqs.request(slot).clone());
                 self.sending.push(slot);
             }
         }
@@ -1047,37 +866,46 @@ impl Scheduler {
         in_flight.clear();
         self.in_flight = in_flight;
         if !finished.is_empty() || !outcome.handoffs.is_empty() {
-            let hot = &self.hot;
+            let seqs = &self.seqs;
             self.running.retain(|&s| {
                 !matches!(
-                    hot[s as usize].state,
+                    seqs.progress(s).state,
                     RequestState::Completed | RequestState::Transferring
                 )
             });
             for &slot in &finished {
-                let mut seq = self.seqs[slot as usize].take().expect("live slot");
-                let hot = &self.hot[slot as usize];
-                hot.sync(&mut seq.req);
                 // Its private blocks are dead: nobody else has their content.
-                let cached = hot.num_cached_blocks as usize;
+                let cached = self.seqs.progress(slot).num_cached_blocks as usize;
+                let seq = self.seqs.remove(slot);
                 let private = (seq.shareable_blocks as usize).min(cached)..cached;
                 self.pool.free_finished(&seq.blocks, private);
-                self.by_id.remove(&seq.req.id);
-                self.free_slots.push(slot);
                 outcome.finished.push(seq.req);
             }
         }
         self.finished = finished;
     }
 
-    /// Gives back a step's output and outcome once read, so the next step reuses their
-    /// memory (optional: without it each step allocates its own).
-    pub fn recycle(&mut self, out: Option<SchedulerOutput>, outcome: Option<StepOutcome>) {
-        if let Some(out) = out {
-            self.spare_out = out;
-        }
-        if let Some(outcome) = outcome {
-            self.spare_outcome = outcome;
+    /// Lists the offload chunks of `chunk_size` tokens that `n` more computed tokens of
+    /// `slot` complete.
+    fn report_computed_chunks(
+        &self,
+        slot: Slot,
+        n: u32,
+        chunk_size: u32,
+        outcome: &mut StepOutcome,
+    ) {
+        let p = self.seqs.progress(slot);
+        let (from, to) = (
+            p.num_computed_tokens / chunk_size,
+            (p.num_computed_tokens + n) / chunk_size,
+        );
+        if to > from {
+            let seq = self.seqs.get(slot);
+            let output = seq.output(p.tokens_emitted);
+            let hashes = seq.req.prompt.sequence_hashes(chunk_size, output, 0, 0);
+            outcome
+                .computed_chunks
+                .extend(hashes.take(to as usize).skip(from as usize));
         }
     }
 
@@ -1088,61 +916,59 @@ impl Scheduler {
     #[inline]
     fn cache_full_blocks(
         pool: &mut BlockPool,
-        seq: &mut Seq,
-        hot: &mut Hot,
+        seq: &mut Sequence,
+        p: &mut Progress,
         tokens: u32,
         block_size: u32,
     ) {
         // Most calls (decodes inside a block) fill nothing: skip the division, and the call.
-        if Self::fills_block(pool, hot, tokens, block_size) {
-            Self::cache_filled_blocks(pool, seq, hot, tokens, block_size);
+        if Self::fills_block(pool, p, tokens, block_size) {
+            Self::cache_filled_blocks(pool, seq, p, tokens, block_size);
         }
     }
 
     /// True when the first `tokens` tokens fill a block not offered to the prefix cache yet.
     #[inline]
-    fn fills_block(pool: &BlockPool, hot: &Hot, tokens: u32, block_size: u32) -> bool {
-        pool.caching_enabled() && tokens >= (hot.num_cached_blocks + 1) * block_size
+    fn fills_block(pool: &BlockPool, p: &Progress, tokens: u32, block_size: u32) -> bool {
+        pool.caching_enabled() && tokens >= (p.num_cached_blocks + 1) * block_size
     }
 
     /// [`Scheduler::cache_full_blocks`] once a block is known to have filled.
     #[inline(never)]
     fn cache_filled_blocks(
         pool: &mut BlockPool,
-        seq: &mut Seq,
-        hot: &mut Hot,
+        seq: &mut Sequence,
+        p: &mut Progress,
         tokens: u32,
         block_size: u32,
     ) {
         let full = tokens / block_size;
-        seq.ensure_hashes(full, block_size, hot.tokens_emitted);
-        let owner = hot.id;
+        seq.ensure_hashes(full, block_size, p.tokens_emitted);
         let shareable = full.min(seq.hashes.len() as u32);
         pool.cache_full_blocks(
             &seq.blocks,
             &seq.hashes[..shareable as usize],
-            hot.num_cached_blocks as usize,
-            owner,
+            p.num_cached_blocks as usize,
+            p.id,
         );
-        hot.num_cached_blocks = full;
+        p.num_cached_blocks = full;
     }
 
     /// The offload fetch of request `id` finished at `now`: it becomes READY.
     /// Returns false if `id` is not fetching on this worker.
     pub fn fetch_done(&mut self, id: u64, now: f64) -> bool {
-        let Some(&slot) = self.by_id.get(&id) else {
+        let Some(slot) = self.seqs.find(id) else {
             return false;
         };
         let bs = self.block_size;
-        let seq = self.seqs[slot as usize].as_mut().expect("live slot");
-        let hot = &mut self.hot[slot as usize];
-        if hot.state != RequestState::FetchKvc {
+        let (seq, p) = self.seqs.both_mut(slot);
+        if p.state != RequestState::FetchKvc {
             return false;
         }
         let fetched = seq.fetch_to;
-        hot.num_computed = fetched;
-        Self::cache_full_blocks(&mut self.pool, seq, hot, fetched, bs);
-        hot.state = RequestState::Ready;
+        p.num_computed_tokens = fetched;
+        Self::cache_full_blocks(&mut self.pool, seq, p, fetched, bs);
+        p.state = RequestState::Ready;
         seq.req.times.ready.get_or_insert(now);
         true
     }
@@ -1150,17 +976,15 @@ impl Scheduler {
     /// A decode worker holds request `id`'s KV now: free the blocks it held here (their
     /// content stays in the prefix cache). Returns false if `id` is not handed off here.
     pub fn release(&mut self, id: u64) -> bool {
-        let Some(&slot) = self.by_id.get(&id) else {
+        let Some(slot) = self.seqs.find(id) else {
             return false;
         };
         let Some(k) = self.sending.iter().position(|&s| s == slot) else {
             return false;
         };
         self.sending.remove(k);
-        let seq = self.seqs[slot as usize].take().expect("live slot");
+        let seq = self.seqs.remove(slot);
         self.pool.free_blocks(&seq.blocks);
-        self.by_id.remove(&id);
-        self.free_slots.push(slot);
         true
     }
 
@@ -1256,27 +1080,31 @@ impl Scheduler {
 
     /// Ids of the waiting requests, in the order they will be considered.
     pub fn waiting_ids(&self) -> Vec<u64> {
-        self.waiting.iter().map(|s| self.seq(s).req.id).collect()
+        self.waiting
+            .iter()
+            .map(|s| self.seqs.get(s).req.id)
+            .collect()
     }
 
     /// Ids of the running requests, in admission order.
     pub fn running_ids(&self) -> Vec<u64> {
-        self.running.iter().map(|&s| self.seq(s).req.id).collect()
+        self.running
+            .iter()
+            .map(|&s| self.seqs.get(s).req.id)
+            .collect()
     }
 
     /// The block table of request `id`, if it is on this worker.
     pub fn block_table(&self, id: u64) -> Option<Vec<BlockId>> {
-        self.by_id
-            .get(&id)
-            .map(|&s| self.seq(s).blocks.ids().collect())
+        let slot = self.seqs.find(id)?;
+        Some(self.seqs.get(slot).blocks.ids().collect())
     }
 
     /// How many leading blocks of request `id`'s table hold cached content (shareable
     /// blocks in the prefix cache, then private ones), if it is on this worker.
     pub fn num_cached_blocks(&self, id: u64) -> Option<u32> {
-        self.by_id
-            .get(&id)
-            .map(|&s| self.hot[s as usize].num_cached_blocks)
+        let slot = self.seqs.find(id)?;
+        Some(self.seqs.progress(slot).num_cached_blocks)
     }
 
     /// Fraction of KV blocks referenced by requests, in [0, 1].
@@ -1292,10 +1120,8 @@ impl Scheduler {
     /// The state of request `id` if it is on this worker (`&mut`: the fields a step
     /// updates are kept apart from the request and copied back to it first).
     pub fn request(&mut self, id: u64) -> Option<&Request> {
-        let slot = *self.by_id.get(&id)? as usize;
-        let seq = self.seqs[slot].as_mut().expect("live slot");
-        self.hot[slot].sync(&mut seq.req);
-        Some(&seq.req)
+        let slot = self.seqs.find(id)?;
+        Some(self.seqs.request(slot))
     }
 
     /// Full consistency check (O(requests + blocks)); for tests and debugging.
@@ -1306,14 +1132,14 @@ impl Scheduler {
         }
         let mut refs = 0u64;
         for &s in &self.running {
-            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            let (seq, state) = (self.seqs.get(s), self.seqs.progress(s).state);
             if !matches!(state, RequestState::Prefill | RequestState::Decode) {
                 return Err(format!("running request {} is {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
         }
         for s in self.waiting.iter() {
-            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            let (seq, state) = (self.seqs.get(s), self.seqs.progress(s).state);
             if state != RequestState::Waiting || !seq.blocks.is_empty() {
                 return Err(format!(
                     "queued request {} is {:?} with {} blocks",
@@ -1327,50 +1153,30 @@ impl Scheduler {
             return Err(format!("{} requests fetching or fetched", self.kvc.len()));
         }
         for &s in &self.kvc {
-            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            let (seq, state) = (self.seqs.get(s), self.seqs.progress(s).state);
             if !matches!(state, RequestState::FetchKvc | RequestState::Ready) {
                 return Err(format!("fetch list holds {} in {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
         }
         for &s in &self.sending {
-            let (seq, state) = (self.seq(s), self.hot[s as usize].state);
+            let (seq, state) = (self.seqs.get(s), self.seqs.progress(s).state);
             if state != RequestState::Transferring {
                 return Err(format!("sending list holds {} in {:?}", seq.req.id, state));
             }
             refs += seq.blocks.len() as u64;
         }
-        for (slot, seq) in self.seqs.iter().enumerate() {
-            let Some(seq) = seq else { continue };
-            let hot = &self.hot[slot];
-            if hot.num_blocks as usize != seq.blocks.len() || hot.id != seq.req.id {
-                return Err(format!(
-                    "request {} has {} blocks, its step state says {} (request {})",
-                    seq.req.id,
-                    seq.blocks.len(),
-                    hot.num_blocks,
-                    hot.id
-                ));
-            }
-        }
+        self.seqs.check()?;
         if refs != self.pool.total_refs() {
             return Err(format!(
                 "block tables hold {refs} references, pool counts {}",
                 self.pool.total_refs()
             ));
         }
-        if self.by_id.len() != self.num_unfinished() {
+        if self.seqs.len() != self.num_unfinished() {
             return Err("id index out of step with the queues".into());
         }
         Ok(())
-    }
-
-    fn seq(&self, slot: Slot) -> &Seq {
-        self.seqs[slot as usize].as_ref().expect("live slot")
-    }
-
-    fn seq_mut(&mut self, slot: Slot) -> &mut Seq {
-        self.seqs[slot as usize].as_mut().expect("live slot")
     }
 }
 
