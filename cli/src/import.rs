@@ -10,7 +10,7 @@ use std::path::Path;
 pub(crate) fn import(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
     let text = read_text(input)?;
     let (scenario, report) = import_opal(&text).map_err(Failure::Invalid)?;
-    let json = scenario.to_json_pretty() + "\n";
+    let json = opal::document::to_json_pretty(&scenario) + "\n";
     match output {
         Some(path) => {
             write_file(path, &json)?;

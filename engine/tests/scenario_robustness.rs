@@ -31,7 +31,7 @@ fn exercise(text: &str, data: &ScenarioData) {
     match opal::parse_scenario(text) {
         Ok(s) => {
             // A valid scenario writes out and reads back as itself.
-            let written = s.to_json_pretty();
+            let written = opal::document::to_json_pretty(&s);
             assert_eq!(
                 opal::parse_scenario(&written).as_ref(),
                 Ok(&s),

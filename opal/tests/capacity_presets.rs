@@ -12,7 +12,7 @@ fn run_at(base: &Scenario, rate: f64, scale: u64) -> opal::simulation::Simulatio
     s.sweep = None;
     let stage = &mut s.workload.stages[0];
     stage.total_requests = stage.total_requests.map(|n| n * scale);
-    let mut tree = s.to_tree();
+    let mut tree = opal::document::to_tree(&s);
     tree["workload"]["stages"][0]["request_rate"] = serde_json::json!(rate);
     let s = opal::parse_scenario(&tree.to_string()).unwrap();
     let mut sim = Simulation::new(&s, &Default::default()).unwrap();

@@ -27,7 +27,7 @@ fn every_example_document_parses_and_validates() {
         let scenario = opal::parse_scenario(&text).unwrap_or_else(|p| panic!("{name}: {p:?}"));
         // A written document reads back as the same scenario.
         assert_eq!(
-            opal::parse_scenario(&scenario.to_json_pretty()).unwrap(),
+            opal::parse_scenario(&opal::document::to_json_pretty(&scenario)).unwrap(),
             scenario,
             "{name}"
         );

@@ -165,16 +165,6 @@ impl Scenario {
             problems
         }
     }
-
-    /// The document as pretty JSON (what the app's JSON view and exports show).
-    pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a scenario always serialises")
-    }
-
-    /// The document as a JSON tree.
-    pub fn to_tree(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("a scenario always serialises")
-    }
 }
 
 #[cfg(test)]

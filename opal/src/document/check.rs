@@ -75,7 +75,7 @@ pub(crate) fn describe(problems: &[Problem]) -> String {
 pub(crate) fn sweep_base(scenario: &Scenario) -> Value {
     let mut base = scenario.clone();
     base.sweep = None;
-    base.to_tree()
+    super::to_tree(&base)
 }
 
 /// The scenario with each axis set to its value in `values`, and `extra` set last.

@@ -15,3 +15,16 @@ mod upgrade;
 pub use check::{check, parse, parse_with_data};
 pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};
 pub use presets::{default_document, preset, presets, Preset};
+
+use engine::scenario::Scenario;
+
+/// `scenario` as pretty JSON, every field written out: what the app's JSON view, exports
+/// and the Opal import write.
+pub fn to_json_pretty(scenario: &Scenario) -> String {
+    serde_json::to_string_pretty(scenario).expect("a scenario always serialises")
+}
+
+/// `scenario` as a JSON tree, every field written out (what sweeps patch).
+pub fn to_tree(scenario: &Scenario) -> serde_json::Value {
+    serde_json::to_value(scenario).expect("a scenario always serialises")
+}

@@ -54,7 +54,7 @@ pub(super) fn can_lengthen(scenario: &Scenario, scale: u32, now: u32) -> bool {
     if !stretchable || scale <= now || scale % now != 0 {
         return false;
     }
-    let mut tree = scenario.to_tree();
+    let mut tree = crate::document::to_tree(scenario);
     lengthen(&mut tree, scale / now);
     crate::document::check::parse(&tree.to_string()).is_ok()
 }

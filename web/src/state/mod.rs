@@ -526,7 +526,7 @@ impl AppState {
         }
         match opal::document::import_opal(&text) {
             Ok((scenario, report)) => {
-                self.scenario = Scenario::new(scenario.to_json_pretty() + "\n");
+                self.scenario = Scenario::new(opal::document::to_json_pretty(&scenario) + "\n");
                 self.notify(
                     Level::Info,
                     format!(

@@ -131,7 +131,8 @@ pub(super) fn lanes(text: &str) -> Result<Vec<Vec<Lane>>, String> {
                         Ok(_) => LaneStatus::Running(Progress::default()),
                         Err(m) => LaneStatus::Failed(m.clone()),
                     },
-                    scenario: s.map_or_else(|_| "".into(), |s| s.to_json_pretty().into()),
+                    scenario: s
+                        .map_or_else(|_| "".into(), |s| opal::document::to_json_pretty(&s).into()),
                 })
                 .collect()
         })

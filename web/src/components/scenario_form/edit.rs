@@ -49,7 +49,7 @@ fn to_value<T: serde::Serialize>(x: &T) -> Value {
 /// The whole default scenario as JSON, computed once.
 pub fn defaults() -> &'static Value {
     static DEFAULTS: OnceLock<Value> = OnceLock::new();
-    DEFAULTS.get_or_init(|| Scenario::default().to_tree())
+    DEFAULTS.get_or_init(|| opal::document::to_tree(&Scenario::default()))
 }
 
 /// A new stage of type `ty` with the engine's defaults made explicit (so the user sees and
