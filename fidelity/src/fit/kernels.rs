@@ -593,6 +593,14 @@ impl Profiles {
         }
     }
 
+    /// True when some point is a prefill chunk over a cached prefix.
+    pub fn has_prefix_chunks(&self) -> bool {
+        self.points.iter().any(|p| match &p.query {
+            Query::Attention(batch) => batch.iter().any(|w| !w.decode && w.context > 0),
+            _ => false,
+        })
+    }
+
     fn push(&mut self, group: &'static str, label: String, us: f64, model: usize, query: Query) {
         self.points.push(Point {
             group,
