@@ -276,7 +276,7 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         // every chunk of up to ~273 tokens (369 us over 16,384, 6x one decode of that KV):
         // its FlashAttention 2 runs a 64-row tile of one head per SM over the whole prefix.
         // The pass over a prefix costs at least 9,400 query rows x heads (~188 SMs x 64);
-        // the 404 points of decodes, chunks and chunks over a prefix: median 7.1 % off (the
+        // the 404 points of decodes, chunks and chunks over a prefix: median 7.0 % off (the
         // prefix's pairs under the chunk's own penalty, as before: 9.3 %).
         prefill_attention_efficiency: 0.464,
         prefill_attention_half_tokens: 225.0,
@@ -284,7 +284,7 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         decode_attention_efficiency: 0.784,
         // vLLM 0.19 runs a step's decodes with a prefill chunk in one varlen kernel, without
         // the decode-only path's KV splits: 1.9x slower (median 14.7 % off on the profile's
-        // 1,000 mixed batches; 28 % when priced as decodes alone).
+        // 1,000 mixed batches; 26 % when priced as decodes alone).
         mixed_decode_attention_factor: 0.538,
         attention_fixed_us: 9.19,
         attention_per_seq_ns: 148.0,
