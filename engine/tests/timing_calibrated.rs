@@ -185,12 +185,12 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     assert_close(t.gemm_time(2048.0, 4096.0, 28672.0), want);
     profiled(want, 1152.83);
     // One layer's attention for 256 decodes at 16384 tokens: 256·16385 positions of
-    // 2·8·128·2 = 4096 B at 0.786 of 1.792 TB/s, plus 9.52 µs and 256·143 ns ≈ 12244 µs;
+    // 2·8·128·2 = 4096 B at 0.784 of 1.792 TB/s, plus 9.19 µs and 256·148 ns ≈ 12276 µs;
     // the profile: 11238.9 µs.
-    let want = 256.0 * 16385.0 * 4096.0 / (1.792e12 * 0.786) + 9.52e-6 + 256.0 * 143e-9;
+    let want = 256.0 * 16385.0 * 4096.0 / (1.792e12 * 0.784) + 9.19e-6 + 256.0 * 148e-9;
     assert_close(t.attention_time(vec![decode(16384); 256]), want);
     profiled(want, 11238.9);
-    // With a 256-token chunk in the same kernel the decodes' KV reads slow by 1/0.533.
+    // With a 256-token chunk in the same kernel the decodes' KV reads slow by 1/0.538.
     let chunk = SeqWork {
         new_tokens: 256,
         context: 0,
@@ -198,8 +198,8 @@ fn the_rtx_pro_6000_is_chosen_by_name_and_priced_from_its_kernel_profile() {
     };
     let alone = t.attention_time([chunk]);
     let mixed = t.attention_time([chunk, decode(16384)]);
-    let decode_kv = 16385.0 * 4096.0 / (1.792e12 * 0.786);
-    assert_close(mixed - alone, decode_kv / 0.533 + 143e-9);
+    let decode_kv = 16385.0 * 4096.0 / (1.792e12 * 0.784);
+    assert_close(mixed - alone, decode_kv / 0.538 + 148e-9);
     // One layer's norms, rotary and activation move (8·4096 + 2·5120 + 3·14336)·2 =
     // 172,032 B per token. 256 tokens (44.0 MB) fit in the 128 MiB L2: at 3.64 × 1.792
     // TB/s, 6.75 µs, plus 10.2 µs ≈ 16.95 µs; the profile: 17.45 µs.

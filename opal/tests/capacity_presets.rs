@@ -28,8 +28,9 @@ fn the_capacity_presets_answer_holds_at_ten_times_the_requests_and_not_above() {
     let point = plan.run_point(0);
     let search = point.search.as_ref().unwrap();
     let rate = search.value.expect("an answer");
-    // What the cluster sustains with long runs: ~117 req/s (throughput saturates there).
-    assert!((100.0..=118.0).contains(&rate), "{search:?}");
+    // What the cluster sustains with long runs: 122.5 req/s (116.6 while a prefix-cache hit's
+    // chunk was priced with every pair under the short-chunk penalty).
+    assert!((105.0..=125.0).contains(&rate), "{search:?}");
     let long = run_at(&base, rate, 10);
     let slo = long.slo.as_ref().unwrap();
     assert!(slo.overall.met, "at {rate} req/s, 10x: {:?}", slo.overall);

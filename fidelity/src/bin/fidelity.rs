@@ -11,7 +11,8 @@
 //! replays the runs whose name contains NAME; `--patch` merges a scenario fragment over every
 //! replay (e.g. `'{"worker": {"async_scheduling": false}}'`). `--profiles` prints whole H100
 //! steps summed from the per-layer profiles against the simulator's, then whole steps of the
-//! RTX PRO 6000's one-layer profile (GEMMs, attention, elementwise, LM head) likewise. `--runs DIR` replays
+//! RTX PRO 6000's one-layer profile (GEMMs, attention, elementwise, LM head) likewise, then
+//! the H100's attention over a cached prefix against AIConfigurator's rule for one. `--runs DIR` replays
 //! real runs stored under DIR in the shared measurements' layout (`replay_data*/` and
 //! `default_args/`) instead of the built-in ones — how held-back runs are checked; `--gpu`
 //! names the GPU of runs whose name does not.
@@ -119,8 +120,52 @@ fn print_step_checks() {
         "step (RTX PRO 6000 Blackwell)",
         &rtx_step_checks(&engine::timing::rtx_pro_6000_calibration()),
     );
+    println!();
+    print_prefix_checks(&h100);
 }
 
+/// One layer's attention over chunks with a cached prefix on the H100 against
+/// AIConfigurator's rule for a prefix (its zero-prefix table scaled by the chunk's share of
+/// the pairs), split by whether the chunk computes at least a quarter of the pairs (where
+/// the rule prices them as the long kernel's tiles) or less (where it scales the launch and
+/// the KV read down with them).
+fn print_prefix_checks(cal: &engine::timing::Calibration) {
+    let checks = fidelity::fit::kernels::prefix_checks(cal);
+    println!(
+        "{:<52} {:>6} {:>10} {:>10} {:>7} {:>10}",
+        "attention over a prefix (H100)", "share", "rule us", "predicted", "error", "KV floor"
+    );
+    let (mut large, mut small) = (Vec::new(), Vec::new());
+    for c in &checks {
+        let e = (c.predicted - c.rule) / c.rule * 100.0;
+        if c.share >= 0.25 {
+            large.push(e.abs());
+        } else {
+            small.push(e.abs());
+        }
+        println!(
+            "{:<52} {:>6.3} {:>10.1} {:>10.1} {:>+6.1}% {:>10.1}",
+            c.label,
+            c.share,
+            c.rule * 1e6,
+            c.predicted * 1e6,
+            e,
+            c.floor * 1e6
+        );
+    }
+    let below = checks.iter().filter(|c| c.rule < c.floor).count();
+    println!(
+        "\n{} batches whose chunks compute >= 1/4 of the pairs: median absolute error {:.1}%",
+        large.len(),
+        fidelity::report::median(large)
+    );
+    println!(
+        "{} batches of shorter chunks: median {:.1}% ({below} of all {} rules below reading the KV)",
+        small.len(),
+        fidelity::report::median(small),
+        checks.len()
+    );
+}
 /// One GPU's step checks and their median absolute error.
 fn print_steps(title: &str, checks: &[fidelity::fit::kernels::StepCheck]) {
     println!(

@@ -366,6 +366,82 @@ fn step_grid(
     out
 }
 
+/// One layer's attention for a batch of prefill chunks over a cached prefix on the H100,
+/// priced two ways: by AIConfigurator's rule for a prefix (its measured zero-prefix table at
+/// the whole length `n + c`, times the share of that length's causal pairs the chunk
+/// computes, `((n + c)² − c²) / (n + c)²`, as its `query_context_attention` does) and by the
+/// simulator under `cal`. No H100 table has a prefix, so the rule is AIConfigurator's model
+/// built on its measurements, not a measurement. Where the chunk computes a good part of the
+/// pairs (`share` ≥ 1/4) it prices them at the efficiency of the long causal kernel, which is
+/// what the prefix's full tiles run at; where the share is small it scales the kernel's
+/// launch and the prefix's KV read down with the pairs (1.8 µs for 16 tokens over 1,008),
+/// below what reading that KV takes (`floor`), so those rows say what the rule misses.
+#[derive(Debug, Clone)]
+pub struct PrefixCheck {
+    /// Model, TP, batch and chunk.
+    pub label: String,
+    /// The chunk's share of the pairs of its whole length.
+    pub share: f64,
+    /// AIConfigurator's rule, s.
+    pub rule: f64,
+    /// The simulator, s.
+    pub predicted: f64,
+    /// Reading the batch's KV (prefix and chunk) once from HBM at the datasheet bandwidth, s.
+    pub floor: f64,
+}
+
+/// [`PrefixCheck`]s of every per-layer H100 profile (FP8 checkpoints' attention is bf16 as
+/// the others'): batches of 1, 8 and 64 chunks of 16–2048 tokens whose whole length (chunk
+/// and prefix) is one of the table's 1024–4096.
+pub fn prefix_checks(cal: &Calibration) -> Vec<PrefixCheck> {
+    let layers: Vec<LayerProfile> =
+        serde_json::from_str(include_str!("../../data/kernels/aiconfigurator_h100.json"))
+            .expect("aiconfigurator_h100.json is valid");
+    let gpu = calibrated_gpu("H100-SXM", cal);
+    let mut out = Vec::new();
+    for l in &layers {
+        let arch = hf::from_config_value(&l.config).expect("profile configs import");
+        let kv_heads = (arch.num_kv_heads as f64 / l.tp as f64).max(1.0);
+        let kv_bytes = 2.0 * kv_heads * arch.head_dim() as f64 * 2.0;
+        let model = Model::new(l.name.clone(), arch);
+        let t = timing(&model, &gpu, l.tp);
+        let ca = &l.context_attention;
+        for (i, &whole) in ca.isl.iter().enumerate() {
+            if whole < 1024.0 {
+                continue;
+            }
+            for (j, &b) in ca.batch_size.iter().enumerate() {
+                if ![1.0, 8.0, 64.0].contains(&b) {
+                    continue;
+                }
+                for n in [16.0, 64.0, 256.0, 1024.0, 2048.0] {
+                    let c = whole - n;
+                    if c <= 0.0 {
+                        continue;
+                    }
+                    let share = (whole * whole - c * c) / (whole * whole);
+                    let batch = vec![
+                        SeqWork {
+                            new_tokens: n as u32,
+                            context: c as u32,
+                            decode: false,
+                        };
+                        b as usize
+                    ];
+                    out.push(PrefixCheck {
+                        label: format!("{} tp{} {b}x({n}+{c})", l.name, l.tp),
+                        share,
+                        rule: ca.latency_us[i][j] * share * 1e-6,
+                        predicted: t.attention_time(batch),
+                        floor: b * whole * kv_bytes / (gpu.hbm_tbps * 1e12),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The models and points of a GPU's kernel profiles.
 pub struct Profiles {
     /// The catalogue GPU they were measured on.
@@ -597,6 +673,14 @@ impl Profiles {
                 }
             }
         }
+    }
+
+    /// True when some point is a prefill chunk over a cached prefix.
+    pub fn has_prefix_chunks(&self) -> bool {
+        self.points.iter().any(|p| match &p.query {
+            Query::Attention(batch) => batch.iter().any(|w| !w.decode && w.context > 0),
+            _ => false,
+        })
     }
 
     fn push(&mut self, group: &'static str, label: String, us: f64, model: usize, query: Query) {

@@ -45,6 +45,8 @@ pub const KERNEL_GROUPS: [(&str, &[Param]); 6] = [
         &[
             param("prefill_attention_efficiency", 0.05, 1.0),
             param("prefill_attention_half_tokens", 0.0, 10000.0),
+            // Fitted only where a profile has chunks over a cached prefix (see fit_kernels).
+            param("prefix_attention_min_rows", 0.0, 50000.0),
             param("decode_attention_efficiency", 0.2, 1.0),
             param("attention_fixed_us", 0.0, 60.0),
             param("attention_per_seq_ns", 0.0, 2000.0),
@@ -141,6 +143,14 @@ pub fn fit_kernels(profiles: &Profiles, start: &Calibration) -> Calibration {
         if !profiles.points.iter().any(|p| p.group == group) {
             continue;
         }
+        // Without a chunk over a cached prefix nothing constrains the prefix's figure: it
+        // keeps its value.
+        let params: Vec<Param> = params
+            .iter()
+            .copied()
+            .filter(|p| p.field != "prefix_attention_min_rows" || profiles.has_prefix_chunks())
+            .collect();
+        let params = params.as_slice();
         let base = cal.clone();
         let mut f = |x: &[f64]| {
             let c = with_values(&base, params, x);

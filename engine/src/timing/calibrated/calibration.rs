@@ -35,8 +35,18 @@ pub struct Calibration {
     /// Prefill attention (FlashAttention): fraction of peak FLOP/s reached by long chunks.
     pub prefill_attention_efficiency: f64,
     /// Prefill attention: the chunk length (query tokens) at which half that efficiency is
-    /// reached (short chunks leave the tiles part empty).
+    /// reached (short chunks leave the tiles part empty). It prices the chunk's own causal
+    /// part only: query-key pairs against a cached prefix are priced as full tiles (see
+    /// `prefix_attention_min_rows`) and the prefix's KV as a decode reads it.
     pub prefill_attention_half_tokens: f64,
+    /// Prefill attention over a cached prefix: the fewest query rows, summed over the GPU's
+    /// query heads, that one pass over a prefix costs however short the chunk. Where the
+    /// kernel runs each tile of one head's query rows on one SM over the whole prefix
+    /// (FlashAttention 2: no split of a prefill chunk's KV), a short chunk leaves SMs idle and
+    /// its pass takes as long as about SMs × tile rows would; 0 where the kernel splits the
+    /// KV over SMs (vLLM's FlashAttention 3 on Hopper), so the pass is bound by its FLOPs or
+    /// by reading the prefix's KV.
+    pub prefix_attention_min_rows: f64,
     /// Decode attention: fraction of HBM bandwidth reading the KV cache.
     pub decode_attention_efficiency: f64,
     /// Decode attention in a step that also runs a prefill chunk (one varlen kernel, without
@@ -133,6 +143,7 @@ impl Calibration {
                 "prefill_attention_half_tokens",
                 self.prefill_attention_half_tokens,
             ),
+            ("prefix_attention_min_rows", self.prefix_attention_min_rows),
             ("attention_fixed_us", self.attention_fixed_us),
             ("attention_per_seq_ns", self.attention_per_seq_ns),
             ("elementwise_fixed_us", self.elementwise_fixed_us),
@@ -179,6 +190,11 @@ pub fn h100_calibration() -> Calibration {
         moe_knee: 6.69,
         prefill_attention_efficiency: 0.601,
         prefill_attention_half_tokens: 1316.0,
+        // No H100 profile has a chunk over a cached prefix. vLLM's FlashAttention 3 splits a
+        // small grid's KV over SMs: one decode over 32,768 tokens reads its KV at 2.25 TB/s
+        // (AIConfigurator's vLLM 0.14 table), which its 8 KV heads could not on 8 SMs, and a
+        // chunk of up to 128 / (query heads per KV head) tokens packs into the same tile.
+        prefix_attention_min_rows: 0.0,
         decode_attention_efficiency: 0.955,
         // AIConfigurator's profiles time decode and prefill batches apart.
         mixed_decode_attention_factor: 1.0,
@@ -256,15 +272,22 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         gemm_memory_efficiency: 0.891,
         gemm_knee: 1.62,
         gemm_fixed_us: 6.56,
-        prefill_attention_efficiency: 0.601,
-        prefill_attention_half_tokens: 307.0,
-        decode_attention_efficiency: 0.786,
+        // Its 214 chunks over a cached prefix (16-2048 tokens over 16-16384) cost the same for
+        // every chunk of up to ~273 tokens (369 us over 16,384, 6x one decode of that KV):
+        // its FlashAttention 2 runs a 64-row tile of one head per SM over the whole prefix.
+        // The pass over a prefix costs at least 9,400 query rows x heads (~188 SMs x 64);
+        // the 404 points of decodes, chunks and chunks over a prefix: median 7.0 % off (the
+        // prefix's pairs under the chunk's own penalty, as before: 9.3 %).
+        prefill_attention_efficiency: 0.464,
+        prefill_attention_half_tokens: 225.0,
+        prefix_attention_min_rows: 9400.0,
+        decode_attention_efficiency: 0.784,
         // vLLM 0.19 runs a step's decodes with a prefill chunk in one varlen kernel, without
-        // the decode-only path's KV splits: 1.9x slower (median 16 % off on the profile's
-        // 1,000 mixed batches; 28 % when priced as decodes alone).
-        mixed_decode_attention_factor: 0.533,
-        attention_fixed_us: 9.52,
-        attention_per_seq_ns: 143.0,
+        // the decode-only path's KV splits: 1.9x slower (median 14.7 % off on the profile's
+        // 1,000 mixed batches; 26 % when priced as decodes alone).
+        mixed_decode_attention_factor: 0.538,
+        attention_fixed_us: 9.19,
+        attention_per_seq_ns: 148.0,
         // A layer's elementwise bytes up to its 128 MB L2 (~780 tokens of Llama-3.1-8B) move
         // 3.6x faster than HBM (median 4.3 % off on the profile's 152 token counts; 58 %
         // with HBM alone, whose fit stopped at its bound); past it, HBM at full speed.

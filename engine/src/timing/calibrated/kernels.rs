@@ -120,17 +120,24 @@ impl Kernels {
 
     /// Seconds of one layer's attention over the whole batch (one varlen kernel, as vLLM
     /// v1 runs prefill chunks and decodes together): `prefill_flops` for the chunks'
-    /// query-key pairs, `kv_bytes` read from the cache, `seqs` sequences.
+    /// query-key pairs, KV bytes read by the decodes, by the chunks for their own tokens and
+    /// for their cached prefixes, `seqs` sequences. A prefix's KV is read as a decode reads
+    /// its context (at the decode kernels' bandwidth); the chunks' FLOPs and their KV reads
+    /// overlap.
     pub(super) fn attention(
         &self,
         prefill_flops: f64,
         decode_bytes: f64,
         prefill_bytes: f64,
+        prefix_bytes: f64,
         seqs: f64,
     ) -> f64 {
         let c = &self.cal;
         let prefill = (prefill_flops / (self.attention_flops * c.prefill_attention_efficiency))
-            .max(prefill_bytes / self.bandwidth);
+            .max(
+                prefill_bytes / self.bandwidth
+                    + prefix_bytes / (self.bandwidth * c.decode_attention_efficiency),
+            );
         let mixed = if prefill_flops > 0.0 {
             c.mixed_decode_attention_factor
         } else {

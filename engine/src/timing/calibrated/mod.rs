@@ -73,6 +73,9 @@ pub struct Calibrated {
     hidden_state: f64,
     /// Prefill attention's half-efficiency chunk length, tokens.
     prefill_half_tokens: f64,
+    /// The fewest query rows (tokens, all of this GPU's query heads) a pass over a cached
+    /// prefix costs.
+    prefix_min_rows: f64,
     /// Step CPU time independent of the batch, seconds.
     cpu_fixed: f64,
     cpu_per_seq: f64,
@@ -184,6 +187,7 @@ impl Calibrated {
                 + step_overhead,
             cpu_per_seq: cal.step_overhead_per_seq_us * 1e-6,
             prefill_half_tokens: cal.prefill_attention_half_tokens,
+            prefix_min_rows: cal.prefix_attention_min_rows / heads,
         }
     }
 
@@ -275,9 +279,10 @@ impl Calibrated {
 
     fn attention_work_time(&self, w: &AttentionWork) -> f64 {
         self.kernels.attention(
-            w.pairs * self.flops_per_pair,
+            w.prefill_pairs(self.prefix_min_rows) * self.flops_per_pair,
             w.decode_kv * self.kv_bytes,
             w.prefill_kv * self.kv_bytes,
+            w.prefix_kv * self.kv_bytes,
             w.seqs,
         )
     }
@@ -296,11 +301,17 @@ impl Calibrated {
 /// What one layer's attention kernel does for a batch.
 #[derive(Debug, Clone, Copy, Default)]
 struct AttentionWork {
-    /// Query-key pairs of the prefill chunks (causal), each weighted by the inverse of its
-    /// chunk's relative tile efficiency `n / (n + n½)`.
+    /// Query-key pairs of the prefill chunks among their own tokens (causal), each weighted
+    /// by the inverse of its chunk's relative tile efficiency `n / (n + n½)`.
     pairs: f64,
-    /// KV tokens read by prefill chunks and by decodes.
+    /// Query-key pairs of the prefill chunks against their cached prefixes (full tiles).
+    prefix_pairs: f64,
+    /// The longest cached prefix of a prefill chunk, tokens.
+    longest_prefix: f64,
+    /// KV tokens read by prefill chunks: their own, their cached prefixes'.
     prefill_kv: f64,
+    prefix_kv: f64,
+    /// KV tokens read by decodes.
     decode_kv: f64,
     seqs: f64,
 }
@@ -312,9 +323,21 @@ impl AttentionWork {
         if w.decode {
             self.decode_kv += c + 1.0;
         } else {
-            // Causal: new token j of the chunk attends to c + j positions.
-            self.pairs += (n * c + n * (n + 1.0) / 2.0) * (n + half_tokens) / n;
-            self.prefill_kv += c + n;
+            // Causal: new token j of the chunk attends to the c cached positions and to j of
+            // its own. Only its own part carries the short-chunk penalty: the tiles it leaves
+            // part empty are the diagonal ones (over a long prefix a chunk's rows still fill
+            // their tiles, or the kernel packs heads into them).
+            self.pairs += n * (n + 1.0) / 2.0 * (n + half_tokens) / n;
+            self.prefix_pairs += n * c;
+            self.longest_prefix = self.longest_prefix.max(c);
+            self.prefill_kv += n;
+            self.prefix_kv += c;
         }
+    }
+
+    /// The query-key pairs the prefill chunks cost: their own (penalised) and their
+    /// prefixes', at least `min_rows` query rows over the longest prefix.
+    fn prefill_pairs(&self, min_rows: f64) -> f64 {
+        self.pairs + self.prefix_pairs.max(min_rows * self.longest_prefix)
     }
 }
