@@ -433,7 +433,7 @@ pub fn prefix_checks(cal: &Calibration) -> Vec<PrefixCheck> {
                         share,
                         rule: ca.latency_us[i][j] * share * 1e-6,
                         predicted: t.attention_time(batch),
-                        floor: b * whole * kv_bytes / (gpu.hbm_tbps * 1e12),
+                        floor: b * whole * kv_bytes / (gpu.spec.hbm_tbps * 1e12),
                     });
                 }
             }
