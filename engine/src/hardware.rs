@@ -17,6 +17,11 @@ pub struct GpuSpec {
     /// compute in bf16, as vLLM's weight-only FP8 kernels do). Default 0.
     #[serde(default)]
     pub fp8_tflops: f64,
+    /// Dense FP4 peak (NVFP4 / MXFP4 on both operands), TFLOP/s; 0 when the GPU has no FP4
+    /// matrix units (Blackwell's are the first): then FP4 weights dequantise and compute at
+    /// the bf16 peak, as vLLM's weight-only FP4 kernels (Marlin) do. Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fp4_tflops: f64,
     /// HBM bandwidth, TB/s (10¹² bytes/s).
     pub hbm_tbps: f64,
     /// HBM capacity, GB (the spec's memory formula counts a GB as 2³⁰ bytes).
@@ -30,8 +35,7 @@ pub struct GpuSpec {
 impl GpuSpec {
     fn new(
         name: &str,
-        peak_tflops: f64,
-        fp8_tflops: f64,
+        [peak_tflops, fp8_tflops, fp4_tflops]: [f64; 3],
         hbm_tbps: f64,
         memory_gb: f64,
         l2_cache_mb: f64,
@@ -40,6 +44,7 @@ impl GpuSpec {
             name: name.to_string(),
             peak_tflops,
             fp8_tflops,
+            fp4_tflops,
             hbm_tbps,
             memory_gb,
             l2_cache_mb,
@@ -50,6 +55,7 @@ impl GpuSpec {
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         problems.positive(path, "peak_tflops", self.peak_tflops);
         problems.non_negative(path, "fp8_tflops", self.fp8_tflops);
+        problems.non_negative(path, "fp4_tflops", self.fp4_tflops);
         problems.positive(path, "hbm_tbps", self.hbm_tbps);
         problems.positive(path, "memory_gb", self.memory_gb);
         problems.non_negative(path, "l2_cache_mb", self.l2_cache_mb);
@@ -58,17 +64,33 @@ impl GpuSpec {
 
 /// The built-in GPUs, in display order.
 pub fn catalogue() -> Vec<GpuSpec> {
+    // Peaks are dense (no 2:4 sparsity), bf16 / FP8 / FP4, TFLOP/s.
     vec![
-        GpuSpec::new("H100-SXM", 989.5, 1979.0, 3.35, 80.0, 50.0),
+        GpuSpec::new("H100-SXM", [989.5, 1979.0, 0.0], 3.35, 80.0, 50.0),
         // Same Hopper die and NVLink as the H100, more and faster HBM.
-        GpuSpec::new("H200", 989.0, 1979.0, 4.8, 141.0, 50.0),
-        GpuSpec::new("A100-80GB", 312.0, 0.0, 2.039, 80.0, 40.0),
-        GpuSpec::new("L40S", 362.0, 733.0, 0.864, 48.0, 96.0),
+        GpuSpec::new("H200", [989.0, 1979.0, 0.0], 4.8, 141.0, 50.0),
+        // HGX B200 at 1,000 W: two dies as one GPU, 180 GB of HBM3e (NVIDIA's datasheet).
+        GpuSpec::new("B200", [2250.0, 4500.0, 9000.0], 8.0, 180.0, 126.0),
+        // HGX B300 (Blackwell Ultra): the B200's bf16 and FP8, 1.5x its FP4, 288 GB of
+        // HBM3e, of which CUDA reports 268.6 GB (2^30 bytes).
+        GpuSpec::new("B300", [2250.0, 4500.0, 14000.0], 8.0, 268.6, 126.0),
+        GpuSpec::new("A100-80GB", [312.0, 0.0, 0.0], 2.039, 80.0, 40.0),
+        GpuSpec::new("L40S", [362.0, 733.0, 0.0], 0.864, 48.0, 96.0),
         // Bf16 and FP8 with FP32 accumulation (vLLM's), dense; memory as CUDA reports it.
-        GpuSpec::new("RTX PRO 6000 Blackwell", 503.8, 1007.6, 1.792, 94.97, 128.0),
+        GpuSpec::new(
+            "RTX PRO 6000 Blackwell",
+            [503.8, 1007.6, 2015.2],
+            1.792,
+            94.97,
+            128.0,
+        ),
         // GeForce: FP32 accumulation runs at half the FP16-accumulate rate.
-        GpuSpec::new("RTX 4090", 165.2, 330.3, 1.008, 23.52, 72.0),
+        GpuSpec::new("RTX 4090", [165.2, 330.3, 0.0], 1.008, 23.52, 72.0),
     ]
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// The catalogue entry called `name` (case-insensitive).
@@ -82,8 +104,8 @@ pub fn lookup(name: &str) -> Option<GpuSpec> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HardwareConfig {
-    /// Catalogue GPU name (`H100-SXM`, `H200`, `A100-80GB`, `L40S`, `RTX PRO 6000 Blackwell`,
-    /// `RTX 4090`) or `custom`. Default `H100-SXM`.
+    /// Catalogue GPU name (`H100-SXM`, `H200`, `B200`, `B300`, `A100-80GB`, `L40S`,
+    /// `RTX PRO 6000 Blackwell`, `RTX 4090`) or `custom`. Default `H100-SXM`.
     pub gpu: String,
     /// Figures of a custom GPU; required when `gpu` is `custom`. Default none.
     pub custom: Option<GpuSpec>,
@@ -105,9 +127,11 @@ pub struct HardwareConfig {
 /// Nominal on-demand cloud price of one catalogue GPU for an hour, US dollars: round
 /// figures for comparing GPU types, not quotes; set `hardware.cost_per_gpu_hour` for yours.
 pub fn list_price(gpu: &str) -> Option<f64> {
-    const PRICES: [(&str, f64); 6] = [
+    const PRICES: [(&str, f64); 8] = [
         ("H100-SXM", 3.0),
         ("H200", 3.8),
+        ("B200", 6.0),
+        ("B300", 7.5),
         ("A100-80GB", 1.8),
         ("L40S", 1.0),
         ("RTX PRO 6000 Blackwell", 1.8),
