@@ -308,7 +308,7 @@ mod tests {
     fn problems_name_their_fields() {
         let cfg = HardwareConfig {
             gpu: "custom".into(),
-            custom: Some(GpuSpec::new("x", 0.0, 0.0, 1.0, 1.0, 0.0)),
+            custom: Some(GpuSpec::new("x", [0.0, 0.0, 0.0], 1.0, 1.0, 0.0)),
             tp: 0,
             ..Default::default()
         };
