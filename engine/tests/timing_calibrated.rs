@@ -3,7 +3,7 @@
 //! or FLOPs / peak, summed over the kernels a vLLM step runs.
 
 use engine::hardware::{Hardware, HardwareConfig};
-use engine::model::Model;
+use engine::model::{Dtype, Dtypes, Model};
 use engine::timing::{Calibrated, Calibration, SeqWork};
 
 /// Every kernel exactly at its roofline, nothing else.
@@ -236,4 +236,65 @@ fn the_moe_kernel_keeps_the_knee_its_efficiencies_were_fitted_with() {
     // the knee decides.
     assert_eq!(t.experts_time(1024.0), sharp.experts_time(1024.0));
     assert!(t.gemm_time(1024.0, 4096.0, 28672.0) > sharp.gemm_time(1024.0, 4096.0, 28672.0));
+}
+
+fn gpu(name: &str) -> Hardware {
+    HardwareConfig {
+        gpu: name.into(),
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap()
+}
+
+fn with_weights(name: &str, weight: Dtype) -> Model {
+    let m = model(name);
+    let dtypes = Dtypes::resolve(weight, Dtype::Auto, Dtype::Auto, m.arch.bytes_per_param);
+    Model::with_dtypes(m.name, m.arch, dtypes)
+}
+
+#[test]
+fn one_nvfp4_decode_reads_four_and_a_half_bits_a_weight() {
+    let m = with_weights("Llama-2-7B", Dtype::Nvfp4);
+    let t = Calibrated::new(&m, &h100(1), Some(&ideal()), 0.0);
+    let bw = 3.35e12;
+    // As the bf16 decode above, with each linear weight 4 bits plus an FP8 scale per 16:
+    // 4096·49408 weights a layer · 0.5625 B = 113_836_032 B; the LM head stays 16-bit.
+    let layer_gemm = (113_836_032.0 + 131_584.0) / bw;
+    let lm_head = (262_144_000.0 + 72_192.0) / bw;
+    assert_close(
+        t.breakdown([decode(1000)]).gemm,
+        32.0 * layer_gemm + lm_head,
+    );
+}
+
+#[test]
+fn fp4_gemms_run_on_blackwell_fp4_units_and_at_16_bit_speed_elsewhere() {
+    let bf16 = model("Llama-2-7B");
+    let fp4 = with_weights("Llama-2-7B", Dtype::Nvfp4);
+    assert_eq!(
+        fp4.dtypes.activation,
+        Dtype::Nvfp4,
+        "NVFP4 checkpoints are W4A4"
+    );
+    let time = |m: &Model, hw: &Hardware| {
+        Calibrated::new(m, hw, Some(&ideal()), 0.0).dense_layer_gemm_time(8192.0)
+    };
+    // 8192 rows are compute-bound on both GPUs: the B200's FP4 peak is 4x its bf16 one
+    // (9000 vs 2250 TFLOP/s); the H100 has no FP4 units, so the same GEMMs take as long as
+    // bf16 ones.
+    let (b200, h100) = (gpu("B200"), h100(1));
+    let ratio = time(&bf16, &b200) / time(&fp4, &b200);
+    assert!((ratio - 4.0).abs() < 0.04, "B200 bf16 / NVFP4: {ratio}");
+    let ratio = time(&bf16, &h100) / time(&fp4, &h100);
+    assert!((ratio - 1.0).abs() < 0.01, "H100 bf16 / NVFP4: {ratio}");
+    // MXFP4 weights compute in 16-bit unless asked (vLLM's default for gpt-oss).
+    let mx = with_weights("Llama-2-7B", Dtype::Mxfp4);
+    assert_eq!(mx.dtypes.activation, Dtype::Bfloat16);
+    assert_eq!(mx.dtypes.kv_cache, Dtype::Bfloat16);
+    let ratio = time(&bf16, &b200) / time(&mx, &b200);
+    assert!(
+        (ratio - 1.0).abs() < 0.01,
+        "B200 bf16 / MXFP4 W4A16: {ratio}"
+    );
 }

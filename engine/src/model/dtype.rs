@@ -23,6 +23,12 @@ pub enum Dtype {
     Int8,
     /// 4-bit integer (weights only, e.g. AWQ/GPTQ).
     Int4,
+    /// NVIDIA's 4-bit float: e2m1 with an FP8 scale per 16 elements (ModelOpt's NVFP4). As
+    /// activations, W4A4 GEMMs on Blackwell's FP4 matrix units.
+    Nvfp4,
+    /// The OCP microscaling 4-bit float: e2m1 with a power-of-two scale per 32 elements
+    /// (gpt-oss's MXFP4). As activations, GEMMs on the FP4 matrix units.
+    Mxfp4,
 }
 
 impl Dtype {
@@ -33,7 +39,15 @@ impl Dtype {
             Dtype::Auto | Dtype::Bfloat16 | Dtype::Float16 => 2.0,
             Dtype::Fp8 | Dtype::Int8 => 1.0,
             Dtype::Int4 => 0.5,
+            // Four bits and a one-byte scale per block of 16 or 32.
+            Dtype::Nvfp4 => 0.5 + 1.0 / 16.0,
+            Dtype::Mxfp4 => 0.5 + 1.0 / 32.0,
         }
+    }
+
+    /// True for the 4-bit floats, whose GEMMs need FP4 matrix units.
+    pub fn is_fp4(self) -> bool {
+        matches!(self, Dtype::Nvfp4 | Dtype::Mxfp4)
     }
 
     /// The format a checkpoint stored at `bytes` per weight has (1 byte: FP8).
@@ -60,8 +74,9 @@ pub struct Dtypes {
 impl Dtypes {
     /// Resolves the configured formats over a checkpoint stored at `checkpoint_bytes` per
     /// weight, as vLLM does: FP8 weights compute in FP8 (dynamic per-token activation
-    /// scales); integer weights dequantise to 16-bit; the KV cache follows the activations
-    /// unless set.
+    /// scales); NVFP4 weights compute in NVFP4 (ModelOpt's W4A4) and MXFP4 weights in 16-bit
+    /// (vLLM's default for gpt-oss); integer weights dequantise to 16-bit; the KV cache
+    /// follows the activations unless set (16-bit under FP8 or FP4 activations).
     pub fn resolve(
         weight: Dtype,
         activation: Dtype,
@@ -74,6 +89,7 @@ impl Dtypes {
         };
         let activation = match (activation, weight) {
             (Dtype::Auto, Dtype::Fp8) => Dtype::Fp8,
+            (Dtype::Auto, Dtype::Nvfp4) => Dtype::Nvfp4,
             (Dtype::Auto, Dtype::Float32) => Dtype::Float32,
             (Dtype::Auto, Dtype::Float16) => Dtype::Float16,
             (Dtype::Auto, _) => Dtype::Bfloat16,

@@ -1,6 +1,6 @@
 //! Import of a Hugging Face `config.json` into an [`Architecture`].
 
-use super::Architecture;
+use super::{Architecture, Dtype};
 use serde_json::{Map, Value};
 
 /// Builds an architecture from the text of a Hugging Face `config.json`.
@@ -156,14 +156,18 @@ fn flag(obj: &Map<String, Value>, field: &str) -> Result<Option<bool>, String> {
     }
 }
 
-/// True when the checkpoint's linear weights are stored as FP8 (`quant_method: fp8`, or a
-/// compressed-tensors float format of 8 bits).
+/// True when the checkpoint's linear weights are stored as FP8 (`quant_method: fp8`,
+/// ModelOpt's `quant_algo: FP8`, or a compressed-tensors float format of 8 bits).
 fn fp8_checkpoint(root: &Map<String, Value>) -> bool {
     let Some(q) = root.get("quantization_config").and_then(Value::as_object) else {
         return false;
     };
     match q.get("quant_method").and_then(Value::as_str) {
         Some("fp8") => true,
+        Some("modelopt") => q
+            .get("quant_algo")
+            .and_then(Value::as_str)
+            .is_some_and(|a| a.eq_ignore_ascii_case("fp8")),
         Some("compressed-tensors") => q
             .get("config_groups")
             .and_then(Value::as_object)
@@ -174,6 +178,31 @@ fn fp8_checkpoint(root: &Map<String, Value>) -> bool {
                 })
             }),
         _ => false,
+    }
+}
+
+/// The 4-bit float format of a checkpoint's linear weights, if it has one: NVFP4 (ModelOpt's
+/// `quant_algo: NVFP4`, or a compressed-tensors float format of 4 bits in groups of 16) or
+/// MXFP4 (`quant_method: mxfp4`, gpt-oss's).
+pub fn fp4_checkpoint(config: &Value) -> Option<Dtype> {
+    let q = config.get("quantization_config")?.as_object()?;
+    match q.get("quant_method").and_then(Value::as_str)? {
+        "mxfp4" => Some(Dtype::Mxfp4),
+        "modelopt" => q
+            .get("quant_algo")
+            .and_then(Value::as_str)
+            .filter(|a| a.eq_ignore_ascii_case("nvfp4"))
+            .map(|_| Dtype::Nvfp4),
+        "compressed-tensors" => q
+            .get("config_groups")?
+            .as_object()?
+            .values()
+            .any(|g| {
+                let w = &g["weights"];
+                w["type"] == "float" && w["num_bits"] == 4
+            })
+            .then_some(Dtype::Nvfp4),
+        _ => None,
     }
 }
 

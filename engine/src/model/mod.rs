@@ -28,10 +28,13 @@ pub struct ModelConfig {
     /// Overrides the model's maximum sequence length, tokens; 0 keeps the model's own. Default 0.
     pub max_model_len: u32,
     /// Format of the linear layers' weights (vLLM `--quantization`): `auto` (the
-    /// checkpoint's), `bfloat16`, `float16`, `float32`, `fp8`, `int8` or `int4`. Default `auto`.
+    /// checkpoint's), `bfloat16`, `float16`, `float32`, `fp8`, `nvfp4`, `mxfp4`, `int8` or
+    /// `int4`. Default `auto`.
     pub weight_dtype: Dtype,
-    /// Format the GEMMs compute in (vLLM `--dtype`; `fp8` means W8A8 on the FP8 matrix units):
-    /// `auto` is `fp8` with FP8 weights, else 16-bit. Default `auto`.
+    /// Format the GEMMs compute in (vLLM `--dtype`; `fp8` means W8A8 on the FP8 matrix units,
+    /// `nvfp4` / `mxfp4` W4A4 on the FP4 ones): `auto` is `fp8` with FP8 weights, `nvfp4`
+    /// with NVFP4 weights, else 16-bit. On a GPU without such units the GEMMs run at its
+    /// 16-bit peak (vLLM's weight-only kernels). Default `auto`.
     pub activation_dtype: Dtype,
     /// Format of the KV cache (vLLM `--kv-cache-dtype`): `auto` follows the activations
     /// (16-bit), or `fp8`. Default `auto`.
@@ -65,6 +68,12 @@ impl ModelConfig {
                     "integer formats are for weights only; use auto, bfloat16, float16, float32 or fp8",
                 );
             }
+        }
+        if self.kv_cache_dtype.is_fp4() {
+            problems.push(
+                join(path, "kv_cache_dtype"),
+                "4-bit floats are for weights and activations; use auto, bfloat16, float16, float32 or fp8",
+            );
         }
         if self.max_model_len > MAX_MODEL_LEN {
             problems.push(
@@ -109,8 +118,16 @@ impl ModelConfig {
         if self.max_model_len > 0 {
             arch.max_model_len = self.max_model_len;
         }
+        // A 4-bit checkpoint's format is not a whole number of bytes per weight: the
+        // config.json names it.
+        let weight = match (self.weight_dtype, &self.hf_config) {
+            (Dtype::Auto, Some(hf)) if self.name.eq_ignore_ascii_case("custom") => {
+                hf::fp4_checkpoint(hf).unwrap_or(Dtype::Auto)
+            }
+            (w, _) => w,
+        };
         let dtypes = Dtypes::resolve(
-            self.weight_dtype,
+            weight,
             self.activation_dtype,
             self.kv_cache_dtype,
             arch.bytes_per_param,

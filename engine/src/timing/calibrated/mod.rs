@@ -95,12 +95,13 @@ impl Calibrated {
             .unwrap_or_else(|| super::calibration_for(&hw.gpu));
         let a = &model.arch;
         let tp = hw.tp.max(1) as f64;
-        let fp8 = model.dtypes.activation == Dtype::Fp8 && hw.gpu.fp8_tflops > 0.0;
         let bf16_flops = hw.gpu.peak_tflops * 1e12;
-        let gemm_flops = if fp8 {
-            hw.gpu.fp8_tflops * 1e12
-        } else {
-            bf16_flops
+        // Low-precision activations run on their matrix units where the GPU has them;
+        // elsewhere the weights dequantise to 16-bit (vLLM's weight-only kernels).
+        let gemm_flops = match model.dtypes.activation {
+            Dtype::Fp8 if hw.gpu.fp8_tflops > 0.0 => hw.gpu.fp8_tflops * 1e12,
+            a if a.is_fp4() && hw.gpu.fp4_tflops > 0.0 => hw.gpu.fp4_tflops * 1e12,
+            _ => bf16_flops,
         };
         // The cache is per GPU, as the bandwidth is (elementwise bytes are per GPU too).
         let kernels = Kernels::new(

@@ -9,17 +9,30 @@ use serde_json::Value;
 use yew::prelude::*;
 
 /// Every number format (weights may be integer-quantised).
-const DTYPES: [(&str, &str); 7] = [
+const DTYPES: [(&str, &str); 9] = [
     ("auto", "Auto (the checkpoint's)"),
     ("bfloat16", "bfloat16"),
     ("float16", "float16"),
     ("float32", "float32"),
     ("fp8", "FP8"),
+    ("nvfp4", "NVFP4"),
+    ("mxfp4", "MXFP4"),
     ("int8", "int8 (weight-only)"),
     ("int4", "int4 (weight-only)"),
 ];
 
-/// Formats activations and the KV cache may take.
+/// Formats the GEMMs may compute in.
+const COMPUTE_DTYPES: [(&str, &str); 7] = [
+    ("auto", "Auto"),
+    ("bfloat16", "bfloat16"),
+    ("float16", "float16"),
+    ("float32", "float32"),
+    ("fp8", "FP8"),
+    ("nvfp4", "NVFP4"),
+    ("mxfp4", "MXFP4"),
+];
+
+/// Formats the KV cache may take.
 const FLOAT_DTYPES: [(&str, &str); 5] = [
     ("auto", "Auto"),
     ("bfloat16", "bfloat16"),
@@ -156,7 +169,7 @@ pub fn model_section(props: &SectionProps) -> Html {
                 </div>
             }
             { c.select("model.weight_dtype", "Weight format", "vLLM --quantization: the linear layers' weights.", &DTYPES, None) }
-            { c.select("model.activation_dtype", "Compute format", "vLLM --dtype: fp8 runs the GEMMs on FP8 units (W8A8).", &FLOAT_DTYPES, None) }
+            { c.select("model.activation_dtype", "Compute format", "vLLM --dtype: fp8 runs the GEMMs on FP8 units (W8A8), nvfp4 / mxfp4 on FP4 units (Blackwell; elsewhere at 16-bit speed).", &COMPUTE_DTYPES, None) }
             { c.select("model.kv_cache_dtype", "KV cache format", "vLLM --kv-cache-dtype.", &FLOAT_DTYPES, None) }
             <div class="field hf-paste">
                 <label for="model-hf-config">{ "Hugging Face config.json" }</label>
