@@ -93,6 +93,14 @@ fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
 
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+/// Most data-parallel ranks in one worker (vLLM's wide expert-parallel deployments reach
+/// 32-72 GPUs in one group).
+pub const MAX_DP: u32 = 128;
+
 /// The catalogue entry called `name` (case-insensitive).
 pub fn lookup(name: &str) -> Option<GpuSpec> {
     catalogue()
@@ -109,8 +117,20 @@ pub struct HardwareConfig {
     pub gpu: String,
     /// Figures of a custom GPU; required when `gpu` is `custom`. Default none.
     pub custom: Option<GpuSpec>,
-    /// Tensor-parallel degree: GPUs per worker (multiplies memory, FLOP/s, bandwidth). Default 1.
+    /// Tensor-parallel degree: GPUs per data-parallel rank (multiplies memory, FLOP/s,
+    /// bandwidth). Default 1.
     pub tp: u32,
+    /// Data-parallel attention ranks in one worker (vLLM `--data-parallel-size`, for
+    /// mixture-of-experts models): each rank holds the attention and dense weights (over its
+    /// `tp` GPUs) and its own KV cache and batch limits, and every MoE layer spans all
+    /// `dp × tp` GPUs. Default 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub dp: u32,
+    /// Expert parallelism (vLLM `--enable-expert-parallel`): each of the `dp × tp` GPUs holds
+    /// whole experts, a share of them, and a layer waits for the GPU routed the most work;
+    /// otherwise every expert is split over those GPUs. Default false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub expert_parallel: bool,
     /// All-reduce cost per transformer layer per step when `tp > 1`, seconds. Default 0.
     pub allreduce_latency_per_layer: f64,
     /// Price of one GPU for an hour, for cost per million tokens. Default: the catalogue's
@@ -149,6 +169,8 @@ impl Default for HardwareConfig {
             gpu: "H100-SXM".into(),
             custom: None,
             tp: 1,
+            dp: 1,
+            expert_parallel: false,
             allreduce_latency_per_layer: 0.0,
             cost_per_gpu_hour: None,
             gpu_prices: BTreeMap::new(),
@@ -166,6 +188,18 @@ impl HardwareConfig {
     pub fn validate(&self, path: &str, problems: &mut Problems) {
         if self.tp == 0 {
             problems.push(join(path, "tp"), "must be >= 1");
+        }
+        if !(1..=MAX_DP).contains(&self.dp) {
+            problems.push(
+                join(path, "dp"),
+                format!("must be between 1 and {MAX_DP} ranks"),
+            );
+        }
+        if self.expert_parallel && self.tp.saturating_mul(self.dp) < 2 {
+            problems.push(
+                join(path, "expert_parallel"),
+                "needs at least 2 GPUs to spread the experts over (tp × dp)",
+            );
         }
         problems.non_negative(
             path,
@@ -201,6 +235,11 @@ impl HardwareConfig {
         }
     }
 
+    /// GPUs in one worker: `dp × tp`.
+    pub fn gpus(&self) -> u32 {
+        self.tp.max(1).saturating_mul(self.dp.max(1))
+    }
+
     /// The price of one GPU for an hour: `cost_per_gpu_hour`, else this GPU type's entry
     /// in `gpu_prices`, else the catalogue's figure.
     pub fn cost_per_gpu_hour(&self) -> Option<f64> {
@@ -227,6 +266,8 @@ impl HardwareConfig {
         Ok(Hardware {
             gpu,
             tp: self.tp,
+            dp: self.dp,
+            expert_parallel: self.expert_parallel,
             allreduce_latency_per_layer: self.allreduce_latency_per_layer,
         })
     }
@@ -245,24 +286,45 @@ fn unknown_gpu(name: &str) -> String {
 pub struct Hardware {
     /// The GPU type.
     pub gpu: GpuSpec,
-    /// Tensor-parallel degree (≥ 1).
+    /// Tensor-parallel degree of each data-parallel rank (≥ 1).
     pub tp: u32,
+    /// Data-parallel attention ranks (≥ 1); the MoE layers span `dp × tp` GPUs.
+    pub dp: u32,
+    /// Whether those GPUs hold whole experts (expert parallelism) or a slice of each.
+    pub expert_parallel: bool,
     /// All-reduce cost per layer per step when `tp > 1`, seconds.
     pub allreduce_latency_per_layer: f64,
 }
 
 impl Hardware {
-    /// Peak dense FLOP/s of all `tp` GPUs together.
+    /// `tp` GPUs of type `gpu` in one rank, no expert or data parallelism, all-reduces priced
+    /// by the timing model.
+    pub fn tensor_parallel(gpu: GpuSpec, tp: u32) -> Self {
+        Self {
+            gpu,
+            tp,
+            dp: 1,
+            expert_parallel: false,
+            allreduce_latency_per_layer: 0.0,
+        }
+    }
+
+    /// GPUs in one worker: `dp × tp`.
+    pub fn gpus(&self) -> u32 {
+        self.tp.max(1) * self.dp.max(1)
+    }
+
+    /// Peak dense FLOP/s of one rank's `tp` GPUs together.
     pub fn peak_flops(&self) -> f64 {
         self.gpu.peak_tflops * 1e12 * self.tp as f64
     }
 
-    /// HBM bandwidth of all `tp` GPUs together, bytes/s.
+    /// HBM bandwidth of one rank's `tp` GPUs together, bytes/s.
     pub fn bandwidth(&self) -> f64 {
         self.gpu.hbm_tbps * 1e12 * self.tp as f64
     }
 
-    /// HBM capacity of all `tp` GPUs together, bytes (GB = 2³⁰ bytes).
+    /// HBM capacity of one rank's `tp` GPUs together, bytes (GB = 2³⁰ bytes).
     pub fn memory_bytes(&self) -> f64 {
         self.gpu.memory_gb * (1u64 << 30) as f64 * self.tp as f64
     }

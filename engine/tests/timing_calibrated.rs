@@ -298,3 +298,58 @@ fn fp4_gemms_run_on_blackwell_fp4_units_and_at_16_bit_speed_elsewhere() {
         "B200 bf16 / MXFP4 W4A16: {ratio}"
     );
 }
+
+fn parallel(tp: u32, dp: u32, expert_parallel: bool) -> Hardware {
+    HardwareConfig {
+        tp,
+        dp,
+        expert_parallel,
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap()
+}
+
+#[test]
+fn data_parallel_ranks_share_the_batch_and_the_experts_span_every_gpu() {
+    let m = model("Mixtral-8x7B");
+    let price = |hw: &Hardware| {
+        Calibrated::new(&m, hw, Some(&ideal()), 0.0).breakdown((0..100).map(|_| decode(1000)))
+    };
+    let (one, tp2, dp2) = (
+        price(&parallel(1, 1, false)),
+        price(&parallel(2, 1, false)),
+        price(&parallel(1, 2, false)),
+    );
+    // Each rank runs attention over its 50 sequences' KV: half of one GPU's.
+    assert_close(dp2.attention, one.attention / 2.0);
+    // The experts are split over both ranks' GPUs, as over two tensor-parallel GPUs.
+    assert_close(dp2.moe, tp2.moe);
+    // No all-reduce inside a one-GPU rank; each MoE layer gathers the 100 tokens' hidden
+    // states (100 × 4096 × 2 B) to the experts and scatters the sums back: as an all-reduce
+    // over 2 GPUs, 5 µs + 819_200 B × 2·(2−1)/2 / 100 GB/s, in each of 32 layers.
+    assert_close(dp2.allreduce, 32.0 * (5e-6 + 819_200.0 / 100e9));
+}
+
+#[test]
+fn with_expert_parallelism_a_layer_waits_for_the_busiest_gpu() {
+    let m = model("Mixtral-8x7B");
+    let moe = |hw: &Hardware, tokens: u32| {
+        Calibrated::new(&m, hw, Some(&ideal()), 0.0)
+            .breakdown((0..tokens).map(|_| decode(0)))
+            .moe
+    };
+    let ep = parallel(1, 8, true);
+    // One token sends its 2 pairs to 2 of 8 GPUs, one expert each: the busiest GPU reads a
+    // whole expert (3 × 4096 × 14336 bf16 weights, 352_321_536 B) and moves the token's row
+    // in and out of its two GEMMs ((4096 + 28672 + 14336 + 4096) × 2 B), in all 32 layers.
+    assert_close(moe(&ep, 1), 32.0 * (352_321_536.0 + 102_400.0) / 3.35e12);
+    // Split over 8 GPUs instead, each reads an eighth of both experts: a quarter as much.
+    let split = moe(&parallel(1, 8, false), 1);
+    assert!(moe(&ep, 1) / split > 3.9, "{} vs {split}", moe(&ep, 1));
+    // With 4096 tokens each GPU gets 1024 pairs on average and the busiest about
+    // sqrt(2 ln 8 × 1024 × 7/8) = 61 more: the experts' compute takes ~6 % longer than an
+    // even split would.
+    let (ep, split) = (moe(&ep, 4096), moe(&parallel(1, 8, false), 4096));
+    assert!((ep / split - 1.06).abs() < 0.01, "{ep} vs {split}");
+}

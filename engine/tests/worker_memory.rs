@@ -99,3 +99,46 @@ fn a_finished_request_is_small() {
     assert!(total < 400, "{total} bytes");
     // So 100 000 of them take under 40 MB.
 }
+
+#[test]
+fn data_parallel_ranks_split_the_experts_and_each_keeps_its_own_cache() {
+    let m = Model::from_catalogue("Mixtral-8x7B").unwrap();
+    let dp = |dp: u32| {
+        HardwareConfig {
+            dp,
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap()
+    };
+    // All 46.7 B weights (87.0 GB of 2³⁰ bytes) do not fit one H100's 72 GB usable.
+    assert!(matches!(
+        num_gpu_blocks(&m, &dp(1), 16, 0.9, 0.0),
+        Err(MemoryError::ModelDoesNotFit { .. })
+    ));
+    // Two ranks: each GPU holds the attention and router weights and half of the experts'
+    // (32 layers × 8 experts × 3 × 4096 × 14336 bf16 weights, 84.0 GB of the 87.0).
+    let experts = 32 * 8 * 3 * 4096 * 14336 * 2_u64;
+    assert_eq!(m.expert_weight_bytes(), experts);
+    let rank_weights = (m.weight_bytes - experts / 2) as f64;
+    // KV: 32 layers × K and V × 8 heads × 128 × 2 B = 131,072 B a token, 16 a block.
+    let per_rank =
+        ((80.0 * (1u64 << 30) as f64 * 0.9 - rank_weights) / (16.0 * 131_072.0)).floor() as u32;
+    assert_eq!(num_gpu_blocks(&m, &dp(2), 16, 0.9, 0.0), Ok(2 * per_rank));
+    // The worker schedules for both ranks: twice vLLM's per-engine limits.
+    let cfg = SchedulerConfig {
+        timing: engine::timing::TimingConfig {
+            model: engine::timing::TimingKind::Roofline,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let limits = cfg.across_ranks(2);
+    assert_eq!(limits.max_num_seqs, 2 * cfg.max_num_seqs);
+    assert_eq!(
+        limits.max_num_batched_tokens,
+        2 * cfg.max_num_batched_tokens
+    );
+    let s = Scheduler::new(0, &cfg, &m, &dp(2)).unwrap();
+    assert_eq!(s.block_pool().num_blocks(), 2 * per_rank);
+}

@@ -192,3 +192,26 @@ fn every_problem_is_reported_at_once() {
     );
     assert!(p.iter().all(|p| !p.message.is_empty()));
 }
+
+#[test]
+fn data_and_expert_parallelism_are_for_mixture_of_experts_models() {
+    let p = problems(
+        r#"{"model": {"name": "Llama-3.1-8B"}, "hardware": {"dp": 2, "expert_parallel": true}}"#,
+    );
+    assert_eq!(paths(&p), ["hardware.dp", "hardware.expert_parallel"]);
+    assert!(p[0].message.contains("add workers"), "{}", p[0].message);
+    let p =
+        problems(r#"{"model": {"name": "Mixtral-8x7B"}, "hardware": {"expert_parallel": true}}"#);
+    assert_eq!(paths(&p), ["hardware.expert_parallel"]);
+    assert!(p[0].message.contains("at least 2 GPUs"), "{}", p[0].message);
+    // Mixtral's 87 GB of weights do not fit one H100; over two ranks each holds half the
+    // experts (42 GB per rank).
+    let p = problems(r#"{"model": {"name": "Mixtral-8x7B"}}"#);
+    assert_eq!(paths(&p), ["hardware"]);
+    assert!(opal::parse_scenario(
+        r#"{"model": {"name": "Mixtral-8x7B"}, "hardware": {"dp": 2, "expert_parallel": true}}"#
+    )
+    .is_ok());
+    let p = problems(r#"{"model": {"name": "Mixtral-8x7B"}, "hardware": {"dp": 129}}"#);
+    assert_eq!(paths(&p), ["hardware.dp"]);
+}

@@ -120,6 +120,7 @@ pub fn pool_hardware(scenario: &str) -> Vec<String> {
         .pools
         .iter()
         .map(|p| match p.effective_hardware(&top) {
+            Ok(h) if h.dp > 1 => format!("{}, TP {} × DP {}", h.gpu, h.tp, h.dp),
             Ok(h) => format!("{}, TP {}", h.gpu, h.tp),
             Err(e) => e,
         })

@@ -32,6 +32,7 @@ impl Pool {
         let num_gpu_blocks = scheduler
             .gpu_blocks(model, &hardware)
             .map_err(|e| e.to_string())?;
+        let scheduler = scheduler.across_ranks(hardware.dp);
         Ok(Self {
             name,
             role,

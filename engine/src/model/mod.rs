@@ -203,6 +203,12 @@ impl Model {
         self.kv_bytes_per_token as f64 * share
     }
 
+    /// Bytes of the routed experts' weights at the deployed weight format (0 for a dense
+    /// model).
+    pub fn expert_weight_bytes(&self) -> u64 {
+        (self.arch.expert_params() as f64 * self.dtypes.weight.bytes()) as u64
+    }
+
     /// Peak activation memory of a step of `tokens` tokens and `seqs` sampled sequences on
     /// one of `tp` GPUs, bytes: the hidden states and residual, the MLP's (or experts')
     /// inner activations, and the float32 logits — what vLLM's profiling step measures.

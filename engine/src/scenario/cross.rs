@@ -26,6 +26,7 @@ pub(super) fn validate(s: &Scenario, p: &mut Problems) {
     let hw = s.hardware.resolve().ok();
     if let (Some(model), Some(hw)) = (&model, &hw) {
         tensor_parallel(model, hw, p);
+        data_parallel(model, hw, s.worker.timing.model, p);
         memory(s, model, hw, p);
         step_time(s, model, hw, p);
     }
@@ -70,6 +71,32 @@ fn tensor_parallel(model: &Model, hw: &Hardware, p: &mut Problems) {
     }
 }
 
+/// Data-parallel attention and expert parallelism are ways of serving a mixture-of-experts
+/// model, priced by the calibrated timing model; a dense model's data-parallel ranks are
+/// independent replicas, which `num_workers` already expresses.
+fn data_parallel(model: &Model, hw: &Hardware, timing: TimingKind, p: &mut Problems) {
+    for (field, set) in [("dp", hw.dp > 1), ("expert_parallel", hw.expert_parallel)] {
+        if !set {
+            continue;
+        }
+        let at = join("hardware", field);
+        if model.arch.num_experts == 0 {
+            p.push(
+                at,
+                format!(
+                    "{} is dense: its data-parallel ranks would be independent replicas;                      add workers (simulation.num_workers) instead",
+                    model.name
+                ),
+            );
+        } else if timing != TimingKind::Calibrated {
+            p.push(
+                at,
+                "data and expert parallelism are priced by the calibrated timing model; set                  worker.timing.model to \"calibrated\"",
+            );
+        }
+    }
+}
+
 fn largest_divisor_at_most(n: u32, at_most: u32) -> u32 {
     (1..=at_most.min(n)).rev().find(|d| n % d == 0).unwrap_or(1)
 }
@@ -106,12 +133,18 @@ fn memory(s: &Scenario, model: &Model, hw: &Hardware, p: &mut Problems) {
             } else {
                 String::new()
             };
+            // With data-parallel ranks, what one rank holds: its experts' share.
+            let (whose, remedy) = if hw.dp > 1 {
+                (" per data-parallel rank", "raise tp or dp")
+            } else {
+                ("", "raise tp")
+            };
             p.push(
                 "hardware",
                 format!(
-                    "{} needs {:.1} GB of weights but the {} at tp={} has {} GB usable ({} GB \
-                     × {} GPU(s) × gpu_memory_utilization {}{reserve}); raise tp, pick a \
-                     larger GPU or a smaller model",
+                    "{} needs {:.1} GB of weights{whose} but the {} at tp={} has {} GB usable \
+                     ({} GB × {} GPU(s) × gpu_memory_utilization {}{reserve}); {remedy}, pick \
+                     a larger GPU or a smaller model",
                     model.name,
                     weight_bytes as f64 / GIB,
                     hw.gpu.name,

@@ -90,6 +90,17 @@ impl SchedulerConfig {
         }
     }
 
+    /// The limits of a worker of `dp` data-parallel ranks, each with this section's
+    /// `max_num_seqs` and `max_num_batched_tokens` (vLLM's are per engine core).
+    pub fn across_ranks(&self, dp: u32) -> Self {
+        let mut cfg = self.clone();
+        if dp > 1 {
+            cfg.max_num_seqs = cfg.max_num_seqs.saturating_mul(dp);
+            cfg.max_num_batched_tokens = cfg.max_num_batched_tokens.saturating_mul(dp);
+        }
+        cfg
+    }
+
     /// Bytes per GPU the serving engine keeps besides weights and KV cache: with the
     /// calibrated timing model, the GPU's fitted reserve plus the activation peak of a
     /// full-budget step (what vLLM's memory profiling subtracts); otherwise none, as in
@@ -100,7 +111,7 @@ impl SchedulerConfig {
         }
         let cal = self.timing.calibration(hw);
         let gib = (1u64 << 30) as f64;
-        let collective = if hw.tp > 1 {
+        let collective = if hw.gpus() > 1 {
             cal.memory_reserved_tp_gb
         } else {
             0.0

@@ -64,7 +64,8 @@ impl std::fmt::Display for MemoryError {
 
 /// Per GPU, `floor((memory·utilization − weight_bytes/tp − reserved) / (block_size ·
 /// kv_bytes_per_token_per_gpu))`, checked so that at least one `max_model_len` sequence
-/// fits. `reserved` is what the serving engine keeps per GPU besides weights and KV cache
+/// fits; with `dp` data-parallel ranks, the experts' share of the weights is divided by
+/// `dp` too, and the worker has every rank's blocks. `reserved` is what the serving engine keeps per GPU besides weights and KV cache
 /// (0 for the spec's plain formula).
 pub fn num_gpu_blocks(
     model: &Model,
@@ -74,11 +75,15 @@ pub fn num_gpu_blocks(
     reserved: f64,
 ) -> Result<u32, MemoryError> {
     let tp = hw.tp.max(1) as f64;
+    let dp = hw.dp.max(1) as u64;
     let usable_bytes = hw.memory_bytes() * gpu_memory_utilization;
-    let free = (usable_bytes - model.weight_bytes as f64) / tp - reserved;
+    // One rank's weights: the experts are spread over every rank's GPUs.
+    let experts = model.expert_weight_bytes();
+    let rank_weights = model.weight_bytes - experts + experts / dp;
+    let free = (usable_bytes - rank_weights as f64) / tp - reserved;
     if free <= 0.0 {
         return Err(MemoryError::ModelDoesNotFit {
-            weight_bytes: model.weight_bytes,
+            weight_bytes: rank_weights,
             usable_bytes: usable_bytes - reserved * tp,
         });
     }
@@ -92,6 +97,8 @@ pub fn num_gpu_blocks(
             max_model_len: model.max_model_len(),
         });
     }
+    // Each rank's cache, pooled: the worker schedules for all its ranks.
+    let blocks = blocks * dp;
     if blocks > MAX_GPU_BLOCKS as u64 {
         return Err(MemoryError::TooManyBlocks {
             num_gpu_blocks: blocks,

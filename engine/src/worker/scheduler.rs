@@ -96,7 +96,8 @@ impl Scheduler {
         }
         let blocks = cfg.gpu_blocks(model, hw).map_err(|e| e.to_string())?;
         let timing = TimingModel::new(&cfg.timing, model, hw, cfg.step_overhead);
-        Ok(Self::with_blocks(worker, cfg, model, timing, blocks))
+        let cfg = cfg.across_ranks(hw.dp);
+        Ok(Self::with_blocks(worker, &cfg, model, timing, blocks))
     }
 
     /// A scheduler with exactly `num_gpu_blocks` KV blocks and the given step-time model

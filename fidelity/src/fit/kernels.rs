@@ -24,11 +24,7 @@ fn calibrated_gpu(name: &str, cal: &Calibration) -> CalibratedGpu {
 /// The step pricing of `model` on `tp` of `gpu`, with no all-reduce latency per layer (the
 /// profiles time kernels, not a server's collectives).
 fn timing(model: &Model, gpu: &CalibratedGpu, tp: u32) -> Calibrated {
-    let hw = Hardware {
-        gpu: gpu.spec.clone(),
-        tp,
-        allreduce_latency_per_layer: 0.0,
-    };
+    let hw = Hardware::tensor_parallel(gpu.spec.clone(), tp);
     Calibrated::new(model, &hw, Some(&gpu.cal), 0.0)
 }
 

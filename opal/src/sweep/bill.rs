@@ -15,8 +15,8 @@ use engine::simulation::SimulationResults;
 pub struct PoolBill {
     /// Workers the pool ever had (count).
     pub workers: u32,
-    /// GPUs per worker (tensor parallelism).
-    pub tp: u32,
+    /// GPUs per worker (`dp × tp`).
+    pub gpus: u32,
     /// Price of one of its GPUs for an hour (none for an unpriced custom GPU).
     pub price: Option<f64>,
     /// Workers there for the whole span (count).
@@ -39,12 +39,12 @@ pub struct Bill {
 impl Bill {
     /// The bill of `results`, a run of `scenario`, over `from..to`.
     pub fn new(scenario: &Scenario, results: &SimulationResults, from: f64, to: f64) -> Self {
-        let pool = |index: usize, workers: u32, starting: u32, tp: u32, price: Option<f64>| {
+        let pool = |index: usize, workers: u32, starting: u32, gpus: u32, price: Option<f64>| {
             let leases = results.scaling.iter().filter(|s| s.pool as usize == index);
             let released_at_start = leases.clone().filter(|s| s.requested.is_nan()).count();
             PoolBill {
                 workers,
-                tp,
+                gpus,
                 price,
                 steady: starting.saturating_sub(released_at_start as u32),
                 leased_seconds: leases.map(|s| leased(s, from, to)).sum(),
@@ -57,18 +57,24 @@ impl Bill {
                 .zip(&report.pools)
                 .enumerate()
                 .map(|(i, (p, row))| {
-                    let tp = p
+                    let gpus = p
                         .effective_hardware(&scenario.hardware)
-                        .map_or(scenario.hardware.tp, |h| h.tp);
+                        .map_or(scenario.hardware.gpus(), |h| h.gpus());
                     let price = p.cost_per_gpu_hour(&scenario.hardware);
-                    pool(i, row.workers, p.num_workers, tp, price)
+                    pool(i, row.workers, p.num_workers, gpus, price)
                 })
                 .collect(),
             _ => {
                 let starting = scenario.simulation.num_workers;
                 let workers = (results.workers.workers.len() as u32).max(starting);
                 let hw = &scenario.hardware;
-                vec![pool(0, workers, starting, hw.tp, hw.cost_per_gpu_hour())]
+                vec![pool(
+                    0,
+                    workers,
+                    starting,
+                    hw.gpus(),
+                    hw.cost_per_gpu_hour(),
+                )]
             }
         };
         Self { from, to, pools }
@@ -88,7 +94,7 @@ impl Bill {
     pub fn gpus(&self) -> u32 {
         // Saturating: a scenario's `tp` has no upper bound of its own.
         (self.pools.iter()).fold(0u32, |n, p| {
-            n.saturating_add(p.workers.saturating_mul(p.tp))
+            n.saturating_add(p.workers.saturating_mul(p.gpus))
         })
     }
 
@@ -97,7 +103,7 @@ impl Bill {
         let span = self.span().max(0.0);
         self.pools
             .iter()
-            .map(|p| p.tp as f64 * (p.steady as f64 * span + p.leased_seconds))
+            .map(|p| p.gpus as f64 * (p.steady as f64 * span + p.leased_seconds))
             .sum()
     }
 
@@ -107,9 +113,9 @@ impl Bill {
         let span = self.span();
         self.pools.iter().try_fold(0.0, |total, p| {
             let price = p.price?;
-            let mut rate = total + f64::from(p.steady) * f64::from(p.tp) * price;
+            let mut rate = total + f64::from(p.steady) * f64::from(p.gpus) * price;
             if p.leased_seconds > 0.0 && span > 0.0 {
-                rate += p.tp as f64 * p.leased_seconds / span * price;
+                rate += p.gpus as f64 * p.leased_seconds / span * price;
             }
             Some(rate)
         })

@@ -49,6 +49,13 @@ impl StepBreakdown {
 pub struct Calibrated {
     kernels: Kernels,
     tp: u32,
+    /// Data-parallel ranks: each runs an even share of the batch through attention and the
+    /// dense layers; the MoE layers take every rank's tokens.
+    dp: f64,
+    /// GPUs the routed experts are spread over (`dp × tp`).
+    expert_gpus: u32,
+    /// Whole experts per GPU (expert parallelism) rather than a slice of every expert.
+    expert_parallel: bool,
     dense_layers: f64,
     moe_layers: f64,
     /// Attention projections of one layer, on one GPU.
@@ -148,7 +155,13 @@ impl Calibrated {
             )
         };
         let ffn = a.intermediate_size as f64 / tp;
-        let expert_ffn = a.expert_ffn() as f64 / tp;
+        // Experts are split over every rank's GPUs, unless each GPU holds whole ones.
+        let expert_gpus = hw.gpus();
+        let expert_ffn = if hw.expert_parallel {
+            a.expert_ffn() as f64
+        } else {
+            a.expert_ffn() as f64 / expert_gpus as f64
+        };
         let shared = a.shared_expert_intermediate_size as f64 / tp;
         let mut moe_gemms = vec![g(h, a.num_experts as f64)];
         if shared > 0.0 {
@@ -163,6 +176,9 @@ impl Calibrated {
         Self {
             kernels,
             tp: hw.tp,
+            dp: hw.dp.max(1) as f64,
+            expert_gpus,
+            expert_parallel: hw.expert_parallel,
             dense_layers: a.num_layers as f64 - moe_layers,
             moe_layers,
             attention_gemms,
@@ -217,24 +233,47 @@ impl Calibrated {
         let k = &self.kernels;
         let (wb, ab) = (self.weight_bytes, self.hidden_bytes);
         let layers = self.dense_layers + self.moe_layers;
+        // One rank's share: data-parallel ranks step together, each over its part of the
+        // batch (vLLM balances requests over them), and the step waits for all of them.
+        let (rank_m, rank) = (m / self.dp, attention.share(self.dp));
         let projections: f64 = self
             .attention_gemms
             .iter()
-            .map(|&g| k.gemm(m, g, wb, ab))
+            .map(|&g| k.gemm(rank_m, g, wb, ab))
             .sum();
-        let mlp: f64 = self.mlp_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
-        let router_and_shared: f64 = self.moe_gemms.iter().map(|&g| k.gemm(m, g, wb, ab)).sum();
+        let mlp: f64 = self
+            .mlp_gemms
+            .iter()
+            .map(|&g| k.gemm(rank_m, g, wb, ab))
+            .sum();
+        let router_and_shared: f64 = self
+            .moe_gemms
+            .iter()
+            .map(|&g| k.gemm(rank_m, g, wb, ab))
+            .sum();
+        let allreduce = if self.dp > 1.0 {
+            // Within a rank, after attention and a dense MLP; a MoE layer gathers every
+            // rank's tokens to the experts and scatters the sums back (vLLM's default
+            // all-gather / reduce-scatter, which moves what an all-reduce of them does).
+            let rank_allreduce = self.allreduce_time(rank_m);
+            let gather_scatter = k.allreduce(m * self.hidden_state, self.expert_gpus);
+            layers * rank_allreduce
+                + self.dense_layers * rank_allreduce
+                + self.moe_layers * gather_scatter
+        } else {
+            layers * 2.0 * self.allreduce_time(m)
+        };
         StepBreakdown {
             gemm: layers * projections
                 + self.dense_layers * mlp
                 + self.moe_layers * router_and_shared
-                + self.lm_head_time(attention.seqs),
+                + self.lm_head_time(rank.seqs),
             moe: self.moe_layers * self.experts_time(m),
-            attention: layers * self.attention_work_time(&attention),
-            elementwise: self.dense_layers * k.elementwise(m * self.elementwise_dense)
-                + self.moe_layers * k.elementwise(m * self.elementwise_moe),
-            allreduce: layers * 2.0 * self.allreduce_time(m),
-            cpu: self.cpu_fixed + self.cpu_per_seq * attention.seqs,
+            attention: layers * self.attention_work_time(&rank),
+            elementwise: self.dense_layers * k.elementwise(rank_m * self.elementwise_dense)
+                + self.moe_layers * k.elementwise(rank_m * self.elementwise_moe),
+            allreduce,
+            cpu: self.cpu_fixed + self.cpu_per_seq * rank.seqs,
         }
     }
 
@@ -265,8 +304,32 @@ impl Calibrated {
         if self.moe_layers == 0.0 {
             return 0.0;
         }
+        if !self.expert_parallel {
+            return self.kernels.fused_moe(
+                tokens,
+                &self.experts,
+                self.weight_bytes,
+                self.hidden_bytes,
+            );
+        }
+        // Each GPU holds count / n whole experts and runs the token-expert pairs routed to
+        // them; the layer waits for the busiest GPU. Under uniform routing a GPU's pairs are
+        // binomial, and the largest of n such counts is about the mean plus sqrt(2 ln n)
+        // standard deviations (no more than every token sending it all its local experts).
+        let e = &self.experts;
+        let n = self.expert_gpus as f64;
+        let local = e.count / n;
+        let mean = tokens * e.top_k / n;
+        let spread = libm::sqrt(2.0 * libm::log(n) * mean * (1.0 - 1.0 / n));
+        let busiest = (mean + spread).min(tokens * e.top_k.min(local));
+        let on_one_gpu = Experts {
+            count: local,
+            top_k: 1.0,
+            up: e.up,
+            down: e.down,
+        };
         self.kernels
-            .fused_moe(tokens, &self.experts, self.weight_bytes, self.hidden_bytes)
+            .fused_moe(busiest, &on_one_gpu, self.weight_bytes, self.hidden_bytes)
     }
 
     /// One layer's attention over `batch`, seconds.
@@ -318,6 +381,19 @@ struct AttentionWork {
 }
 
 impl AttentionWork {
+    /// One of `ranks` even shares of this work (the longest prefix is the same in each).
+    fn share(&self, ranks: f64) -> Self {
+        Self {
+            pairs: self.pairs / ranks,
+            prefix_pairs: self.prefix_pairs / ranks,
+            longest_prefix: self.longest_prefix,
+            prefill_kv: self.prefill_kv / ranks,
+            prefix_kv: self.prefix_kv / ranks,
+            decode_kv: self.decode_kv / ranks,
+            seqs: self.seqs / ranks,
+        }
+    }
+
     fn add(&mut self, w: SeqWork, half_tokens: f64) {
         let (n, c) = (w.new_tokens as f64, w.context as f64);
         self.seqs += 1.0;

@@ -194,7 +194,9 @@ fn pool_card(props: &PoolCardProps) -> Html {
                 value={gpu_value} options={gpu_options} hint="Replaces the Hardware section's GPU for this pool."
                 error={c.error(&gpu_path).or_else(|| c.error(&f("hardware")))} disabled={c.disabled} on_change={on_gpu} />
             { c.number(&f("hardware.tp"), "Tensor parallel").count().unit("GPUs")
-                .hint("GPUs per worker of this pool.").html() }
+                .hint("GPUs per worker (per data-parallel rank) of this pool.").html() }
+            { c.number(&f("hardware.dp"), "Data parallel").count().unit("ranks")
+                .hint("MoE models: attention ranks per worker of this pool.").html() }
             { c.number(&f("worker.max_num_seqs"), "Max sequences").count()
                 .hint("Requests one worker runs at once.").html() }
             { c.number(&f("worker.max_num_batched_tokens"), "Max batched tokens").count()

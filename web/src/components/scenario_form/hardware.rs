@@ -1,4 +1,5 @@
-//! The `hardware` section: GPU type (catalogue or custom figures), tensor parallelism.
+//! The `hardware` section: GPU type (catalogue or custom figures), tensor, data and expert
+//! parallelism.
 
 use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
@@ -45,6 +46,8 @@ pub fn hardware_section(props: &SectionProps) -> Html {
                         .hint("Dense bf16 peak.").html() }
                     { c.number("hardware.custom.fp8_tflops", "FP8 peak").unit("TFLOP/s")
                         .hint("Dense FP8 peak; 0 when the GPU has no FP8 units.").html() }
+                    { c.number("hardware.custom.fp4_tflops", "FP4 peak").unit("TFLOP/s")
+                        .hint("Dense FP4 peak; 0 when the GPU has no FP4 units.").html() }
                     { c.number("hardware.custom.hbm_tbps", "HBM bandwidth").unit("TB/s").step(0.1)
                         .hint("Datasheet memory bandwidth.").html() }
                     { c.number("hardware.custom.memory_gb", "Memory").unit("GB")
@@ -52,7 +55,11 @@ pub fn hardware_section(props: &SectionProps) -> Html {
                 </div>
             }
             { c.number("hardware.tp", "Tensor parallel").count().unit("GPUs")
-                .hint("GPUs per worker; multiplies memory, FLOP/s and bandwidth.").html() }
+                .hint("GPUs per worker (per data-parallel rank); multiplies memory, FLOP/s and bandwidth.").html() }
+            { c.number("hardware.dp", "Data parallel").count().unit("ranks")
+                .hint("MoE models: attention ranks of tp GPUs each, with their own KV cache and batch limits; the experts span all dp × tp GPUs.").html() }
+            { c.toggle("hardware.expert_parallel", "Expert parallel",
+                "MoE models: each GPU holds whole experts (vLLM --enable-expert-parallel); a layer waits for the GPU routed the most.") }
             if roofline {
                 { c.number("hardware.allreduce_latency_per_layer", "All-reduce latency").unit("s/layer").step(0.00001)
                     .hint("Roofline: cost per transformer layer per step when tp > 1.").html() }
