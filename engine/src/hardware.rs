@@ -317,13 +317,13 @@ mod tests {
         let paths: Vec<&str> = p.as_slice().iter().map(|p| p.path.as_str()).collect();
         assert_eq!(paths, ["hardware.tp", "hardware.custom.peak_tflops"]);
         let unknown = HardwareConfig {
-            gpu: "B200".into(),
+            gpu: "GB300".into(),
             ..Default::default()
         };
         assert!(unknown
             .resolve()
             .unwrap_err()
-            .contains("unknown GPU \"B200\""));
+            .contains("unknown GPU \"GB300\""));
     }
 
     #[test]
@@ -356,7 +356,7 @@ mod tests {
     #[test]
     fn gpu_prices_name_catalogue_gpus_and_are_not_negative() {
         let cfg = HardwareConfig {
-            gpu_prices: [("B200".to_string(), 5.0), ("H200".to_string(), -1.0)].into(),
+            gpu_prices: [("GB300".to_string(), 5.0), ("H200".to_string(), -1.0)].into(),
             ..Default::default()
         };
         let mut p = Problems::new();
@@ -364,7 +364,7 @@ mod tests {
         let paths: Vec<&str> = p.as_slice().iter().map(|p| p.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["hardware.gpu_prices.B200", "hardware.gpu_prices.H200"]
+            ["hardware.gpu_prices.GB300", "hardware.gpu_prices.H200"]
         );
         assert!(p.as_slice()[0].message.contains("no catalogue GPU"));
     }

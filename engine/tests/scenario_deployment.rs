@@ -31,7 +31,7 @@ fn a_disaggregated_deployment_needs_both_roles() {
 fn pool_fields_are_checked_where_they_are_written() {
     let p = problems(
         r#"{"deployment": {
-            "pools": [ {"role": "prefill", "num_workers": 0, "hardware": {"gpu": "B300"}},
+            "pools": [ {"role": "prefill", "num_workers": 0, "hardware": {"gpu": "GB300"}},
                        {"name": "prefill", "role": "decode",
                         "worker": {"block_size": 32, "max_num_seqs": 0}},
                        {"role": "decode", "worker": {"no_such_knob": 1}} ],
@@ -43,7 +43,7 @@ fn pool_fields_are_checked_where_they_are_written() {
     has(
         &p,
         "deployment.pools[0].hardware.gpu",
-        "unknown GPU \"B300\"",
+        "unknown GPU \"GB300\"",
     );
     has(&p, "deployment.pools[1].name", "names an earlier pool");
     has(

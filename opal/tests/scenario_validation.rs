@@ -169,7 +169,7 @@ fn every_problem_is_reported_at_once() {
         r#"{"version": 2,
             "simulation": {"num_workers": 0},
             "model": {"name": "gpt-5"},
-            "hardware": {"gpu": "B200"},
+            "hardware": {"gpu": "GB300"},
             "worker": {"block_size": 0, "gpu_memory_utilization": 1.5},
             "router": {"kv_event_interval": 0},
             "workload": {"stages": [{"type": "ExponentialReqRate", "request_rate": 0,
