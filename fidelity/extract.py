@@ -2,13 +2,16 @@
 """Derives the fidelity suite's compact data from the project's shared measurements.
 
     python3 fidelity/extract.py ../shared/fidelity   # rewrites fidelity/data/
+    python3 fidelity/extract.py --aiconfigurator /work/.mirror/ai-dynamo+aiconfigurator/repo
+        # rewrites only data/kernels/aiconfigurator_{b200,b300}_vllm019.json, ..._h200_vllm014.json
 
 Reads the 16 real vLLM v0.15.1 runs on H100 in `vllm_h100_runs/` (source: github
 inference-sim/training; see fidelity/README.md) and writes, per run, the request stream the
 client sent (arrival, prompt length, error flag) and the latencies it measured, summarised.
-Standard library only.
+Standard library only, but for PyYAML (the layer profiles) and pyarrow (AIConfigurator's
+per-operation tables, --aiconfigurator).
 """
-import csv, glob, gzip, json, math, os, sys
+import csv, glob, gzip, io, json, math, os, subprocess, sys
 
 try:
     import yaml  # only for the layer profiles (PyYAML)
@@ -123,6 +126,93 @@ def rtx_pro_6000_profile(shared, out):
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
 
+# AIConfigurator's per-operation tables of vLLM's kernels, per catalogue GPU: (system folder,
+# vLLM version folder, output file). B200 and B300 at vLLM 0.19 (the RTX PRO 6000 profile's
+# version); H200 at 0.14 (the version of the H100's per-layer tables, so the two compare).
+AIC_SYSTEMS = [("B200", "b200_sxm", "0.19.0", "aiconfigurator_b200_vllm019.json"),
+               ("B300", "b300_sxm", "0.19.0", "aiconfigurator_b300_vllm019.json"),
+               ("H200", "h200_sxm", "0.14.0", "aiconfigurator_h200_vllm014.json")]
+AIC_DATA = "aic-core/src/aiconfigurator_core/systems/data"
+# The subsampled grids: GEMM rows at powers of two of m and the n / k of real models' shards
+# (and LM-head widths for n); attention at the (query heads, KV heads) of real models' shards
+# (Llama-3-8B / 70B, Qwen3-32B at tp 1-8, and one MHA model), head size 128 (and 256 where
+# measured), chunk lengths and decode KV lengths at powers of two.
+AIC_GEMM_M = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+AIC_GEMM_NK = (512, 1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192, 12288, 16384)
+AIC_GEMM_LM_N = (51200, 65536)
+AIC_CHECK_M = (1, 16, 128, 1024, 4096, 8192)
+AIC_CHECK_NK = (4096, 8192, 16384)
+AIC_HEADS = {(64, 8), (32, 8), (32, 4), (16, 4), (16, 2), (8, 2), (8, 1), (4, 1), (40, 8), (32, 32)}
+AIC_ISL = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+AIC_STEP = (1, 15, 127, 511, 1023, 2047, 4095, 8191, 16383, 32767, 65535, 131071)
+
+def aic_table(repo, path):
+    """One parquet table of AIConfigurator's repository, as a list of row dicts: from a bare
+    git directory (the mirror) via `git show HEAD:path`, or from a checkout."""
+    import pyarrow.parquet as pq
+    if os.path.exists(os.path.join(repo, path)):
+        return pq.read_table(os.path.join(repo, path)).to_pylist()
+    data = subprocess.run(["git", "-C", repo, "show", "HEAD:" + path], check=True,
+                          capture_output=True).stdout
+    return pq.read_table(io.BytesIO(data)).to_pylist()
+
+def aiconfigurator_per_op(repo, out):
+    """AIConfigurator's per-operation measurements of vLLM's kernels on B200, B300 and H200
+    (github ai-dynamo/aiconfigurator, Apache-2.0), one compact file per GPU; times in us.
+    `gemm`: bf16 [m x k] . [k x n] rows (m, n, k, us); `gemm_check`: fp8 (per-tensor) and
+    nvfp4 rows on a coarse grid, held out of the fit. `context_attention`: `batch` sequences of
+    `isl` new tokens, no cached prefix (AIConfigurator's step is 0 in every row), rows (batch,
+    isl, heads, kv heads, head_dim, us). `generation_attention`: `batch` decodes, each with
+    `kv` tokens already cached (the table's `step`: its collector builds vLLM's seq_lens as
+    step + 1, the query token included), rows (batch, kv, heads, kv heads, head_dim, us).
+    Both at bf16 KV cache, no sliding window. `allreduce`: vLLM's custom all-reduce under CUDA
+    graphs (the `vllm_graph` backend, as vLLM serves), rows (gpus, message elements, us): the
+    message is a bf16 tensor of that many elements (AIConfigurator queries it with tokens x
+    hidden size)."""
+    for gpu, system, version, name in AIC_SYSTEMS:
+        base = "%s/%s/%%s/vllm/%s/%%s" % (AIC_DATA, system, version)
+        gemm_rows = aic_table(repo, base % ("gemm", "gemm_perf.parquet"))
+        us = lambda r: round(r["latency"] * 1e3, 3)
+        gemm, check = [], []
+        for r in gemm_rows:
+            m, n, k = r["m"], r["n"], r["k"]
+            if r["gemm_dtype"] == "bfloat16" and m in AIC_GEMM_M and k in AIC_GEMM_NK \
+                    and (n in AIC_GEMM_NK or n in AIC_GEMM_LM_N):
+                gemm.append([m, n, k, us(r)])
+            elif r["gemm_dtype"] in ("fp8", "nvfp4") and m in AIC_CHECK_M and n in AIC_CHECK_NK \
+                    and k in AIC_CHECK_NK:
+                check.append([r["gemm_dtype"], m, n, k, us(r)])
+        attention = {}
+        for kind, steps in (("context", AIC_ISL), ("generation", AIC_STEP)):
+            rows = aic_table(repo, base % ("attention", kind + "_attention_perf.parquet"))
+            length = "isl" if kind == "context" else "step"
+            attention[kind] = [
+                [r["batch_size"], r[length], r["num_heads"], r["num_key_value_heads"], r["head_dim"], us(r)]
+                for r in rows
+                if r["kv_cache_dtype"] == "bfloat16" and (r.get("window_size") or 0) == 0
+                and (kind == "generation" or r["step"] == 0) and r[length] in steps
+                and (r["num_heads"], r["num_key_value_heads"]) in AIC_HEADS
+                and (r["head_dim"] == 128 or (r["num_heads"], r["num_key_value_heads"]) == (32, 8))]
+        allreduce = [[r["num_gpus"], r["message_size"], us(r)]
+                     for r in aic_table(repo, base % ("comm", "custom_allreduce_perf.parquet"))
+                     if r["backend"] == "vllm_graph" and r["allreduce_dtype"] == "bfloat16"]
+        version_label = gemm_rows[0]["version"]
+        doc = {"gpu": gpu, "system": system, "vllm": version, "vllm_build": version_label,
+               "gemm_columns": ["m", "n", "k", "us"], "gemm": sorted(gemm),
+               "gemm_check_columns": ["dtype", "m", "n", "k", "us"], "gemm_check": sorted(check),
+               "context_attention_columns": ["batch", "isl", "heads", "kv_heads", "head_dim", "us"],
+               "context_attention": sorted(attention["context"]),
+               "generation_attention_columns": ["batch", "kv", "heads", "kv_heads", "head_dim", "us"],
+               "generation_attention": sorted(attention["generation"]),
+               "allreduce_columns": ["gpus", "elements", "us"], "allreduce": sorted(allreduce)}
+        path = os.path.join(out, "kernels", name)
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.write("\n")
+        print("%s: %d GEMM, %d check, %d + %d attention, %d all-reduce rows -> %s" % (
+            gpu, len(gemm), len(check), len(attention["context"]), len(attention["generation"]),
+            len(allreduce), path))
+
 def model_configs(shared, out):
     for path in sorted(glob.glob(os.path.join(shared, "model_configs", "*", "config.json"))):
         name = os.path.basename(os.path.dirname(path))
@@ -217,8 +307,9 @@ def main(shared, out):
         f.write("\n")
     print("wrote %d runs to %s" % (len(runs), out))
 
-if __name__ == "__main__":
-    shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fidelity")
+def extract_shared(shared):
+    """Every file derived from the project's shared folder."""
+    shared = shared or os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fidelity")
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     for d in ("requests", "kernels", "models"):
         os.makedirs(os.path.join(out, d), exist_ok=True)
@@ -227,3 +318,11 @@ if __name__ == "__main__":
     vidur_profiles(shared, out)
     model_configs(shared, out)
     rtx_pro_6000_profile(shared, out)
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--aiconfigurator":
+        out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+        os.makedirs(os.path.join(out, "kernels"), exist_ok=True)
+        aiconfigurator_per_op(sys.argv[2], out)
+    else:
+        extract_shared(sys.argv[1] if len(sys.argv) > 1 else None)

@@ -10,8 +10,8 @@ mod roofline;
 
 pub use analytical::OpalAnalytical;
 pub use calibrated::calibration::{
-    a100_calibration, h100_calibration, l40s_calibration, rtx_4090_calibration,
-    rtx_pro_6000_calibration,
+    a100_calibration, b200_calibration, b300_calibration, h100_calibration, h200_calibration,
+    l40s_calibration, rtx_4090_calibration, rtx_pro_6000_calibration,
 };
 pub use calibrated::{Calibrated, Calibration, StepBreakdown};
 pub use roofline::{Roofline, StepWork};
@@ -81,13 +81,16 @@ impl Default for TimingConfig {
     }
 }
 
-/// The fitted figures of catalogue GPU `gpu` running vLLM: its own where it has a fit (the
-/// H200 shares the H100's: the same die), else, and for a custom GPU, the H100's.
+/// The fitted figures of catalogue GPU `gpu` running vLLM: its own where it has a fit, else,
+/// and for a custom GPU, the H100's.
 pub fn calibration_for(gpu: &GpuSpec) -> Calibration {
     if crate::hardware::lookup(&gpu.name).as_ref() != Some(gpu) {
         return h100_calibration();
     }
     match gpu.name.as_str() {
+        "H200" => h200_calibration(),
+        "B200" => b200_calibration(),
+        "B300" => b300_calibration(),
         "A100-80GB" => a100_calibration(),
         "L40S" => l40s_calibration(),
         "RTX PRO 6000 Blackwell" => rtx_pro_6000_calibration(),
@@ -288,8 +291,15 @@ mod tests {
             25.0,
             "PCIe Gen4, as the L40S"
         );
-        // The H200 is the H100's die with more HBM: the same kernels' efficiencies.
-        assert_eq!(calibration_for(&gpu("H200")), h100_calibration());
+        // The H200, B200 and B300 have kernel figures of their own, the H100's serving engine.
+        for (name, own) in [
+            ("H200", h200_calibration()),
+            ("B200", b200_calibration()),
+            ("B300", b300_calibration()),
+        ] {
+            assert_eq!(calibration_for(&gpu(name)), own);
+            assert_eq!(own.step_overhead_us, h100_calibration().step_overhead_us);
+        }
         assert_eq!(calibration_for(&gpu("A100-80GB")), a100_calibration());
     }
 

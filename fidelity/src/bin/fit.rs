@@ -30,6 +30,33 @@ fn main() {
             "  {group:<17} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
         );
     }
+    // Held-out GEMMs of other formats, priced with the bf16 fit (per-operation tables only).
+    let checks = fidelity::fit::kernels::dtype_checks(&gpu, &kernels);
+    for dtype in ["fp8", "nvfp4"] {
+        let rows: Vec<_> = checks.iter().filter(|c| c.dtype == dtype).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let mut errs: Vec<f64> = rows
+            .iter()
+            .map(|c| ((c.predicted - c.measured) / c.measured).abs() * 100.0)
+            .collect();
+        errs.sort_by(f64::total_cmp);
+        let p90 = errs[(errs.len() as f64 * 0.9) as usize];
+        let ratio =
+            fidelity::report::median(rows.iter().map(|c| c.predicted / c.measured).collect());
+        let big: Vec<_> = rows
+            .iter()
+            .filter(|c| c.label.starts_with("8192×"))
+            .collect();
+        let big_ratio =
+            fidelity::report::median(big.iter().map(|c| c.predicted / c.measured).collect());
+        println!(
+            "  {dtype} GEMMs (held out) {:>3} points  {:>5.1}% / {p90:>5.1}%  (median predicted / measured {ratio:.2}, at m = 8192 {big_ratio:.2})",
+            rows.len(),
+            fidelity::report::median(errs.clone()),
+        );
+    }
     let train: Vec<_> = fidelity::builtin_runs()
         .into_iter()
         .filter(|r| r.is_scored() && r.split == "train" && r.gpu == gpu)

@@ -2,7 +2,7 @@
 //! profile point is priced by the same functions the simulator's steps use.
 
 use engine::hardware::{GpuSpec, Hardware};
-use engine::model::{catalogue, hf, Model};
+use engine::model::{catalogue, hf, Dtype, Dtypes, Model};
 use engine::timing::{Calibrated, Calibration, SeqWork};
 use serde::Deserialize;
 use serde_json::Value;
@@ -147,6 +147,116 @@ impl KernelProfile {
             .map(|k| self.dense_us[*k][i])
             .sum()
     }
+}
+
+/// AIConfigurator's per-operation measurements of vLLM's kernels on one GPU (written by
+/// `extract.py --aiconfigurator`; times in µs): single GEMMs, attention kernels over
+/// synthetic batches, and vLLM's custom all-reduce. See `extract.py` for what each row holds.
+#[derive(Debug, Clone, Deserialize)]
+struct OpTables {
+    /// The catalogue GPU they were measured on.
+    gpu: String,
+    /// Rows of `[m, n, k, µs]`: one bf16 GEMM `[m × k] · [k × n]`.
+    gemm: Vec<[f64; 4]>,
+    /// Rows of `[dtype, m, n, k, µs]` (`fp8` per-tensor, `nvfp4`), not fitted on.
+    gemm_check: Vec<(String, f64, f64, f64, f64)>,
+    /// Rows of `[batch, isl, heads, KV heads, head size, µs]`: `batch` chunks of `isl` new
+    /// tokens with no cached prefix.
+    context_attention: Vec<[f64; 6]>,
+    /// Rows of `[batch, kv, heads, KV heads, head size, µs]`: `batch` decodes, each over `kv`
+    /// cached tokens (plus its own).
+    generation_attention: Vec<[f64; 6]>,
+    /// Rows of `[GPUs, bf16 elements, µs]`.
+    allreduce: Vec<[f64; 3]>,
+}
+
+/// The per-operation tables shipped for `gpu` (a catalogue name), if any.
+fn op_tables(gpu: &str) -> Option<OpTables> {
+    let json = match gpu {
+        "B200" => include_str!("../../data/kernels/aiconfigurator_b200_vllm019.json"),
+        "B300" => include_str!("../../data/kernels/aiconfigurator_b300_vllm019.json"),
+        "H200" => include_str!("../../data/kernels/aiconfigurator_h200_vllm014.json"),
+        _ => return None,
+    };
+    let t: OpTables = serde_json::from_str(json).expect("the per-operation tables are valid");
+    assert_eq!(t.gpu, gpu);
+    Some(t)
+}
+
+/// A one-layer bf16 model with these attention shapes and hidden size (the MLP and vocabulary
+/// only fill the architecture: its points time one kernel each).
+fn synthetic_model(heads: f64, kv_heads: f64, head_dim: f64, hidden: f64) -> Model {
+    let config = serde_json::json!({
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "num_hidden_layers": 1,
+        "hidden_size": hidden as u64,
+        "num_attention_heads": heads as u64,
+        "num_key_value_heads": kv_heads as u64,
+        "head_dim": head_dim as u64,
+        "intermediate_size": 4 * hidden as u64,
+        "vocab_size": 32000,
+        "torch_dtype": "bfloat16",
+    });
+    let arch = hf::from_config_value(&config).expect("a synthetic config imports");
+    Model::new(
+        format!("synthetic {heads}/{kv_heads}×{head_dim}, hidden {hidden}"),
+        arch,
+    )
+}
+
+/// One held-out GEMM of another format, measured and priced.
+#[derive(Debug, Clone)]
+pub struct DtypeCheck {
+    /// `fp8` or `nvfp4`.
+    pub dtype: String,
+    /// `m×n×k`.
+    pub label: String,
+    /// Measured, s.
+    pub measured: f64,
+    /// Priced, s.
+    pub predicted: f64,
+}
+
+/// The fp8 and nvfp4 GEMM rows of `gpu`'s per-operation tables (none fitted on), priced under
+/// `cal`. FP8 as the simulator prices a W8A8 checkpoint (FP8 weights and activations, the
+/// GPU's `fp8_tflops`); NVFP4 at the GPU's `fp4_tflops` with half-byte weights and the same
+/// efficiencies: what the bf16 fit predicts for it (the simulator has no FP4 format).
+pub fn dtype_checks(gpu: &str, cal: &Calibration) -> Vec<DtypeCheck> {
+    let Some(t) = op_tables(gpu) else {
+        return Vec::new();
+    };
+    let model = synthetic_model(32.0, 8.0, 128.0, 4096.0);
+    let at = |weight: Dtype, peak: f64| {
+        let mut g = calibrated_gpu(gpu, cal);
+        g.spec.fp8_tflops = peak;
+        let dtypes = Dtypes {
+            weight,
+            activation: Dtype::Fp8,
+            kv_cache: Dtype::Bfloat16,
+        };
+        let m = Model::with_dtypes(model.name.clone(), model.arch.clone(), dtypes);
+        timing(&m, &g, 1)
+    };
+    let spec = engine::hardware::lookup(gpu).expect("a catalogue GPU");
+    let fp8 = at(Dtype::Fp8, spec.fp8_tflops);
+    let fp4 = at(Dtype::Int4, spec.fp4_tflops);
+    t.gemm_check
+        .iter()
+        .filter_map(|(dtype, m, n, k, us)| {
+            let t = match dtype.as_str() {
+                "fp8" => &fp8,
+                "nvfp4" if spec.fp4_tflops > 0.0 => &fp4,
+                _ => return None,
+            };
+            Some(DtypeCheck {
+                dtype: dtype.clone(),
+                label: format!("{m}×{n}×{k}"),
+                measured: us * 1e-6,
+                predicted: t.gemm_time(*m, *k, *n),
+            })
+        })
+        .collect()
 }
 
 /// Whole steps of Llama-3.1-8B (32 layers) on the RTX PRO 6000, priced two ways: summed
@@ -452,7 +562,8 @@ impl Profiles {
     /// The profiles of `gpu` (a catalogue name) shipped in `fidelity/data/kernels/`: for the
     /// H100, AIConfigurator's per-layer tables and Vidur's elementwise operators; for the
     /// A100, Vidur's GEMM and elementwise operators (the only A100 kernels measured); for the
-    /// RTX PRO 6000 Blackwell, LLMServingSim's per-kernel profile of vLLM 0.19.
+    /// RTX PRO 6000 Blackwell, LLMServingSim's per-kernel profile of vLLM 0.19; for the B200,
+    /// B300 and H200, AIConfigurator's per-operation tables (GEMM, attention, all-reduce).
     pub fn for_gpu(gpu: &str) -> Self {
         let vidur: Vec<VidurRow> =
             serde_json::from_str(include_str!("../../data/kernels/vidur.json"))
@@ -468,6 +579,10 @@ impl Profiles {
                 "h100"
             }
             "A100-80GB" => "a100",
+            "B200" | "B300" | "H200" => {
+                p.add_op_tables(&op_tables(gpu).expect("shipped for this GPU"));
+                return p;
+            }
             _ => {
                 let k = rtx_pro_6000_profile();
                 if k.gpu == gpu {
@@ -582,6 +697,86 @@ impl Profiles {
                 us,
                 m,
                 Query::Attention(KernelProfile::attention_batch(row)),
+            );
+        }
+    }
+
+    /// Every point of a GPU's per-operation tables: each bf16 GEMM, each attention kernel on
+    /// a one-layer model of its heads at tp 1, each all-reduce on a model of 4,096 hidden
+    /// units (a message of `e` elements is `e / 4096` tokens' hidden states) at tp = its GPUs.
+    fn add_op_tables(&mut self, t: &OpTables) {
+        let gemm_model = self.models.len();
+        self.models
+            .push((synthetic_model(32.0, 8.0, 128.0, 4096.0), 1));
+        for &[m, n, k, us] in &t.gemm {
+            self.push(
+                "gemm",
+                format!("GEMM {m}×{n}×{k}"),
+                us,
+                gemm_model,
+                Query::Gemm(m, k, n),
+            );
+        }
+        let mut attention_models: Vec<([u64; 3], usize)> = Vec::new();
+        let rows = t
+            .context_attention
+            .iter()
+            .map(|r| (false, r))
+            .chain(t.generation_attention.iter().map(|r| (true, r)));
+        for (decode, &[b, len, heads, kv_heads, hd, us]) in rows {
+            let key = [heads as u64, kv_heads as u64, hd as u64];
+            let model = match attention_models.iter().find(|(k, _)| *k == key) {
+                Some(&(_, i)) => i,
+                None => {
+                    let i = self.models.len();
+                    self.models
+                        .push((synthetic_model(heads, kv_heads, hd, heads * hd), 1));
+                    attention_models.push((key, i));
+                    i
+                }
+            };
+            let seq = if decode {
+                SeqWork {
+                    new_tokens: 1,
+                    context: len as u32,
+                    decode: true,
+                }
+            } else {
+                SeqWork {
+                    new_tokens: len as u32,
+                    context: 0,
+                    decode: false,
+                }
+            };
+            let what = if decode { "decode" } else { "prefill" };
+            self.push(
+                "attention",
+                format!("{heads}/{kv_heads}×{hd} {what} {b}x{len}"),
+                us,
+                model,
+                Query::Attention(vec![seq; b as usize]),
+            );
+        }
+        const HIDDEN: f64 = 4096.0;
+        let mut allreduce_models: Vec<(u32, usize)> = Vec::new();
+        for &[gpus, elements, us] in &t.allreduce {
+            let tp = gpus as u32;
+            let model = match allreduce_models.iter().find(|(g, _)| *g == tp) {
+                Some(&(_, i)) => i,
+                None => {
+                    let i = self.models.len();
+                    self.models
+                        .push((synthetic_model(32.0, 8.0, 128.0, HIDDEN), tp));
+                    allreduce_models.push((tp, i));
+                    i
+                }
+            };
+            self.push(
+                "allreduce",
+                format!("all-reduce {gpus} GPUs {elements} elements"),
+                us,
+                model,
+                Query::AllReduce(elements / HIDDEN),
             );
         }
     }

@@ -300,6 +300,89 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
     }
 }
 
+/// The H200's calibration. Kernel figures: fitted on AIConfigurator's per-operation
+/// measurements of vLLM 0.14's kernels on the H200 SXM (bf16 GEMMs, FlashAttention 3 prefill
+/// and decode batches at bf16 KV, vLLM's custom all-reduce under CUDA graphs on 2–8 GPUs), the
+/// version of the H100's per-layer tables, by
+/// `cargo run --release -p opal-fidelity --bin fit -- --gpu H200`. Not fittable from kernel
+/// tables, so the H100's: the serving engine's CPU and front-end figures and memory reserve
+/// (no real run on this GPU here), the elementwise kernels and the MoE efficiencies with
+/// their knee.
+pub fn h200_calibration() -> Calibration {
+    Calibration {
+        source: "H200 SXM: AIConfigurator vLLM 0.14 kernel tables; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.790,
+        gemm_memory_efficiency: 0.832,
+        gemm_knee: 4.69,
+        gemm_fixed_us: 3.86,
+        // The tables time decode and prefill batches apart, none over a cached prefix: the
+        // H100's FlashAttention 3 figures for those two (0 and 1) stand.
+        prefill_attention_efficiency: 0.606,
+        prefill_attention_half_tokens: 1082.0,
+        decode_attention_efficiency: 0.762,
+        attention_fixed_us: 12.1,
+        attention_per_seq_ns: 46.6,
+        allreduce_latency_us: 4.46,
+        allreduce_latency_per_gpu_us: 0.187,
+        allreduce_bus_gbps: 291.0,
+        ..h100_calibration()
+    }
+}
+
+/// The B200's calibration. Kernel figures: fitted on AIConfigurator's per-operation
+/// measurements of vLLM 0.19's kernels on the B200 SXM (bf16 GEMMs, FlashInfer prefill and
+/// decode batches at bf16 KV, vLLM's custom all-reduce under CUDA graphs on 2–8 GPUs) by
+/// `cargo run --release -p opal-fidelity --bin fit -- --gpu B200`. Not fittable from kernel
+/// tables, so the H100's: the serving engine's CPU and front-end figures and memory reserve
+/// (no real run on this GPU here), the elementwise kernels and the MoE efficiencies with
+/// their knee.
+pub fn b200_calibration() -> Calibration {
+    Calibration {
+        source: "B200: AIConfigurator vLLM 0.19 kernel tables; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.711,
+        gemm_memory_efficiency: 0.792,
+        gemm_knee: 3.21,
+        gemm_fixed_us: 3.45,
+        // No table has a chunk over a cached prefix or decodes sharing a kernel with a chunk:
+        // those two figures stay 0 and 1.
+        prefill_attention_efficiency: 0.737,
+        prefill_attention_half_tokens: 1278.0,
+        decode_attention_efficiency: 0.946,
+        attention_fixed_us: 8.10,
+        attention_per_seq_ns: 19.7,
+        allreduce_latency_us: 7.22,
+        allreduce_latency_per_gpu_us: 0.180,
+        allreduce_bus_gbps: 510.0,
+        ..h100_calibration()
+    }
+}
+
+/// The B300's calibration. Kernel figures: fitted on AIConfigurator's per-operation
+/// measurements of vLLM 0.19's kernels on the B300 SXM (as the B200's) by
+/// `cargo run --release -p opal-fidelity --bin fit -- --gpu B300`. Not fittable from kernel
+/// tables, so the H100's: the serving engine's CPU and front-end figures and memory reserve
+/// (no real run on this GPU here), the elementwise kernels and the MoE efficiencies with
+/// their knee.
+pub fn b300_calibration() -> Calibration {
+    Calibration {
+        source: "B300: AIConfigurator vLLM 0.19 kernel tables; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.766,
+        gemm_memory_efficiency: 0.782,
+        gemm_knee: 3.51,
+        gemm_fixed_us: 3.17,
+        // As on the B200: no chunk over a prefix, no mixed batch in the tables.
+        prefill_attention_efficiency: 0.889,
+        prefill_attention_half_tokens: 1402.0,
+        decode_attention_efficiency: 0.934,
+        attention_fixed_us: 8.17,
+        attention_per_seq_ns: 17.7,
+        allreduce_latency_us: 7.08,
+        allreduce_latency_per_gpu_us: 0.132,
+        allreduce_bus_gbps: 504.0,
+        ..h100_calibration()
+    }
+}
+
 /// The RTX 4090's calibration: no kernel profile or run exists for it here, so as the L40S
 /// (the same AD102 die, its all-reduce over PCIe Gen4): the H100's efficiencies on its own
 /// datasheet peaks.
