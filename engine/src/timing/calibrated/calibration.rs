@@ -24,6 +24,15 @@ pub struct Calibration {
     pub gemm_knee: f64,
     /// GEMMs: fixed cost of one GEMM kernel, µs.
     pub gemm_fixed_us: f64,
+    /// W8A8 GEMMs on the FP8 matrix units: fraction of the FP8 peak reached once
+    /// compute-bound (vLLM's FP8 kernels need not reach what its bf16 ones do); 0 = as
+    /// `gemm_compute_efficiency`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fp8_gemm_compute_efficiency: f64,
+    /// W4A4 GEMMs on the FP4 matrix units: fraction of the FP4 peak reached once
+    /// compute-bound; 0 = as `gemm_compute_efficiency`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fp4_gemm_compute_efficiency: f64,
     /// Fused mixture-of-experts kernel: fraction of peak FLOP/s once compute-bound.
     pub moe_compute_efficiency: f64,
     /// Fused mixture-of-experts kernel: fraction of HBM bandwidth reading the experts.
@@ -127,6 +136,18 @@ impl Calibration {
                 problems.push(join(path, field), "must be in (0, 1]");
             }
         }
+        for (field, v) in [
+            (
+                "fp8_gemm_compute_efficiency",
+                self.fp8_gemm_compute_efficiency,
+            ),
+            (
+                "fp4_gemm_compute_efficiency",
+                self.fp4_gemm_compute_efficiency,
+            ),
+        ] {
+            problems.in_range(path, field, v, 0.0, 1.0);
+        }
         problems.in_range(path, "gemm_knee", self.gemm_knee, 1.0, 64.0);
         problems.in_range(path, "moe_knee", self.moe_knee, 1.0, 64.0);
         problems.in_range(
@@ -183,6 +204,8 @@ pub fn h100_calibration() -> Calibration {
         gemm_memory_efficiency: 0.882,
         gemm_knee: 6.69,
         gemm_fixed_us: 3.11,
+        fp8_gemm_compute_efficiency: 0.0,
+        fp4_gemm_compute_efficiency: 0.0,
         // No bf16 fused-MoE profile with real routing exists: the compute side is the FP8
         // Scout profile's large-batch efficiency, the memory side fitted on the Mixtral runs.
         moe_compute_efficiency: 0.45,
@@ -238,6 +261,8 @@ pub fn a100_calibration() -> Calibration {
         gemm_memory_efficiency: 0.787,
         gemm_knee: 1.71,
         gemm_fixed_us: 4.66,
+        fp8_gemm_compute_efficiency: 0.0,
+        fp4_gemm_compute_efficiency: 0.0,
         elementwise_fixed_us: 17.2,
         elementwise_efficiency: 0.461,
         allreduce_bus_gbps: 244.0 * 600.0 / 900.0,
@@ -272,6 +297,8 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         gemm_memory_efficiency: 0.891,
         gemm_knee: 1.62,
         gemm_fixed_us: 6.56,
+        fp8_gemm_compute_efficiency: 0.0,
+        fp4_gemm_compute_efficiency: 0.0,
         // Its 214 chunks over a cached prefix (16-2048 tokens over 16-16384) cost the same for
         // every chunk of up to ~273 tokens (369 us over 16,384, 6x one decode of that KV):
         // its FlashAttention 2 runs a 64-row tile of one head per SM over the whole prefix.
@@ -315,6 +342,8 @@ pub fn h200_calibration() -> Calibration {
         gemm_memory_efficiency: 0.832,
         gemm_knee: 4.69,
         gemm_fixed_us: 3.86,
+        fp8_gemm_compute_efficiency: 0.0,
+        fp4_gemm_compute_efficiency: 0.0,
         // The tables time decode and prefill batches apart, none over a cached prefix: the
         // H100's FlashAttention 3 figures for those two (0 and 1) stand.
         prefill_attention_efficiency: 0.606,
@@ -330,7 +359,8 @@ pub fn h200_calibration() -> Calibration {
 }
 
 /// The B200's calibration. Kernel figures: fitted on AIConfigurator's per-operation
-/// measurements of vLLM 0.19's kernels on the B200 SXM (bf16 GEMMs, FlashInfer prefill and
+/// measurements of vLLM 0.19's kernels on the B200 SXM (bf16 GEMMs; per-tensor FP8 and NVFP4
+/// GEMMs for the FP8 and FP4 efficiencies, on their compute-bound rows; FlashInfer prefill and
 /// decode batches at bf16 KV, vLLM's custom all-reduce under CUDA graphs on 2–8 GPUs) by
 /// `cargo run --release -p opal-fidelity --bin fit -- --gpu B200`. Not fittable from kernel
 /// tables, so the H100's: the serving engine's CPU and front-end figures and memory reserve
@@ -343,6 +373,8 @@ pub fn b200_calibration() -> Calibration {
         gemm_memory_efficiency: 0.792,
         gemm_knee: 3.21,
         gemm_fixed_us: 3.45,
+        fp8_gemm_compute_efficiency: 0.34,
+        fp4_gemm_compute_efficiency: 0.495,
         // No table has a chunk over a cached prefix or decodes sharing a kernel with a chunk:
         // those two figures stay 0 and 1.
         prefill_attention_efficiency: 0.737,
@@ -370,6 +402,8 @@ pub fn b300_calibration() -> Calibration {
         gemm_memory_efficiency: 0.782,
         gemm_knee: 3.51,
         gemm_fixed_us: 3.17,
+        fp8_gemm_compute_efficiency: 0.345,
+        fp4_gemm_compute_efficiency: 0.27,
         // As on the B200: no chunk over a prefix, no mixed batch in the tables.
         prefill_attention_efficiency: 0.889,
         prefill_attention_half_tokens: 1402.0,
@@ -391,4 +425,8 @@ pub fn rtx_4090_calibration() -> Calibration {
         source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
         ..l40s_calibration()
     }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }

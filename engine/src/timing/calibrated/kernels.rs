@@ -9,8 +9,10 @@ use super::Calibration;
 /// One GPU's peaks and the fitted efficiencies of its kernels, in SI units.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Kernels {
-    /// Peak FLOP/s of the GEMMs' format (bf16, or FP8 for W8A8).
+    /// Peak FLOP/s of the GEMMs' format (bf16, or FP8 for W8A8, FP4 for W4A4).
     gemm_flops: f64,
+    /// The fraction of it vLLM's GEMMs of that format reach once compute-bound.
+    gemm_compute_efficiency: f64,
     /// Peak bf16 FLOP/s (attention runs in 16 bits).
     attention_flops: f64,
     /// HBM bytes/s.
@@ -45,7 +47,7 @@ pub(crate) struct Experts {
 impl Kernels {
     /// Kernels of a GPU with the given peaks (per GPU, SI units).
     pub(super) fn new(
-        gemm_flops: f64,
+        (gemm_flops, gemm_compute_efficiency): (f64, f64),
         attention_flops: f64,
         bandwidth: f64,
         l2_bytes: f64,
@@ -53,6 +55,7 @@ impl Kernels {
     ) -> Self {
         Self {
             gemm_flops,
+            gemm_compute_efficiency,
             attention_flops,
             bandwidth,
             l2_bytes,
@@ -89,7 +92,7 @@ impl Kernels {
         let bytes = g.k * g.n * weight_bytes + m * (g.k + g.n) * act_bytes;
         let c = &self.cal;
         let fit = (
-            c.gemm_compute_efficiency,
+            self.gemm_compute_efficiency,
             c.gemm_memory_efficiency,
             c.gemm_knee,
         );

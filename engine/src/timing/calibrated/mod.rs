@@ -105,14 +105,27 @@ impl Calibrated {
         let bf16_flops = hw.gpu.peak_tflops * 1e12;
         // Low-precision activations run on their matrix units where the GPU has them;
         // elsewhere the weights dequantise to 16-bit (vLLM's weight-only kernels).
-        let gemm_flops = match model.dtypes.activation {
-            Dtype::Fp8 if hw.gpu.fp8_tflops > 0.0 => hw.gpu.fp8_tflops * 1e12,
-            a if a.is_fp4() && hw.gpu.fp4_tflops > 0.0 => hw.gpu.fp4_tflops * 1e12,
-            _ => bf16_flops,
+        let or_bf16 = |e: f64| {
+            if e > 0.0 {
+                e
+            } else {
+                cal.gemm_compute_efficiency
+            }
+        };
+        let gemm = match model.dtypes.activation {
+            Dtype::Fp8 if hw.gpu.fp8_tflops > 0.0 => (
+                hw.gpu.fp8_tflops * 1e12,
+                or_bf16(cal.fp8_gemm_compute_efficiency),
+            ),
+            a if a.is_fp4() && hw.gpu.fp4_tflops > 0.0 => (
+                hw.gpu.fp4_tflops * 1e12,
+                or_bf16(cal.fp4_gemm_compute_efficiency),
+            ),
+            _ => (bf16_flops, cal.gemm_compute_efficiency),
         };
         // The cache is per GPU, as the bandwidth is (elementwise bytes are per GPU too).
         let kernels = Kernels::new(
-            gemm_flops,
+            gemm,
             bf16_flops,
             hw.gpu.hbm_tbps * 1e12,
             hw.gpu.l2_cache_mb * 1_048_576.0,
