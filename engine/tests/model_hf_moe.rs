@@ -131,3 +131,14 @@ fn a_scenario_serves_deepseek_v3_on_eight_h200s() {
     let ok = opal::parse_scenario(&doc(16)).unwrap();
     assert_eq!(ok.model.resolve().unwrap().kv_bytes_per_token, 70_272);
 }
+
+#[test]
+fn the_catalogue_deepseek_v3_is_its_config_json_at_its_fp8_checkpoint() {
+    let mut imported = from_config_json(DEEPSEEK_V3).unwrap();
+    // The published checkpoint stores its linear weights as FP8 (block-scaled).
+    imported.bytes_per_param = 1;
+    assert_eq!(
+        Some(imported),
+        engine::model::catalogue::lookup("deepseek-ai/DeepSeek-R1")
+    );
+}

@@ -182,12 +182,58 @@ pub fn catalogue() -> Vec<(&'static str, Architecture)> {
                 ..dense(48, 2048, 32, 4, 6144, 151_936, false, 40_960)
             },
         ),
+        ("Qwen3-235B-A22B", qwen3_235b(2)),
+        ("Qwen3-235B-A22B-FP8", qwen3_235b(1)),
+        (
+            "DeepSeek-V3",
+            Architecture {
+                num_experts: 256,
+                experts_per_token: 8,
+                expert_intermediate_size: 2048,
+                shared_expert_intermediate_size: 2048,
+                first_dense_layers: 3,
+                bytes_per_param: 1,
+                ..mla(
+                    dense(61, 7168, 128, 128, 18432, 129_280, false, 163_840),
+                    512,
+                    1536,
+                    128,
+                    128,
+                )
+            },
+        ),
+        (
+            "MiniMax-M2",
+            Architecture {
+                head_dim: 128,
+                num_experts: 256,
+                experts_per_token: 8,
+                expert_intermediate_size: 1536,
+                qk_norm: true,
+                bytes_per_param: 1,
+                ..dense(62, 3072, 48, 8, 1536, 200_064, false, 196_608)
+            },
+        ),
     ]
+}
+
+/// Qwen3-235B-A22B: 94 layers of 128 experts (top-8), grouped-query attention with 4 KV
+/// heads; `bytes` per linear weight (2: bf16, 1: the FP8 checkpoint).
+fn qwen3_235b(bytes: u32) -> Architecture {
+    Architecture {
+        head_dim: 128,
+        num_experts: 128,
+        experts_per_token: 8,
+        expert_intermediate_size: 1536,
+        qk_norm: true,
+        bytes_per_param: bytes,
+        ..dense(94, 4096, 64, 4, 12288, 151_936, false, 40_960)
+    }
 }
 
 /// Hugging Face ids accepted for catalogue models (the shape does not depend on the
 /// instruct or base variant).
-const HF_IDS: [(&str, &str); 37] = [
+const HF_IDS: [(&str, &str); 45] = [
     ("meta-llama/Meta-Llama-3-8B", "Llama-3.1-8B"),
     (
         "ibm-granite/granite-3.3-8b-instruct",
@@ -236,6 +282,17 @@ const HF_IDS: [(&str, &str); 37] = [
     ("deepseek-ai/DeepSeek-V2-Lite", "DeepSeek-V2-Lite"),
     ("deepseek-ai/DeepSeek-V2-Lite-Chat", "DeepSeek-V2-Lite"),
     ("zai-org/GLM-5.2-FP8", "GLM-5.2-FP8"),
+    ("Qwen/Qwen3-235B-A22B", "Qwen3-235B-A22B"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen3-235B-A22B"),
+    ("Qwen/Qwen3-235B-A22B-FP8", "Qwen3-235B-A22B-FP8"),
+    (
+        "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8",
+        "Qwen3-235B-A22B-FP8",
+    ),
+    ("deepseek-ai/DeepSeek-V3", "DeepSeek-V3"),
+    ("deepseek-ai/DeepSeek-V3-0324", "DeepSeek-V3"),
+    ("deepseek-ai/DeepSeek-R1", "DeepSeek-V3"),
+    ("MiniMaxAI/MiniMax-M2", "MiniMax-M2"),
     ("glm-5.2-fp8", "GLM-5.2-FP8"),
 ];
 

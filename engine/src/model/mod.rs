@@ -262,6 +262,35 @@ mod tests {
         assert_eq!(qwen3.params, 30_532_122_624); // 30.5B
         assert_eq!(qwen3.active_params, 3_353_032_704); // 3.3B
         assert_eq!(model("Llama-3.1-8B").active_params, 8_030_261_248);
+        // Qwen3-235B-A22B, per layer: attention 4096·(64+2·4)·128 + 64·128·4096 =
+        // 71_303_168, 128 experts of 3·4096·1536 = 2_415_919_104, router 524_288, norms
+        // 8192 + q/k norms 256; 94 layers, the final norm and 2·151936·4096 of embeddings:
+        // 235.1B in all; active, 8 experts: 94·222_830_848 + 4096 + 1_244_659_712 = 22.2B —
+        // Qwen's "235B, 22B activated".
+        let qwen3 = model("Qwen3-235B-A22B");
+        assert_eq!(qwen3.params, 235_093_634_560);
+        assert_eq!(qwen3.active_params, 22_190_763_520);
+        // MiniMax-M2: "230B total, 10B active" (its embeddings, 1.2B, are outside the 10).
+        let minimax = model("MiniMax-M2");
+        assert!(
+            (minimax.params as f64 / 230e9 - 1.0).abs() < 0.01,
+            "{}",
+            minimax.params
+        );
+        let embeddings = 2 * 200_064 * 3072;
+        assert!(((minimax.active_params - embeddings) as f64 / 10e9 - 1.0).abs() < 0.05);
+        // DeepSeek-V3: 671B without its multi-token-prediction module, 37B activated.
+        let v3 = model("DeepSeek-V3");
+        assert!(
+            (v3.params as f64 / 671e9 - 1.0).abs() < 0.002,
+            "{}",
+            v3.params
+        );
+        assert!(
+            (v3.active_params as f64 / 37.6e9 - 1.0).abs() < 0.01,
+            "{}",
+            v3.active_params
+        );
     }
 
     #[test]

@@ -121,6 +121,17 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "moe_parallelism_b200",
+            title: "MoE on 8 B200s: tensor vs data and expert parallel (20 runs)",
+            description: "Qwen3-235B-A22B in FP8 on one node of 8 B200s at 20 to 100 req/s: \
+                          tensor parallel over all 8, or 8 (or 4) data-parallel attention ranks \
+                          with the experts spread over every GPU, split or whole (expert \
+                          parallel). One engine's 256 sequences cap TP 8 near 24 req/s; the \
+                          ranks' own batches carry 60 and more.",
+            json: include_str!("../../../examples/moe_parallelism_b200.json"),
+            files: &[],
+        },
+        Preset {
             id: "routing_prefix_vs_round_robin",
             title: "Routing: round robin vs prefix-aware on shared prompts",
             description: "8 system prompts of 2,000 tokens with Zipf popularity over 4 workers, \
