@@ -90,6 +90,7 @@ fn run(policy: &PolicyConfig, kv: &KvIndex) -> (f64, u64) {
             session: None,
             prompt_len: prompt.len(),
             content: &prompt,
+            now: id as f64 * 1e-3,
         };
         let view = ClusterView::new(&loads, kv).expect("16 workers");
         let d = p.choose(&req, &view);

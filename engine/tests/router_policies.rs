@@ -2,7 +2,7 @@
 
 use engine::kv_events::{KvChange, KvEvent, KvEventBatch, KvMedium};
 use engine::request::{PromptContent, Source};
-use engine::router::policy::{NoParams, PrefixLoadConfig};
+use engine::router::policy::{CacheAwareConfig, NoParams, PrefixLoadConfig};
 use engine::router::{
     ClusterView, EvidenceRoom, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision,
     WorkerLoad,
@@ -65,6 +65,7 @@ fn route(
         session,
         prompt_len: p.len(),
         content: p,
+        now: id as f64,
     };
     let view = ClusterView::new(workers, kv).expect("workers present");
     policy.choose(&req, &view)
@@ -393,6 +394,7 @@ fn a_view_without_room_for_the_evidence_gets_decisions_without_candidates() {
         session: None,
         prompt_len: p.len(),
         content: &p,
+        now: 0.0,
     };
     let view = ClusterView::new(&w, &kv).unwrap();
     // Least loaded scores all three workers, power of two its two samples: room for two
@@ -405,4 +407,67 @@ fn a_view_without_room_for_the_evidence_gets_decisions_without_candidates() {
         assert_eq!((d.worker, d.candidates.len()), (1, ll_kept), "room {room}");
         assert_eq!(p2.choose(&req, &tight).candidates.len(), p2_kept);
     }
+}
+
+/// SGLang's cache-aware router, as sgl-router's `cache_aware` policy decides: the prompt
+/// goes where the router's own tree matches more than `cache_threshold` of it, else to the
+/// worker with the smallest tree, unless the load is imbalanced (then the least loaded).
+#[test]
+fn cache_aware_follows_its_own_tree_and_balances_when_the_load_is_skewed() {
+    let kv = empty_index(); // no KV events: the policy never reads them
+    let mut ca = policy(PolicyConfig::CacheAware(CacheAwareConfig {
+        balance_abs_threshold: 4.0,
+        balance_rel_threshold: 1.5,
+        ..Default::default()
+    }));
+    let idle = loads([0, 0, 0], [0.0; 3]);
+    // All trees empty: the smallest is worker 0's (the first).
+    assert_eq!(
+        route(&mut *ca, 0, None, &prompt(7, 0), &idle, &kv).worker,
+        0
+    );
+    // Group 7 again: 64 of its 96 tokens match worker 0's tree (2/3 > 0.5).
+    let d = route(&mut *ca, 1, None, &prompt(7, 1), &idle, &kv);
+    assert_eq!(d.worker, 0);
+    assert_eq!(d.basis, engine::router::Basis::TreeMatch);
+    // Another group matches nothing: the smallest tree, worker 1 (worker 0 holds 8 blocks).
+    let d = route(&mut *ca, 2, None, &prompt(8, 2), &idle, &kv);
+    assert_eq!(d.worker, 1);
+    assert_eq!(d.basis, engine::router::Basis::TreeSize);
+    // Worker 0 has 10 outstanding, worker 2 has 3: 7 > 4 and 10 > 1.5 × 3, imbalanced,
+    // so group 7 goes to the least loaded however well worker 0 matches.
+    let skewed = loads([10, 5, 3], [0.0; 3]);
+    let d = route(&mut *ca, 3, None, &prompt(7, 3), &skewed, &kv);
+    assert_eq!((d.worker, d.basis), (2, engine::router::Basis::Outstanding));
+    // 7 > 4 but 10 is not > 1.5 × 7: balanced enough, the tree decides (worker 0 and now
+    // worker 2 both hold group 7's 4 blocks; the less loaded of them wins).
+    let mild = loads([10, 9, 7], [0.0; 3]);
+    assert_eq!(
+        route(&mut *ca, 4, None, &prompt(7, 4), &mild, &kv).worker,
+        2
+    );
+}
+
+#[test]
+fn cache_aware_trees_are_cut_back_to_their_limit_each_interval() {
+    let kv = empty_index();
+    // 48 tokens a tree (3 blocks), cut every 10 s.
+    let mut ca = policy(PolicyConfig::CacheAware(CacheAwareConfig {
+        eviction_interval: 10.0,
+        max_tree_tokens: 48,
+        ..Default::default()
+    }));
+    let one = vec![WorkerLoad {
+        id: 0,
+        outstanding: 0,
+        kv_usage: 0.0,
+    }];
+    route(&mut *ca, 0, None, &prompt(1, 0), &one, &kv); // 6 blocks in the tree
+    route(&mut *ca, 5, None, &prompt(1, 1), &one, &kv); // no cut yet: still matched
+    let two = loads([0, 0, 0], [0.0; 3]);
+    // At t = 12 s the tree is cut to 3 blocks, the least recently routed first: only the
+    // first 3 blocks of group 1's system prompt stay, 48 of 96 tokens: not above 0.5, so
+    // the smallest tree wins — worker 1, whose tree is empty.
+    let d = route(&mut *ca, 12, None, &prompt(1, 2), &two, &kv);
+    assert_eq!((d.worker, d.basis), (1, engine::router::Basis::TreeSize));
 }

@@ -7,12 +7,13 @@ pub mod config;
 pub mod kv_index;
 pub mod policy;
 pub(crate) mod process;
+pub mod routed_prefixes;
 pub mod worker_set;
 
 pub use autoscaler::{Autoscaler, AutoscalerConfig, ScaleAction, ScalingRecord};
 pub use config::RouterConfig;
 pub use kv_index::{KvIndex, KvIndexLayout, KvViewDiff, PrefixMatch, WorkerKvCounts};
 pub use policy::{
-    Basis, CandidateScore, Candidates, ClusterView, DenominatorHint, EvidenceRoom, PolicyConfig,
-    RouteRequest, RoutingDecision, RoutingPolicy, WorkerLoad,
+    Basis, CacheAwareConfig, CandidateScore, Candidates, ClusterView, DenominatorHint,
+    EvidenceRoom, PolicyConfig, RouteRequest, RoutingDecision, RoutingPolicy, WorkerLoad,
 };

@@ -232,7 +232,7 @@ impl Router {
                 let view = view
                     .with_evidence(room)
                     .with_denominator_hint(&st.denominators);
-                st.policy.choose(&route_of(&request), &view)
+                st.policy.choose(&route_of(&request, now), &view)
             });
             match decision {
                 Some(decision) => {
@@ -313,7 +313,8 @@ impl Router {
             let view = view
                 .with_evidence(room)
                 .with_denominator_hint(&st.denominators);
-            st.decode_policy.choose(&route_of(&request), &view)
+            st.decode_policy
+                .choose(&route_of(&request, self.shared.env.now()), &view)
         });
         let (Some(decision), Some(source)) = (decision, source) else {
             // No decode worker to take it: it fails, and its prefill worker lets go.
@@ -476,12 +477,13 @@ impl Router {
     }
 }
 
-/// What a routing policy reads of `request`.
-fn route_of(request: &Request) -> RouteRequest<'_> {
+/// What a routing policy reads of `request`, routed at `now`.
+fn route_of(request: &Request, now: f64) -> RouteRequest<'_> {
     RouteRequest {
         id: request.id,
         session: request.session.map(u64::from),
         prompt_len: request.prompt_len(),
         content: &request.prompt,
+        now,
     }
 }

@@ -24,6 +24,17 @@ fn policy_patch(name: &str, base: &str) -> Value {
         policy["w_prefix"] = Value::Null;
         policy["w_load"] = Value::Null;
     }
+    if base == "cache_aware" && name != "cache_aware" {
+        for key in [
+            "cache_threshold",
+            "balance_abs_threshold",
+            "balance_rel_threshold",
+            "eviction_interval",
+            "max_tree_tokens",
+        ] {
+            policy[key] = Value::Null;
+        }
+    }
     json!({ "router": { "policy": policy } })
 }
 

@@ -28,11 +28,15 @@ pub enum Basis {
     SessionWorker,
     /// Session affinity: least loaded, for a new or orphaned session.
     SessionLeastLoaded,
+    /// Cache-aware: the prompt's match in the router's tree of the worker.
+    TreeMatch,
+    /// Cache-aware: the size of the router's tree of the worker (no match good enough).
+    TreeSize,
 }
 
 impl Basis {
     /// Every basis, in declaration order (the wire form is the index).
-    pub const ALL: [Basis; 9] = [
+    pub const ALL: [Basis; 11] = [
         Basis::ItsTurn,
         Basis::Drawn,
         Basis::Outstanding,
@@ -42,6 +46,8 @@ impl Basis {
         Basis::PrefixLoad,
         Basis::SessionWorker,
         Basis::SessionLeastLoaded,
+        Basis::TreeMatch,
+        Basis::TreeSize,
     ];
 
     /// What `score` means, e.g. `"outstanding requests (lowest wins)"`.
@@ -56,6 +62,12 @@ impl Basis {
             Basis::PrefixLoad => "w_prefix·prefix fraction − w_load·load/max load (highest wins)",
             Basis::SessionWorker => "1 = the session's worker",
             Basis::SessionLeastLoaded => "1 = least loaded (new or orphaned session)",
+            Basis::TreeMatch => {
+                "prompt matched in the router's tree / prompt length (highest wins)"
+            }
+            Basis::TreeSize => {
+                "tokens in the router's tree (smallest wins: no match above cache_threshold)"
+            }
         }
     }
 }

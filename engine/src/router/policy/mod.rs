@@ -5,6 +5,7 @@
 //! [`RoutingPolicy`]; adding one means adding a file, a [`PolicyConfig`]
 //! variant and a line in [`PolicyConfig::build`].
 
+mod cache_aware;
 mod evidence;
 mod fraction;
 mod least_kv;
@@ -16,6 +17,7 @@ mod random;
 mod round_robin;
 mod session_affinity;
 
+pub use cache_aware::CacheAware;
 pub use evidence::{Basis, Candidates};
 pub use fraction::DenominatorHint;
 pub use least_kv::LeastKv;
@@ -44,6 +46,8 @@ pub struct RouteRequest<'a> {
     pub prompt_len: u32,
     /// The prompt's content (hashed at the view's block and chunk sizes for prefix matching).
     pub content: &'a PromptContent,
+    /// When it is routed, simulated seconds.
+    pub now: f64,
 }
 
 /// One worker as the router sees it when routing.
@@ -262,6 +266,40 @@ pub enum PolicyConfig {
     SessionAffinity(NoParams),
     /// Weighted prefix-match vs load score (the shape llm-d's scorers use).
     PrefixLoad(PrefixLoadConfig),
+    /// SGLang's cache-aware load balancer: the router's own tree of what it sent where,
+    /// least loaded when the load is imbalanced.
+    CacheAware(CacheAwareConfig),
+}
+
+/// Parameters of `cache_aware`, with sgl-router's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheAwareConfig {
+    /// Route by the tree only when a worker's match is more than this fraction of the
+    /// prompt (0..1). Default 0.5.
+    pub cache_threshold: f64,
+    /// Imbalanced when the most and least loaded workers' outstanding requests differ by
+    /// more than this (requests)... Default 32.
+    pub balance_abs_threshold: f64,
+    /// ...and the most exceeds this many times the least (≥ 1). Default 1.0001.
+    pub balance_rel_threshold: f64,
+    /// Seconds between cutting the trees back to `max_tree_tokens`. Default 60.
+    pub eviction_interval: f64,
+    /// Most tokens a worker's tree keeps after a cut (sgl-router's 2²⁴ characters at ~4
+    /// characters a token). Default 4,194,304.
+    pub max_tree_tokens: u64,
+}
+
+impl Default for CacheAwareConfig {
+    fn default() -> Self {
+        Self {
+            cache_threshold: 0.5,
+            balance_abs_threshold: 32.0,
+            balance_rel_threshold: 1.0001,
+            eviction_interval: 60.0,
+            max_tree_tokens: 1 << 22,
+        }
+    }
 }
 
 /// Parameters of a policy that has none (unknown fields are still rejected).
@@ -316,6 +354,7 @@ impl PolicyConfig {
             PolicyConfig::PowerOfTwo(_) => PowerOfTwo::NAME,
             PolicyConfig::SessionAffinity(_) => SessionAffinity::NAME,
             PolicyConfig::PrefixLoad(_) => PrefixLoad::NAME,
+            PolicyConfig::CacheAware(_) => CacheAware::NAME,
         }
     }
 
@@ -337,11 +376,33 @@ impl PolicyConfig {
             PolicyConfig::PowerOfTwo(_) => Box::new(PowerOfTwo::new(rng())),
             PolicyConfig::SessionAffinity(_) => Box::new(SessionAffinity::new()),
             PolicyConfig::PrefixLoad(c) => Box::new(PrefixLoad::new(*c)),
+            PolicyConfig::CacheAware(c) => Box::new(CacheAware::new(*c)),
         }
     }
 
     /// Records every problem under `path` (e.g. `router.policy`).
     pub fn validate(&self, path: &str, problems: &mut Problems) {
+        if let PolicyConfig::CacheAware(c) = self {
+            problems.in_range(path, "cache_threshold", c.cache_threshold, 0.0, 1.0);
+            problems.in_range(
+                path,
+                "balance_abs_threshold",
+                c.balance_abs_threshold,
+                0.0,
+                1e9,
+            );
+            problems.in_range(
+                path,
+                "balance_rel_threshold",
+                c.balance_rel_threshold,
+                1.0,
+                1e9,
+            );
+            problems.in_range(path, "eviction_interval", c.eviction_interval, 0.0, 1e9);
+            if c.max_tree_tokens == 0 {
+                problems.push(join(path, "max_tree_tokens"), "must be >= 1");
+            }
+        }
         if let PolicyConfig::PrefixLoad(c) = self {
             problems.non_negative(path, "w_prefix", c.w_prefix);
             problems.non_negative(path, "w_load", c.w_load);

@@ -163,7 +163,7 @@ pub fn popularity_default(ty: &str) -> Value {
 }
 
 /// Routing policies, in the order the select lists them, with a one-line description.
-pub const POLICIES: [(&str, &str); 8] = [
+pub const POLICIES: [(&str, &str); 9] = [
     ("round_robin", "Round robin"),
     ("random", "Random"),
     ("least_loaded", "Least loaded (fewest outstanding)"),
@@ -172,12 +172,18 @@ pub const POLICIES: [(&str, &str); 8] = [
     ("max_prefix", "Longest cached prefix"),
     ("prefix_load", "Prefix match vs load (weighted)"),
     ("session_affinity", "Session affinity"),
+    (
+        "cache_aware",
+        "SGLang cache-aware (router's own prefix tree)",
+    ),
 ];
 
 /// The policy object for `name`, with its parameters at their defaults.
 pub fn policy_default(name: &str) -> Value {
     match name {
         "prefix_load" => json!({ "policy": "prefix_load", "w_prefix": 1.0, "w_load": 1.0 }),
+        "cache_aware" => json!({ "policy": "cache_aware", "cache_threshold": 0.5,
+            "balance_abs_threshold": 32, "balance_rel_threshold": 1.0001 }),
         _ => json!({ "policy": name }),
     }
 }

@@ -28,6 +28,20 @@ pub fn router_section(props: &SectionProps) -> Html {
                         .hint("Weight of the normalised load.").html() }
                 </div>
             }
+            if policy == "cache_aware" {
+                <div class="subfields">
+                    { c.number("router.policy.cache_threshold", "Cache threshold").step(0.05)
+                        .hint("Follow the tree when a worker's match is more than this fraction of the prompt; else the worker with the smallest tree.").html() }
+                    { c.number("router.policy.balance_abs_threshold", "Imbalance, absolute").unit("requests")
+                        .hint("Least loaded instead when the outstanding requests differ by more than this…").html() }
+                    { c.number("router.policy.balance_rel_threshold", "Imbalance, relative").step(0.1)
+                        .hint("…and the busiest has more than this many times the least busy's.").html() }
+                    { c.number("router.policy.eviction_interval", "Eviction interval").unit("s")
+                        .hint("Between cutting each worker's tree back to its size limit.").html() }
+                    { c.number("router.policy.max_tree_tokens", "Tree size limit").count().unit("tokens")
+                        .hint("Per worker, after each cut (SGLang: 2^24 characters).").html() }
+                </div>
+            }
             { c.number("router.kv_event_interval", "KV event interval").unit("s").step(0.1)
                 .hint("Between a worker's KV event flushes: how stale the router's view may be.").html() }
             { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }
