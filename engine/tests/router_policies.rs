@@ -2,7 +2,9 @@
 
 use engine::kv_events::{KvChange, KvEvent, KvEventBatch, KvMedium};
 use engine::request::{PromptContent, Source};
-use engine::router::policy::{CacheAwareConfig, NoParams, PrefixLoadConfig};
+use engine::router::policy::{
+    CacheAwareConfig, LlmDConfig, NoParams, PrefixLoadConfig, PrefixMode,
+};
 use engine::router::{
     ClusterView, EvidenceRoom, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision,
     WorkerLoad,
@@ -470,4 +472,56 @@ fn cache_aware_trees_are_cut_back_to_their_limit_each_interval() {
     // the smallest tree wins — worker 1, whose tree is empty.
     let d = route(&mut *ca, 12, None, &prompt(1, 2), &two, &kv);
     assert_eq!((d.worker, d.basis), (1, engine::router::Basis::TreeSize));
+}
+
+/// llm-d's endpoint picker with its default weights (prefix 3, queue 2, KV cache 2): a pod
+/// scores 3·(prefix blocks held / prompt blocks) + 2·(max − q)/(max − min) + 2·(1 − usage).
+#[test]
+fn llm_d_sums_its_weighted_scorers_over_the_kv_events() {
+    let mut kv = empty_index();
+    let p = prompt(3, 0); // 6 blocks
+    kv.apply(&stored(1, &p, 4)); // pod 1 holds the 4 system-prompt blocks
+    let mut d = policy(PolicyConfig::LlmD(LlmDConfig::default()));
+    // Queues 2, 4, 6; usages 0.5, 0.5, 0.0.
+    let w = loads([2, 4, 6], [0.5, 0.5, 0.0]);
+    let decision = route(&mut *d, 0, None, &prompt(3, 1), &w, &kv);
+    // Pod 0: 0 + 2·1 + 2·0.5 = 3; pod 1: 3·4/6 + 2·0.5 + 2·0.5 = 4; pod 2: 0 + 0 + 2 = 2.
+    assert_eq!(decision.worker, 1);
+    let scores: Vec<f64> = decision.candidates.iter().map(|c| c.score).collect();
+    assert_eq!(scores, [3.0, 4.0, 2.0]);
+    // Queues 2, 10, 6: pod 0 scores 0 + 2·1 + 2·0.5 = 3, pod 1 3·4/6 + 0 + 1 = 3, pod 2
+    // 0 + 2·0.5 + 2·1 = 3: its cache no longer outweighs pod 1's queue; a three-way tie,
+    // drawn.
+    let w = loads([2, 10, 6], [0.5, 0.5, 0.0]);
+    let decision = route(&mut *d, 1, None, &prompt(3, 2), &w, &kv);
+    let scores: Vec<f64> = decision.candidates.iter().map(|c| c.score).collect();
+    assert_eq!(scores, [3.0, 3.0, 3.0]);
+}
+
+#[test]
+fn llm_d_approximate_learns_from_its_own_routing_and_forgets_past_its_capacity() {
+    let kv = empty_index(); // no events at all
+    let mut d = policy(PolicyConfig::LlmD(LlmDConfig {
+        prefix_mode: PrefixMode::Approximate,
+        lru_capacity_per_server: 6,
+        ..Default::default()
+    }));
+    // Pod 1 is the least loaded: it gets group 5 (queue 2 + KV 2 = 4, the others 2 + ...).
+    let w = loads([3, 1, 3], [0.0; 3]);
+    assert_eq!(route(&mut *d, 0, None, &prompt(5, 0), &w, &kv).worker, 1);
+    // Same load everywhere: pod 1's index holds group 5's 4 blocks (of 6): 3·4/6 = 2 ahead.
+    let even = loads([1, 1, 1], [0.0; 3]);
+    assert_eq!(route(&mut *d, 1, None, &prompt(5, 1), &even, &kv).worker, 1);
+    // Group 6 to pod 1 (it is the only idle one): with room for 6 blocks, its index now
+    // holds group 6's and drops group 5's least recent blocks, so group 5 no longer
+    // scores there and the draw among equals decides.
+    let w = loads([1, 0, 1], [0.0; 3]);
+    assert_eq!(route(&mut *d, 2, None, &prompt(6, 2), &w, &kv).worker, 1);
+    let decision = route(&mut *d, 3, None, &prompt(5, 3), &even, &kv);
+    let pod1 = decision.candidates.iter().find(|c| c.worker == 1).unwrap();
+    assert_eq!(
+        pod1.score,
+        2.0 + 2.0,
+        "no prefix score left for group 5 on pod 1"
+    );
 }

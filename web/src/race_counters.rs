@@ -143,7 +143,9 @@ pub fn chose_for_a_reason(d: &RoutingDecision) -> bool {
         Basis::Outstanding | Basis::OutstandingOfTwo | Basis::KvUsage | Basis::TreeSize => {
             beats(|c| c.score, true)
         }
-        Basis::PrefixFraction | Basis::PrefixLoad | Basis::TreeMatch => beats(|c| c.score, false),
+        Basis::PrefixFraction | Basis::PrefixLoad | Basis::TreeMatch | Basis::Scorers => {
+            beats(|c| c.score, false)
+        }
     }
 }
 

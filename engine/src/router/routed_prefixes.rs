@@ -9,7 +9,8 @@
 
 use crate::fixed_hash::BlockHashMap;
 use crate::request::BlockHash;
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// When a block was last routed to a worker, and how deep in its prompt it sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,10 +21,23 @@ struct Touch {
     depth: u32,
 }
 
-/// One worker's tree.
+/// One worker's tree: its blocks, and the same blocks in eviction order (least recently
+/// touched first, the deepest first among blocks touched together).
 #[derive(Debug, Clone, Default)]
 struct Tree {
     blocks: BlockHashMap<Touch>,
+    order: BTreeSet<(u64, Reverse<u32>, BlockHash)>,
+}
+
+impl Tree {
+    fn evict_to(&mut self, max_blocks: usize) {
+        while self.blocks.len() > max_blocks {
+            let Some((_, _, h)) = self.order.pop_first() else {
+                break;
+            };
+            self.blocks.remove(&h);
+        }
+    }
 }
 
 /// The per-worker trees.
@@ -61,13 +75,23 @@ impl RoutedPrefixes {
         let seq = self.seq;
         let tree = self.trees.entry(worker).or_default();
         for (depth, &h) in hashes.iter().enumerate() {
-            tree.blocks.insert(
-                h,
-                Touch {
-                    seq,
-                    depth: depth as u32,
-                },
-            );
+            let touch = Touch {
+                seq,
+                depth: depth as u32,
+            };
+            if let Some(old) = tree.blocks.insert(h, touch) {
+                tree.order.remove(&(old.seq, Reverse(old.depth), h));
+            }
+            tree.order.insert((seq, Reverse(touch.depth), h));
+        }
+    }
+
+    /// [`Self::insert`], then the tree of `worker` cut back to `max_blocks` at once (an LRU
+    /// index of fixed capacity, as llm-d's approximate prefix scorer keeps per pod).
+    pub fn insert_bounded(&mut self, worker: u32, hashes: &[BlockHash], max_blocks: usize) {
+        self.insert(worker, hashes);
+        if let Some(tree) = self.trees.get_mut(&worker) {
+            tree.evict_to(max_blocks);
         }
     }
 
@@ -75,19 +99,7 @@ impl RoutedPrefixes {
     /// blocks touched together, the deepest first (a radix tree evicts leaves).
     pub fn evict_to(&mut self, max_blocks: usize) {
         for tree in self.trees.values_mut() {
-            let excess = tree.blocks.len().saturating_sub(max_blocks);
-            if excess == 0 {
-                continue;
-            }
-            let mut order: Vec<(u64, std::cmp::Reverse<u32>, BlockHash)> = tree
-                .blocks
-                .iter()
-                .map(|(&h, t)| (t.seq, std::cmp::Reverse(t.depth), h))
-                .collect();
-            order.sort_unstable();
-            for &(_, _, h) in &order[..excess] {
-                tree.blocks.remove(&h);
-            }
+            tree.evict_to(max_blocks);
         }
     }
 

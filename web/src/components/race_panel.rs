@@ -24,6 +24,18 @@ fn policy_patch(name: &str, base: &str) -> Value {
         policy["w_prefix"] = Value::Null;
         policy["w_load"] = Value::Null;
     }
+    if base == "llm_d" && name != "llm_d" {
+        for key in [
+            "prefix_mode",
+            "prefix_weight",
+            "queue_weight",
+            "kv_cache_weight",
+            "max_prefix_blocks",
+            "lru_capacity_per_server",
+        ] {
+            policy[key] = Value::Null;
+        }
+    }
     if base == "cache_aware" && name != "cache_aware" {
         for key in [
             "cache_threshold",

@@ -32,11 +32,13 @@ pub enum Basis {
     TreeMatch,
     /// Cache-aware: the size of the router's tree of the worker (no match good enough).
     TreeSize,
+    /// llm-d: the weighted sum of its scorers.
+    Scorers,
 }
 
 impl Basis {
     /// Every basis, in declaration order (the wire form is the index).
-    pub const ALL: [Basis; 11] = [
+    pub const ALL: [Basis; 12] = [
         Basis::ItsTurn,
         Basis::Drawn,
         Basis::Outstanding,
@@ -48,6 +50,7 @@ impl Basis {
         Basis::SessionLeastLoaded,
         Basis::TreeMatch,
         Basis::TreeSize,
+        Basis::Scorers,
     ];
 
     /// What `score` means, e.g. `"outstanding requests (lowest wins)"`.
@@ -67,6 +70,9 @@ impl Basis {
             }
             Basis::TreeSize => {
                 "tokens in the router's tree (smallest wins: no match above cache_threshold)"
+            }
+            Basis::Scorers => {
+                "prefix_weight·prefix + queue_weight·queue + kv_cache_weight·(1 − KV usage) (highest wins)"
             }
         }
     }

@@ -10,6 +10,7 @@ mod evidence;
 mod fraction;
 mod least_kv;
 mod least_loaded;
+mod llm_d;
 mod max_prefix;
 mod power_of_two;
 mod prefix_load;
@@ -22,6 +23,7 @@ pub use evidence::{Basis, Candidates};
 pub use fraction::DenominatorHint;
 pub use least_kv::LeastKv;
 pub use least_loaded::LeastLoaded;
+pub use llm_d::LlmD;
 pub use max_prefix::MaxPrefix;
 pub use power_of_two::PowerOfTwo;
 pub use prefix_load::PrefixLoad;
@@ -269,6 +271,51 @@ pub enum PolicyConfig {
     /// SGLang's cache-aware load balancer: the router's own tree of what it sent where,
     /// least loaded when the load is imbalanced.
     CacheAware(CacheAwareConfig),
+    /// llm-d's inference scheduler: weighted prefix-cache (precise or approximate), queue
+    /// and KV-cache-utilization scorers, max-score picker.
+    LlmD(LlmDConfig),
+}
+
+/// Where llm-d's prefix-cache scorer learns what each pod holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrefixMode {
+    /// From the pods' KV events (the router's KV view).
+    Precise,
+    /// From the scheduler's own LRU index of the blocks it sent each pod.
+    Approximate,
+}
+
+/// Parameters of `llm_d`, with llm-d's defaults (its default scheduling profile's weights).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmDConfig {
+    /// `precise` or `approximate`. Default `precise`.
+    pub prefix_mode: PrefixMode,
+    /// Weight of the prefix-cache scorer (≥ 0). Default 3.
+    pub prefix_weight: f64,
+    /// Weight of the queue scorer (≥ 0). Default 2.
+    pub queue_weight: f64,
+    /// Weight of the KV-cache-utilization scorer (≥ 0). Default 2.
+    pub kv_cache_weight: f64,
+    /// Longest prefix the prefix scorer looks at, blocks. Default 256.
+    pub max_prefix_blocks: u32,
+    /// Approximate mode: blocks the index keeps per pod, least recently sent evicted first.
+    /// Default 31,250.
+    pub lru_capacity_per_server: u32,
+}
+
+impl Default for LlmDConfig {
+    fn default() -> Self {
+        Self {
+            prefix_mode: PrefixMode::Precise,
+            prefix_weight: 3.0,
+            queue_weight: 2.0,
+            kv_cache_weight: 2.0,
+            max_prefix_blocks: 256,
+            lru_capacity_per_server: 31_250,
+        }
+    }
 }
 
 /// Parameters of `cache_aware`, with sgl-router's defaults.
@@ -339,7 +386,10 @@ impl PolicyConfig {
     pub fn uses_kv_view(&self) -> bool {
         matches!(
             self,
-            PolicyConfig::MaxPrefix(_) | PolicyConfig::PrefixLoad(_) | PolicyConfig::LeastKv(_)
+            PolicyConfig::MaxPrefix(_)
+                | PolicyConfig::PrefixLoad(_)
+                | PolicyConfig::LeastKv(_)
+                | PolicyConfig::LlmD(_)
         )
     }
 
@@ -355,6 +405,7 @@ impl PolicyConfig {
             PolicyConfig::SessionAffinity(_) => SessionAffinity::NAME,
             PolicyConfig::PrefixLoad(_) => PrefixLoad::NAME,
             PolicyConfig::CacheAware(_) => CacheAware::NAME,
+            PolicyConfig::LlmD(_) => LlmD::NAME,
         }
     }
 
@@ -377,6 +428,7 @@ impl PolicyConfig {
             PolicyConfig::SessionAffinity(_) => Box::new(SessionAffinity::new()),
             PolicyConfig::PrefixLoad(c) => Box::new(PrefixLoad::new(*c)),
             PolicyConfig::CacheAware(c) => Box::new(CacheAware::new(*c)),
+            PolicyConfig::LlmD(c) => Box::new(LlmD::new(*c, rng())),
         }
     }
 
@@ -401,6 +453,29 @@ impl PolicyConfig {
             problems.in_range(path, "eviction_interval", c.eviction_interval, 0.0, 1e9);
             if c.max_tree_tokens == 0 {
                 problems.push(join(path, "max_tree_tokens"), "must be >= 1");
+            }
+        }
+        if let PolicyConfig::LlmD(c) = self {
+            for (field, v) in [
+                ("prefix_weight", c.prefix_weight),
+                ("queue_weight", c.queue_weight),
+                ("kv_cache_weight", c.kv_cache_weight),
+            ] {
+                problems.in_range(path, field, v, 0.0, 1e6);
+            }
+            if c.prefix_weight + c.queue_weight + c.kv_cache_weight == 0.0 {
+                problems.push(
+                    join(path, "prefix_weight"),
+                    "the weights cannot all be 0 (every pod would score the same)",
+                );
+            }
+            for (field, v) in [
+                ("max_prefix_blocks", c.max_prefix_blocks),
+                ("lru_capacity_per_server", c.lru_capacity_per_server),
+            ] {
+                if v == 0 {
+                    problems.push(join(path, field), "must be >= 1");
+                }
             }
         }
         if let PolicyConfig::PrefixLoad(c) = self {

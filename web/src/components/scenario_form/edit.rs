@@ -163,7 +163,7 @@ pub fn popularity_default(ty: &str) -> Value {
 }
 
 /// Routing policies, in the order the select lists them, with a one-line description.
-pub const POLICIES: [(&str, &str); 9] = [
+pub const POLICIES: [(&str, &str); 10] = [
     ("round_robin", "Round robin"),
     ("random", "Random"),
     ("least_loaded", "Least loaded (fewest outstanding)"),
@@ -172,10 +172,8 @@ pub const POLICIES: [(&str, &str); 9] = [
     ("max_prefix", "Longest cached prefix"),
     ("prefix_load", "Prefix match vs load (weighted)"),
     ("session_affinity", "Session affinity"),
-    (
-        "cache_aware",
-        "SGLang cache-aware (router's own prefix tree)",
-    ),
+    ("cache_aware", "SGLang cache-aware (own prefix tree)"),
+    ("llm_d", "llm-d scheduler (prefix, queue, KV scorers)"),
 ];
 
 /// The policy object for `name`, with its parameters at their defaults.
@@ -184,6 +182,8 @@ pub fn policy_default(name: &str) -> Value {
         "prefix_load" => json!({ "policy": "prefix_load", "w_prefix": 1.0, "w_load": 1.0 }),
         "cache_aware" => json!({ "policy": "cache_aware", "cache_threshold": 0.5,
             "balance_abs_threshold": 32, "balance_rel_threshold": 1.0001 }),
+        "llm_d" => json!({ "policy": "llm_d", "prefix_mode": "precise", "prefix_weight": 3,
+            "queue_weight": 2, "kv_cache_weight": 2 }),
         _ => json!({ "policy": name }),
     }
 }

@@ -42,6 +42,23 @@ pub fn router_section(props: &SectionProps) -> Html {
                         .hint("Per worker, after each cut (SGLang: 2^24 characters).").html() }
                 </div>
             }
+            if policy == "llm_d" {
+                <div class="subfields">
+                    { c.select("router.policy.prefix_mode", "Prefix scorer",
+                        "precise: from the pods' KV events; approximate: the scheduler's own LRU index of what it sent each pod.",
+                        &[("precise", "Precise (KV events)"), ("approximate", "Approximate (own index)")], None) }
+                    { c.number("router.policy.prefix_weight", "Prefix weight").step(0.5)
+                        .hint("Weight of the fraction of the prompt's blocks a pod holds.").html() }
+                    { c.number("router.policy.queue_weight", "Queue weight").step(0.5)
+                        .hint("Weight of (max − queue) / (max − min).").html() }
+                    { c.number("router.policy.kv_cache_weight", "KV cache weight").step(0.5)
+                        .hint("Weight of 1 − the pod's KV usage.").html() }
+                    if c.str("router.policy.prefix_mode") == "approximate" {
+                        { c.number("router.policy.lru_capacity_per_server", "Index capacity").count().unit("blocks")
+                            .hint("Blocks the approximate index keeps per pod.").html() }
+                    }
+                </div>
+            }
             { c.number("router.kv_event_interval", "KV event interval").unit("s").step(0.1)
                 .hint("Between a worker's KV event flushes: how stale the router's view may be.").html() }
             { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }

@@ -1,0 +1,103 @@
+//! `llm_d`: llm-d's inference scheduler (its endpoint picker) with the scorers of its default
+//! "intelligent inference scheduling" profile and a max-score picker:
+//! - the prefix-cache scorer: the fraction of the prompt's blocks (up to
+//!   `max_prefix_blocks`) a pod holds as a prefix — `precise`, from the pods' KV events (the
+//!   router's KV view, as stale as `router.kv_event_interval`), or `approximate`, from the
+//!   scheduler's own LRU index of the blocks it sent each pod (`lru_capacity_per_server`
+//!   blocks a pod; no events);
+//! - the queue scorer: `(max − q) / (max − min)` over the pods' queues (1 when all are
+//!   equal), the queue being the router's outstanding requests of the pod;
+//! - the KV-cache-utilization scorer: `1 − usage`, as the pods last reported it.
+//!
+//! Each pod's score is the weighted sum; the highest wins, ties at random.
+
+use super::{
+    Basis, ClusterView, LlmDConfig, PrefixMode, RouteRequest, RoutingDecision, RoutingPolicy,
+};
+use crate::request::BlockHash;
+use crate::rng::SimRng;
+use crate::router::routed_prefixes::RoutedPrefixes;
+
+/// The scheduler, its approximate index and its tie-breaking stream.
+#[derive(Debug, Clone)]
+pub struct LlmD {
+    config: LlmDConfig,
+    index: RoutedPrefixes,
+    rng: SimRng,
+}
+
+impl LlmD {
+    /// Configuration name.
+    pub const NAME: &'static str = "llm_d";
+
+    /// An empty index under `config`, ties broken with `rng`.
+    pub fn new(config: LlmDConfig, rng: SimRng) -> Self {
+        Self {
+            config,
+            index: RoutedPrefixes::new(),
+            rng,
+        }
+    }
+}
+
+impl RoutingPolicy for LlmD {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
+        let c = self.config;
+        let w = cluster.workers();
+        let block_size = cluster.kv().layout().block_size.max(1);
+        let prompt_blocks = (request.prompt_len / block_size).min(c.max_prefix_blocks);
+        let (prefix, hashes): (Vec<f64>, Vec<BlockHash>) = match c.prefix_mode {
+            PrefixMode::Precise => {
+                let matches = cluster.prefix_matches(request);
+                let blocks = |k: usize| (matches[k].gpu_tokens / block_size).min(prompt_blocks);
+                let scores = (0..w.len())
+                    .map(|k| blocks(k) as f64 / prompt_blocks.max(1) as f64)
+                    .collect();
+                (scores, Vec::new())
+            }
+            PrefixMode::Approximate => {
+                let hashes: Vec<BlockHash> = request
+                    .content
+                    .block_hashes(block_size)
+                    .take(prompt_blocks as usize)
+                    .collect();
+                let scores = w
+                    .iter()
+                    .map(|x| {
+                        self.index.matched_blocks(x.id, &hashes) as f64
+                            / prompt_blocks.max(1) as f64
+                    })
+                    .collect();
+                (scores, hashes)
+            }
+        };
+        let (min_q, max_q) = (
+            w.iter().map(|x| x.outstanding).min().unwrap_or(0),
+            w.iter().map(|x| x.outstanding).max().unwrap_or(0),
+        );
+        let queue = |k: usize| {
+            if max_q == min_q {
+                1.0
+            } else {
+                (max_q - w[k].outstanding) as f64 / (max_q - min_q) as f64
+            }
+        };
+        let score = |k: usize| {
+            c.prefix_weight * prefix[k]
+                + c.queue_weight * queue(k)
+                + c.kv_cache_weight * (1.0 - w[k].kv_usage)
+        };
+        let best = (0..w.len()).map(score).fold(f64::NEG_INFINITY, f64::max);
+        let tied: Vec<usize> = (0..w.len()).filter(|&k| score(k) == best).collect();
+        let chosen = tied[self.rng.below(tied.len() as u64) as usize];
+        if c.prefix_mode == PrefixMode::Approximate {
+            let capacity = c.lru_capacity_per_server as usize;
+            self.index.insert_bounded(w[chosen].id, &hashes, capacity);
+        }
+        RoutingDecision::scored(cluster, chosen, Basis::Scorers, score, None)
+    }
+}
