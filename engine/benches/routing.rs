@@ -78,6 +78,7 @@ fn run(policy: &PolicyConfig, kv: &KvIndex) -> (f64, u64) {
             id,
             outstanding: 0,
             kv_usage: 0.5,
+            kv_blocks: 1000,
         })
         .collect();
     let mut hits = 0;

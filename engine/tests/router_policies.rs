@@ -3,7 +3,7 @@
 use engine::kv_events::{KvChange, KvEvent, KvEventBatch, KvMedium};
 use engine::request::{PromptContent, Source};
 use engine::router::policy::{
-    CacheAwareConfig, LlmDConfig, NoParams, PrefixLoadConfig, PrefixMode,
+    CacheAwareConfig, DynamoConfig, LlmDConfig, NoParams, PrefixLoadConfig, PrefixMode,
 };
 use engine::router::{
     ClusterView, EvidenceRoom, KvIndex, KvIndexLayout, PolicyConfig, RouteRequest, RoutingDecision,
@@ -27,6 +27,7 @@ fn loads(outstanding: [u32; 3], kv: [f64; 3]) -> Vec<WorkerLoad> {
             id: i as u32,
             outstanding: outstanding[i],
             kv_usage: kv[i],
+            kv_blocks: 1000,
         })
         .collect()
 }
@@ -315,11 +316,13 @@ fn session_affinity_is_sticky_and_rebinds_when_its_worker_leaves() {
                 id: 0,
                 outstanding: a,
                 kv_usage: 0.0,
+                kv_blocks: 1000,
             },
             WorkerLoad {
                 id: 2,
                 outstanding: b,
                 kv_usage: 0.0,
+                kv_blocks: 1000,
             },
         ]
     };
@@ -463,6 +466,7 @@ fn cache_aware_trees_are_cut_back_to_their_limit_each_interval() {
         id: 0,
         outstanding: 0,
         kv_usage: 0.0,
+        kv_blocks: 1000,
     }];
     route(&mut *ca, 0, None, &prompt(1, 0), &one, &kv); // 6 blocks in the tree
     route(&mut *ca, 5, None, &prompt(1, 1), &one, &kv); // no cut yet: still matched
@@ -524,4 +528,41 @@ fn llm_d_approximate_learns_from_its_own_routing_and_forgets_past_its_capacity()
         2.0 + 2.0,
         "no prefix score left for group 5 on pod 1"
     );
+}
+
+/// Dynamo's KV router: cost = overlap_score_weight · prefill blocks + decode blocks, where
+/// prefill blocks = (prompt − cached prefix) / block and decode blocks = the worker's KV in
+/// use (usage × its blocks) + the request's blocks; the cheapest wins at temperature 0.
+#[test]
+fn dynamo_routes_to_the_cheapest_worker_in_blocks() {
+    let mut kv = empty_index();
+    let p = prompt(2, 0); // 96 tokens: 6 blocks of 16
+    kv.apply(&stored(2, &p, 4)); // worker 2 holds the 64-token system prompt
+    let mut d = policy(PolicyConfig::Dynamo(DynamoConfig::default()));
+    // Usages 0.010, 0.012, 0.014 of 1000 blocks: 10, 12, 14 blocks in use.
+    let w = loads([0, 0, 0], [0.010, 0.012, 0.014]);
+    let decision = route(&mut *d, 0, None, &prompt(2, 1), &w, &kv);
+    // Costs: 6 + (10 + 6) = 22, 6 + (12 + 6) = 24, (96 − 64)/16 = 2 + (14 + 6) = 22: a tie
+    // between workers 0 and 2, drawn.
+    let costs: Vec<f64> = decision.candidates.iter().map(|c| c.score).collect();
+    assert_eq!(costs, [22.0, 24.0, 22.0]);
+    assert!([0, 2].contains(&decision.worker));
+    // Weighting the prefill twice: 28, 30, 24 — worker 2 wins outright.
+    let mut d = policy(PolicyConfig::Dynamo(DynamoConfig {
+        overlap_score_weight: 2.0,
+        ..Default::default()
+    }));
+    assert_eq!(route(&mut *d, 1, None, &prompt(2, 2), &w, &kv).worker, 2);
+    // Hot: every worker is drawn some of the time.
+    let mut d = policy(PolicyConfig::Dynamo(DynamoConfig {
+        router_temperature: 1.0,
+        ..Default::default()
+    }));
+    let mut seen = [0u32; 3];
+    for id in 0..300 {
+        seen[route(&mut *d, id, None, &prompt(2, id), &w, &kv).worker as usize] += 1;
+    }
+    assert!(seen.iter().all(|&n| n > 30), "{seen:?}");
+    // The dearest (normalised cost 1) is drawn e^-1 as often as the cheapest (cost 0).
+    assert!(seen[1] < seen[0] && seen[1] < seen[2], "{seen:?}");
 }

@@ -140,9 +140,11 @@ pub fn chose_for_a_reason(d: &RoutingDecision) -> bool {
         Basis::SessionWorker => unreachable!("answered above"),
         // Its scores only mark the choice: the outstanding requests show a tie.
         Basis::SessionLeastLoaded => beats(|c| f64::from(c.outstanding), true),
-        Basis::Outstanding | Basis::OutstandingOfTwo | Basis::KvUsage | Basis::TreeSize => {
-            beats(|c| c.score, true)
-        }
+        Basis::Outstanding
+        | Basis::OutstandingOfTwo
+        | Basis::KvUsage
+        | Basis::TreeSize
+        | Basis::DynamoCost => beats(|c| c.score, true),
         Basis::PrefixFraction | Basis::PrefixLoad | Basis::TreeMatch | Basis::Scorers => {
             beats(|c| c.score, false)
         }

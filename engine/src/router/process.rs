@@ -54,6 +54,8 @@ struct WorkerSlot {
     draining: bool,
     /// KV usage as last reported by the worker's flush (0 until its first report).
     reported_kv_usage: f64,
+    /// Its GPU KV blocks.
+    kv_blocks: u32,
 }
 
 struct State {
@@ -181,6 +183,7 @@ impl Router {
             outstanding: 0,
             draining: false,
             reported_kv_usage: 0.0,
+            kv_blocks: self.pools[pool].num_gpu_blocks,
         });
         id
     }
@@ -276,6 +279,7 @@ impl Router {
                 st.loads.push(WorkerLoad {
                     id: slot.id,
                     outstanding: slot.outstanding,
+                    kv_blocks: slot.kv_blocks,
                     kv_usage: if reported {
                         slot.reported_kv_usage
                     } else if shown {

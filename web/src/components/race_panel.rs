@@ -24,6 +24,10 @@ fn policy_patch(name: &str, base: &str) -> Value {
         policy["w_prefix"] = Value::Null;
         policy["w_load"] = Value::Null;
     }
+    if base == "dynamo" && name != "dynamo" {
+        policy["overlap_score_weight"] = Value::Null;
+        policy["router_temperature"] = Value::Null;
+    }
     if base == "llm_d" && name != "llm_d" {
         for key in [
             "prefix_mode",

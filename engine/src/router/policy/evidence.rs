@@ -34,11 +34,13 @@ pub enum Basis {
     TreeSize,
     /// llm-d: the weighted sum of its scorers.
     Scorers,
+    /// Dynamo: the cost in blocks.
+    DynamoCost,
 }
 
 impl Basis {
     /// Every basis, in declaration order (the wire form is the index).
-    pub const ALL: [Basis; 12] = [
+    pub const ALL: [Basis; 13] = [
         Basis::ItsTurn,
         Basis::Drawn,
         Basis::Outstanding,
@@ -51,6 +53,7 @@ impl Basis {
         Basis::TreeMatch,
         Basis::TreeSize,
         Basis::Scorers,
+        Basis::DynamoCost,
     ];
 
     /// What `score` means, e.g. `"outstanding requests (lowest wins)"`.
@@ -70,6 +73,9 @@ impl Basis {
             }
             Basis::TreeSize => {
                 "tokens in the router's tree (smallest wins: no match above cache_threshold)"
+            }
+            Basis::DynamoCost => {
+                "overlap_score_weight·prefill blocks + decode blocks (lowest wins)"
             }
             Basis::Scorers => {
                 "prefix_weight·prefix + queue_weight·queue + kv_cache_weight·(1 − KV usage) (highest wins)"

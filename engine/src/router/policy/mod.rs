@@ -6,6 +6,7 @@
 //! variant and a line in [`PolicyConfig::build`].
 
 mod cache_aware;
+mod dynamo;
 mod evidence;
 mod fraction;
 mod least_kv;
@@ -19,6 +20,7 @@ mod round_robin;
 mod session_affinity;
 
 pub use cache_aware::CacheAware;
+pub use dynamo::Dynamo;
 pub use evidence::{Basis, Candidates};
 pub use fraction::DenominatorHint;
 pub use least_kv::LeastKv;
@@ -61,6 +63,8 @@ pub struct WorkerLoad {
     pub outstanding: u32,
     /// Fraction of its GPU KV blocks in use, 0..=1 (as last reported).
     pub kv_usage: f64,
+    /// Its GPU KV blocks.
+    pub kv_blocks: u32,
 }
 
 /// The cluster as seen by a policy: the workers that may receive requests
@@ -274,6 +278,29 @@ pub enum PolicyConfig {
     /// llm-d's inference scheduler: weighted prefix-cache (precise or approximate), queue
     /// and KV-cache-utilization scorers, max-score picker.
     LlmD(LlmDConfig),
+    /// NVIDIA Dynamo's KV router: the cheapest of `overlap_score_weight × prefill blocks +
+    /// decode blocks`, or a softmax draw over those costs at a temperature.
+    Dynamo(DynamoConfig),
+}
+
+/// Parameters of `dynamo`, with Dynamo's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DynamoConfig {
+    /// Weight of the prefill blocks against the decode blocks (≥ 0). Default 1.
+    pub overlap_score_weight: f64,
+    /// 0: the cheapest worker; above 0, a draw that favours it less the hotter (≥ 0).
+    /// Default 0.
+    pub router_temperature: f64,
+}
+
+impl Default for DynamoConfig {
+    fn default() -> Self {
+        Self {
+            overlap_score_weight: 1.0,
+            router_temperature: 0.0,
+        }
+    }
 }
 
 /// Where llm-d's prefix-cache scorer learns what each pod holds.
@@ -390,6 +417,7 @@ impl PolicyConfig {
                 | PolicyConfig::PrefixLoad(_)
                 | PolicyConfig::LeastKv(_)
                 | PolicyConfig::LlmD(_)
+                | PolicyConfig::Dynamo(_)
         )
     }
 
@@ -406,6 +434,7 @@ impl PolicyConfig {
             PolicyConfig::PrefixLoad(_) => PrefixLoad::NAME,
             PolicyConfig::CacheAware(_) => CacheAware::NAME,
             PolicyConfig::LlmD(_) => LlmD::NAME,
+            PolicyConfig::Dynamo(_) => Dynamo::NAME,
         }
     }
 
@@ -429,6 +458,7 @@ impl PolicyConfig {
             PolicyConfig::PrefixLoad(c) => Box::new(PrefixLoad::new(*c)),
             PolicyConfig::CacheAware(c) => Box::new(CacheAware::new(*c)),
             PolicyConfig::LlmD(c) => Box::new(LlmD::new(*c, rng())),
+            PolicyConfig::Dynamo(c) => Box::new(Dynamo::new(*c, rng())),
         }
     }
 
@@ -454,6 +484,16 @@ impl PolicyConfig {
             if c.max_tree_tokens == 0 {
                 problems.push(join(path, "max_tree_tokens"), "must be >= 1");
             }
+        }
+        if let PolicyConfig::Dynamo(c) = self {
+            problems.in_range(
+                path,
+                "overlap_score_weight",
+                c.overlap_score_weight,
+                0.0,
+                1e6,
+            );
+            problems.in_range(path, "router_temperature", c.router_temperature, 0.0, 1e6);
         }
         if let PolicyConfig::LlmD(c) = self {
             for (field, v) in [

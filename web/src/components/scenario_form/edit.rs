@@ -163,7 +163,7 @@ pub fn popularity_default(ty: &str) -> Value {
 }
 
 /// Routing policies, in the order the select lists them, with a one-line description.
-pub const POLICIES: [(&str, &str); 10] = [
+pub const POLICIES: [(&str, &str); 11] = [
     ("round_robin", "Round robin"),
     ("random", "Random"),
     ("least_loaded", "Least loaded (fewest outstanding)"),
@@ -174,6 +174,7 @@ pub const POLICIES: [(&str, &str); 10] = [
     ("session_affinity", "Session affinity"),
     ("cache_aware", "SGLang cache-aware (own prefix tree)"),
     ("llm_d", "llm-d scheduler (prefix, queue, KV scorers)"),
+    ("dynamo", "Dynamo KV router (prefill + decode blocks)"),
 ];
 
 /// The policy object for `name`, with its parameters at their defaults.
@@ -184,6 +185,9 @@ pub fn policy_default(name: &str) -> Value {
             "balance_abs_threshold": 32, "balance_rel_threshold": 1.0001 }),
         "llm_d" => json!({ "policy": "llm_d", "prefix_mode": "precise", "prefix_weight": 3,
             "queue_weight": 2, "kv_cache_weight": 2 }),
+        "dynamo" => {
+            json!({ "policy": "dynamo", "overlap_score_weight": 1, "router_temperature": 0 })
+        }
         _ => json!({ "policy": name }),
     }
 }

@@ -59,6 +59,14 @@ pub fn router_section(props: &SectionProps) -> Html {
                     }
                 </div>
             }
+            if policy == "dynamo" {
+                <div class="subfields">
+                    { c.number("router.policy.overlap_score_weight", "Overlap weight").step(0.25)
+                        .hint("Weight of the prefill blocks a worker would compute against its decode blocks.").html() }
+                    { c.number("router.policy.router_temperature", "Temperature").step(0.1)
+                        .hint("0: the cheapest worker; higher: a softmax draw over the normalised costs.").html() }
+                </div>
+            }
             { c.number("router.kv_event_interval", "KV event interval").unit("s").step(0.1)
                 .hint("Between a worker's KV event flushes: how stale the router's view may be.").html() }
             { c.toggle("router.autoscaler.enabled", "Autoscaler", "Add workers under load, remove them when idle.") }
