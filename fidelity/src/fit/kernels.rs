@@ -600,7 +600,7 @@ pub const VIDUR_A100_GEMM: &str = "gemm (Vidur, held out)";
 
 /// The group of the L40S's all-reduces on 4 and 8 GPUs: held out of the fit. Its table's 2-GPU
 /// rows (vLLM's custom all-reduce, ~19 GB/s of bus bandwidth over PCIe) and its 4- and 8-GPU
-/// rows (2.6 and 4.5x the latency of small messages, 3.7 and 2.0 GB/s) fit no single latency
+/// rows (2.5 and 4.8x the latency of small messages, 3.7 and 2.0 GB/s) fit no single latency
 /// and bus bandwidth: vLLM runs its custom all-reduce on at most two PCIe-only GPUs and NCCL
 /// beyond; the fit takes the two-GPU rows.
 pub const L40S_ALLREDUCE_BEYOND_2: &str = "allreduce (4-8 GPUs, held out)";
