@@ -3,7 +3,8 @@
 
     python3 fidelity/extract.py ../shared/fidelity   # rewrites fidelity/data/
     python3 fidelity/extract.py --aiconfigurator /work/.mirror/ai-dynamo+aiconfigurator/repo
-        # rewrites only data/kernels/aiconfigurator_{b200,b300}_vllm019.json, ..._h200_vllm014.json
+        # rewrites only data/kernels/aiconfigurator_{b200,b300}_vllm019.json,
+        # ..._{h200,a100,l40s}_vllm014.json
 
 Reads the 16 real vLLM v0.15.1 runs on H100 in `vllm_h100_runs/` (source: github
 inference-sim/training; see fidelity/README.md) and writes, per run, the request stream the
@@ -128,10 +129,13 @@ def rtx_pro_6000_profile(shared, out):
 
 # AIConfigurator's per-operation tables of vLLM's kernels, per catalogue GPU: (system folder,
 # vLLM version folder, output file). B200 and B300 at vLLM 0.19 (the RTX PRO 6000 profile's
-# version); H200 at 0.14 (the version of the H100's per-layer tables, so the two compare).
+# version); H200, A100 (SXM, the catalogue's A100-80GB) and L40S at 0.14 (the version of the
+# H100's per-layer tables, so they compare; the L40S also has 0.22 and 0.24 tables).
 AIC_SYSTEMS = [("B200", "b200_sxm", "0.19.0", "aiconfigurator_b200_vllm019.json"),
                ("B300", "b300_sxm", "0.19.0", "aiconfigurator_b300_vllm019.json"),
-               ("H200", "h200_sxm", "0.14.0", "aiconfigurator_h200_vllm014.json")]
+               ("H200", "h200_sxm", "0.14.0", "aiconfigurator_h200_vllm014.json"),
+               ("A100-80GB", "a100_sxm", "0.14.0", "aiconfigurator_a100_vllm014.json"),
+               ("L40S", "l40s", "0.14.0", "aiconfigurator_l40s_vllm014.json")]
 AIC_DATA = "aic-core/src/aiconfigurator_core/systems/data"
 # The subsampled grids: GEMM rows at powers of two of m and the n / k of real models' shards
 # (and LM-head widths for n); attention at the (query heads, KV heads) of real models' shards
@@ -157,10 +161,11 @@ def aic_table(repo, path):
     return pq.read_table(io.BytesIO(data)).to_pylist()
 
 def aiconfigurator_per_op(repo, out):
-    """AIConfigurator's per-operation measurements of vLLM's kernels on B200, B300 and H200
-    (github ai-dynamo/aiconfigurator, Apache-2.0), one compact file per GPU; times in us.
-    `gemm`: bf16 [m x k] . [k x n] rows (m, n, k, us); `gemm_check`: fp8 (per-tensor) and
-    nvfp4 rows on a coarse grid, held out of the fit. `context_attention`: `batch` sequences of
+    """AIConfigurator's per-operation measurements of vLLM's kernels on B200, B300, H200, A100
+    and L40S (github ai-dynamo/aiconfigurator, Apache-2.0), one compact file per GPU; times in us.
+    `gemm`: bf16 [m x k] . [k x n] rows (m, n, k, us; the A100 and L40S tables stop at
+    m = 8192 and have no n = 51200); `gemm_check`: fp8 (per-tensor) and nvfp4 rows on a coarse
+    grid, where measured (none on the A100, fp8 only on the L40S), held out of the bf16 fit. `context_attention`: `batch` sequences of
     `isl` new tokens, no cached prefix (AIConfigurator's step is 0 in every row), rows (batch,
     isl, heads, kv heads, head_dim, us). `generation_attention`: `batch` decodes, each with
     `kv` tokens already cached (the table's `step`: its collector builds vLLM's seq_lens as

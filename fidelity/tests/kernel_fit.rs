@@ -118,6 +118,84 @@ fn the_b200_b300_and_h200_figures_are_the_fit_of_their_per_operation_tables() {
     }
 }
 
+/// The A100's and L40S's GEMM, attention and all-reduce figures are the fit of
+/// AIConfigurator's per-operation tables of vLLM 0.14's kernels on each (the L40S's
+/// all-reduce on its 2-GPU rows), and price them about as well as the fit found; the A100's
+/// elementwise figures stay the fit of Vidur's operators, the L40S's the H100's.
+#[test]
+fn the_a100_and_l40s_figures_are_the_fit_of_their_per_operation_tables() {
+    use engine::timing::{a100_calibration, l40s_calibration};
+    use fidelity::fit::kernels::{L40S_ALLREDUCE_BEYOND_2, VIDUR_A100_GEMM};
+    // Median / p90 absolute error the fit measured per group (gemm, attention, allreduce),
+    // with a margin.
+    for (gpu, shipped, bounds, allreduce_points) in [
+        (
+            "A100-80GB",
+            a100_calibration(),
+            [(7.7, 18.6), (12.9, 42.1), (9.7, 32.6)],
+            69,
+        ),
+        (
+            "L40S",
+            l40s_calibration(),
+            [(8.7, 56.3), (16.1, 72.2), (1.9, 6.5)],
+            23,
+        ),
+    ] {
+        let profiles = Profiles::for_gpu(gpu);
+        let fitted = fit::fit_kernels(&profiles, &h100_calibration());
+        let fitted = fidelity::fit::kernels::fit_format_efficiencies(gpu, &fitted);
+        for (group, params) in KERNEL_GROUPS {
+            let want = fit::values(&fitted, params);
+            let got = fit::values(&shipped, params);
+            for ((p, w), g) in params.iter().zip(want).zip(got) {
+                assert!(
+                    (g - w).abs() <= 0.005 * w.abs() + 1e-9,
+                    "{gpu} {group} {}: {g} vs fit {w}",
+                    p.field
+                );
+            }
+        }
+        assert_eq!(
+            shipped.fp8_gemm_compute_efficiency,
+            fitted.fp8_gemm_compute_efficiency
+        );
+        for (group, (median, p90)) in ["gemm", "attention", "allreduce"].into_iter().zip(bounds) {
+            let (m, p, n) = fit::group_errors(&profiles, &shipped, group);
+            assert!(n > 20, "{gpu} {group}: {n} points");
+            if group == "allreduce" {
+                assert_eq!(n, allreduce_points, "{gpu}");
+            }
+            assert!(m < median && p < p90, "{gpu} {group}: {m:.1}% / {p:.1}%");
+        }
+        let h100 = h100_calibration();
+        assert_eq!(shipped.step_overhead_us, h100.step_overhead_us);
+        assert_eq!(shipped.request_overhead_ms, h100.request_overhead_ms);
+        assert_eq!(shipped.moe_memory_efficiency, h100.moe_memory_efficiency);
+        assert_eq!(shipped.prefix_attention_min_rows, 0.0);
+        assert_eq!(shipped.mixed_decode_attention_factor, 1.0);
+        assert_eq!(
+            engine::timing::calibration_for(&lookup(gpu).unwrap()),
+            shipped
+        );
+    }
+    // The A100's Vidur GEMMs are held out (its elementwise operators are fitted on); the
+    // L40S's 4- and 8-GPU all-reduces are held out, and priced far too fast.
+    let a100 = Profiles::for_gpu("A100-80GB");
+    let (m, _, n) = fit::group_errors(&a100, &a100_calibration(), VIDUR_A100_GEMM);
+    assert_eq!(n, 336);
+    assert!(m < 12.0, "Vidur's A100 GEMMs: {m:.1}%");
+    assert!(fit::group_errors(&a100, &a100_calibration(), "elementwise").2 > 0);
+    let l40s = Profiles::for_gpu("L40S");
+    let (m, _, n) = fit::group_errors(&l40s, &l40s_calibration(), L40S_ALLREDUCE_BEYOND_2);
+    assert_eq!(n, 46);
+    assert!(m > 50.0, "L40S 4-8 GPU all-reduce: {m:.1}%");
+    assert_eq!(
+        l40s_calibration().elementwise_efficiency,
+        h100_calibration().elementwise_efficiency
+    );
+}
+
 /// A 4096³ bf16 GEMM on the B200 against the H100, as the measured tables have them: B200
 /// 91.6 µs (AIConfigurator, vLLM 0.19) and H100 156.0 µs (AIConfigurator's H100 SXM table of
 /// vLLM 0.14, `h100_sxm/gemm/vllm/0.14.0/gemm_perf.parquet`), 1.70× faster, not the 2.3× of

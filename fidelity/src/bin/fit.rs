@@ -30,6 +30,21 @@ fn main() {
             "  {group:<17} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
         );
     }
+    // Groups no figure is fitted on: how the fitted figures price them.
+    let mut held_out: Vec<&str> = profiles
+        .points
+        .iter()
+        .map(|p| p.group)
+        .filter(|g| KERNEL_GROUPS.iter().all(|(k, _)| k != g))
+        .collect();
+    held_out.dedup();
+    for group in held_out {
+        let (b50, b90, n) = fit::group_errors(&profiles, &start, group);
+        let (a50, a90, _) = fit::group_errors(&profiles, &kernels, group);
+        println!(
+            "  {group:<17} {n:>4} points  {b50:>5.1}% / {b90:>5.1}%  ->  {a50:>5.1}% / {a90:>5.1}%"
+        );
+    }
     // GEMMs of the low-precision formats (per-operation tables only): their efficiencies
     // are fitted apart, after the bf16 figures.
     let before = fidelity::fit::kernels::dtype_checks(&gpu, &kernels);

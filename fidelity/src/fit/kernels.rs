@@ -176,6 +176,8 @@ fn op_tables(gpu: &str) -> Option<OpTables> {
         "B200" => include_str!("../../data/kernels/aiconfigurator_b200_vllm019.json"),
         "B300" => include_str!("../../data/kernels/aiconfigurator_b300_vllm019.json"),
         "H200" => include_str!("../../data/kernels/aiconfigurator_h200_vllm014.json"),
+        "A100-80GB" => include_str!("../../data/kernels/aiconfigurator_a100_vllm014.json"),
+        "L40S" => include_str!("../../data/kernels/aiconfigurator_l40s_vllm014.json"),
         _ => return None,
     };
     let t: OpTables = serde_json::from_str(json).expect("the per-operation tables are valid");
@@ -591,12 +593,25 @@ pub struct Profiles {
     pub points: Vec<Point>,
 }
 
+/// The group of Vidur's A100 GEMM operators (Llama-3-8B at tp 1–8): held out of the fit,
+/// which takes the A100's GEMM figures from AIConfigurator's vLLM 0.14 table; `fit` prints
+/// how those figures price them.
+pub const VIDUR_A100_GEMM: &str = "gemm (Vidur, held out)";
+
+/// The group of the L40S's all-reduces on 4 and 8 GPUs: held out of the fit. Its table's 2-GPU
+/// rows (vLLM's custom all-reduce, ~19 GB/s of bus bandwidth over PCIe) and its 4- and 8-GPU
+/// rows (2.5 and 4.8x the latency of small messages, 3.7 and 2.0 GB/s) fit no single latency
+/// and bus bandwidth: vLLM runs its custom all-reduce on at most two PCIe-only GPUs and NCCL
+/// beyond; the fit takes the two-GPU rows.
+pub const L40S_ALLREDUCE_BEYOND_2: &str = "allreduce (4-8 GPUs, held out)";
+
 impl Profiles {
     /// The profiles of `gpu` (a catalogue name) shipped in `fidelity/data/kernels/`: for the
     /// H100, AIConfigurator's per-layer tables and Vidur's elementwise operators; for the
-    /// A100, Vidur's GEMM and elementwise operators (the only A100 kernels measured); for the
-    /// RTX PRO 6000 Blackwell, LLMServingSim's per-kernel profile of vLLM 0.19; for the B200,
-    /// B300 and H200, AIConfigurator's per-operation tables (GEMM, attention, all-reduce).
+    /// A100, AIConfigurator's per-operation tables (GEMM, attention, all-reduce) and Vidur's
+    /// elementwise operators, with Vidur's GEMMs held out ([`VIDUR_A100_GEMM`]); for the RTX
+    /// PRO 6000 Blackwell, LLMServingSim's per-kernel profile of vLLM 0.19; for the B200,
+    /// B300, H200 and L40S, AIConfigurator's per-operation tables.
     pub fn for_gpu(gpu: &str) -> Self {
         let vidur: Vec<VidurRow> =
             serde_json::from_str(include_str!("../../data/kernels/vidur.json"))
@@ -611,8 +626,11 @@ impl Profiles {
                 p.add_layer_profiles();
                 "h100"
             }
-            "A100-80GB" => "a100",
-            "B200" | "B300" | "H200" => {
+            "A100-80GB" => {
+                p.add_op_tables(&op_tables(gpu).expect("shipped for this GPU"));
+                "a100"
+            }
+            "B200" | "B300" | "H200" | "L40S" => {
                 p.add_op_tables(&op_tables(gpu).expect("shipped for this GPU"));
                 return p;
             }
@@ -645,7 +663,7 @@ impl Profiles {
                     ("mlp_down_proj", ffn, h),
                 ] {
                     p.push(
-                        "gemm",
+                        VIDUR_A100_GEMM,
                         format!("{label} {op}"),
                         r.ms[op] * 1e3,
                         m,
@@ -804,8 +822,13 @@ impl Profiles {
                     i
                 }
             };
+            let group = if t.gpu == "L40S" && gpus > 2.0 {
+                L40S_ALLREDUCE_BEYOND_2
+            } else {
+                "allreduce"
+            };
             self.push(
-                "allreduce",
+                group,
                 format!("all-reduce {gpus} GPUs {elements} elements"),
                 us,
                 model,
@@ -905,6 +928,17 @@ impl Profiles {
             Query::Attention(batch) => batch.iter().any(|w| !w.decode && w.context > 0),
             _ => false,
         })
+    }
+
+    /// True when the fitted all-reduce points span more than one GPU count (else the
+    /// latency's per-GPU term is not constrained).
+    pub fn has_allreduce_gpu_counts(&self) -> bool {
+        let mut tps = self
+            .points
+            .iter()
+            .filter(|p| p.group == "allreduce")
+            .map(|p| self.models[p.model].1);
+        tps.next().is_some_and(|first| tps.any(|tp| tp != first))
     }
 
     fn push(&mut self, group: &'static str, label: String, us: f64, model: usize, query: Query) {

@@ -143,12 +143,16 @@ pub fn fit_kernels(profiles: &Profiles, start: &Calibration) -> Calibration {
         if !profiles.points.iter().any(|p| p.group == group) {
             continue;
         }
-        // Without a chunk over a cached prefix nothing constrains the prefix's figure: it
-        // keeps its value.
+        // Without a chunk over a cached prefix nothing constrains the prefix's figure, and
+        // without all-reduces on more than one GPU count nothing constrains the latency's
+        // per-GPU term: they keep their values.
         let params: Vec<Param> = params
             .iter()
             .copied()
             .filter(|p| p.field != "prefix_attention_min_rows" || profiles.has_prefix_chunks())
+            .filter(|p| {
+                p.field != "allreduce_latency_per_gpu_us" || profiles.has_allreduce_gpu_counts()
+            })
             .collect();
         let params = params.as_slice();
         let base = cal.clone();

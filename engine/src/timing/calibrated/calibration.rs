@@ -249,35 +249,70 @@ pub fn h100_calibration() -> Calibration {
     }
 }
 
-/// The A100's calibration: GEMM and elementwise figures fitted on Vidur's A100 operator
-/// profiles (Llama-3-8B, tp 1–8); attention efficiencies as on the H100 (no A100 profile);
-/// all-reduce bus bandwidth scaled from the H100's by NVLink 3 over NVLink 4 (600/900 GB/s);
-/// serving-engine figures as on the H100 (same vLLM; no A100 run to fit them on), and so are
-/// the MoE efficiencies with their knee.
+/// The A100's calibration (SXM 80 GB). Kernel figures: GEMM, attention and all-reduce fitted
+/// on AIConfigurator's per-operation measurements of vLLM 0.14's kernels on the A100 SXM
+/// (bf16 GEMMs, FlashAttention 2 prefill and decode batches at bf16 KV, vLLM's custom
+/// all-reduce under CUDA graphs on 2–8 GPUs over NVLink 3), the version of the H100's tables,
+/// by `cargo run --release -p opal-fidelity --bin fit -- --gpu A100-80GB`; elementwise fitted
+/// on Vidur's A100 operator profiles (Llama-3-8B, tp 1–8), whose GEMMs that command prints as
+/// a held-out check. Not fittable from kernel tables, so the H100's: the serving engine's CPU
+/// and front-end figures and memory reserve (no A100 run to fit them on), and the MoE
+/// efficiencies with their knee. No FP8 units: no FP8 efficiency.
 pub fn a100_calibration() -> Calibration {
     Calibration {
-        source: "A100 80GB: Vidur operator profiles; attention and serving engine as H100".into(),
-        gemm_compute_efficiency: 0.726,
-        gemm_memory_efficiency: 0.787,
-        gemm_knee: 1.71,
-        gemm_fixed_us: 4.66,
+        source: "A100 80GB: AIConfigurator vLLM 0.14 kernel tables, Vidur elementwise; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.841,
+        gemm_memory_efficiency: 0.758,
+        gemm_knee: 1.66,
+        gemm_fixed_us: 5.47,
         fp8_gemm_compute_efficiency: 0.0,
         fp4_gemm_compute_efficiency: 0.0,
+        // The tables time decode and prefill batches apart, none over a cached prefix: those
+        // two figures stay 0 and 1.
+        prefill_attention_efficiency: 0.576,
+        prefill_attention_half_tokens: 528.0,
+        decode_attention_efficiency: 0.709,
+        attention_fixed_us: 15.7,
+        attention_per_seq_ns: 81.2,
         elementwise_fixed_us: 17.2,
         elementwise_efficiency: 0.461,
-        allreduce_bus_gbps: 244.0 * 600.0 / 900.0,
+        allreduce_latency_us: 5.03,
+        allreduce_latency_per_gpu_us: 0.279,
+        allreduce_bus_gbps: 180.0,
         ..h100_calibration()
     }
 }
 
-/// The L40S's calibration: no kernel profile or run exists for it here, so the H100's
-/// efficiencies apply to its own peaks, and its all-reduce runs over PCIe Gen4 (no NVLink):
-/// about 25 GB/s of bus bandwidth and 10 µs of latency.
+/// The L40S's calibration (PCIe Gen4, no NVLink). Kernel figures: GEMM, attention and
+/// all-reduce fitted on AIConfigurator's per-operation measurements of vLLM 0.14's kernels on
+/// the L40S (bf16 GEMMs; per-tensor FP8 GEMMs for the FP8 efficiency, on their compute-bound
+/// rows; FlashAttention 2 prefill and decode batches at bf16 KV; vLLM's custom all-reduce
+/// under CUDA graphs on 2 GPUs) by `cargo run --release -p opal-fidelity --bin fit -- --gpu
+/// L40S`. The table's 4- and 8-GPU all-reduces (3.7 and 2.0 GB/s of bus bandwidth, where 2
+/// GPUs reach 19) fit no single bandwidth with the 2-GPU ones and are held out: at TP 4 and 8
+/// a large all-reduce is priced about 5x and 10x too fast. Not fittable from kernel tables, so the H100's: the
+/// serving engine's CPU and front-end figures and memory reserve (no L40S run to fit them
+/// on), the elementwise kernels and the MoE efficiencies with their knee.
 pub fn l40s_calibration() -> Calibration {
     Calibration {
-        source: "L40S: H100 efficiencies on the L40S datasheet; PCIe all-reduce".into(),
-        allreduce_latency_us: 10.0,
-        allreduce_bus_gbps: 25.0,
+        source: "L40S: AIConfigurator vLLM 0.14 kernel tables; serving engine as H100".into(),
+        gemm_compute_efficiency: 0.729,
+        gemm_memory_efficiency: 0.799,
+        gemm_knee: 4.25,
+        gemm_fixed_us: 0.822,
+        // vLLM 0.14's per-tensor W8A8 GEMMs reach 0.245 of the FP8 peak (180 TFLOPS), below
+        // its bf16 GEMMs' 264.
+        fp8_gemm_compute_efficiency: 0.245,
+        fp4_gemm_compute_efficiency: 0.0,
+        // As on the A100: no chunk over a prefix, no mixed batch in the tables.
+        prefill_attention_efficiency: 0.495,
+        prefill_attention_half_tokens: 424.0,
+        decode_attention_efficiency: 0.917,
+        attention_fixed_us: 8.18,
+        attention_per_seq_ns: 64.1,
+        // Fitted on 2 GPUs only: the latency's per-GPU term stays the H100's.
+        allreduce_latency_us: 5.32,
+        allreduce_bus_gbps: 19.1,
         ..h100_calibration()
     }
 }
@@ -417,13 +452,16 @@ pub fn b300_calibration() -> Calibration {
     }
 }
 
-/// The RTX 4090's calibration: no kernel profile or run exists for it here, so as the L40S
-/// (the same AD102 die, its all-reduce over PCIe Gen4): the H100's efficiencies on its own
-/// datasheet peaks.
+/// The RTX 4090's calibration: no kernel profile or run exists for it here, so the H100's
+/// efficiencies on its own datasheet peaks, and its all-reduce over PCIe Gen4 estimated at
+/// about 25 GB/s of bus bandwidth and 10 µs of latency (the L40S's figures before its
+/// kernel tables were fitted; the cross-GPU check of docs/accuracy.md ran on these).
 pub fn rtx_4090_calibration() -> Calibration {
     Calibration {
         source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
-        ..l40s_calibration()
+        allreduce_latency_us: 10.0,
+        allreduce_bus_gbps: 25.0,
+        ..h100_calibration()
     }
 }
 
