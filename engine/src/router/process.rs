@@ -230,7 +230,8 @@ impl Router {
             let st = &mut *st;
             st.pending.insert(request.id, (completed, responses));
             let room = self.shared.books.borrow().evidence_room();
-            self.collect_loads(st, |role| role.takes_new_requests(), room);
+            let live = st.policy.counts_kv_itself();
+            self.collect_loads(st, |role| role.takes_new_requests(), room, live);
             let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
                 let view = view
                     .with_evidence(room)
@@ -266,13 +267,15 @@ impl Router {
         st: &mut State,
         role: impl Fn(PoolRole) -> bool,
         evidence_room: EvidenceRoom,
+        live_kv: bool,
     ) {
         st.loads.clear();
         // KV usage as the workers last reported it when they report (the policy reads
         // the KV view); otherwise the live figure, shown for information only: once the
         // run keeps no more candidate scores nobody sees it, and reading it from every
         // worker for every request cost two cache misses a worker.
-        let reported = self.shared.kv_event_interval.is_some();
+        // A router that counts the KV its requests hold as it routes them reads it now.
+        let reported = self.shared.kv_event_interval.is_some() && !live_kv;
         let shown = evidence_room.keeps_any();
         for slot in &st.workers {
             if !slot.draining && role(slot.role) {
@@ -312,7 +315,8 @@ impl Router {
         let st = &mut *st;
         let source = st.slot(from).map(|s| Rc::clone(&s.worker));
         let room = self.shared.books.borrow().evidence_room();
-        self.collect_loads(st, |role| role == PoolRole::Decode, room);
+        let live = st.decode_policy.counts_kv_itself();
+        self.collect_loads(st, |role| role == PoolRole::Decode, room, live);
         let decision = ClusterView::new(&st.loads, &st.kv_index).map(|view| {
             let view = view
                 .with_evidence(room)

@@ -152,6 +152,18 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "race_deployed_routers",
+            title: "Race: llm-d vs SGLang vs Dynamo routers, side by side",
+            description: "150 system prompts of 6,000 tokens (Zipf) at 40 req/s on 8 H100s \
+                          (Llama-3.1-8B), 8,000 requests, under the routers people deploy: \
+                          llm-d's scheduler with its precise and its approximate prefix \
+                          scorer, SGLang's cache-aware balancer and Dynamo's KV router, on the \
+                          same arrivals at 3 seeds. Dynamo's cost weighs load against the \
+                          prefix; raise its overlap_score_weight to see it follow the cache.",
+            json: include_str!("../../../examples/race_deployed_routers.json"),
+            files: &[],
+        },
+        Preset {
             id: "autoscaling_burst",
             title: "Autoscaling under a burst",
             description: "Quiet, a 15× burst, quiet again: the autoscaler adds workers (10 s to \

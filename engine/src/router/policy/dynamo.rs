@@ -1,10 +1,12 @@
 //! `dynamo`: NVIDIA Dynamo's KV router. Each worker's cost, in KV blocks, is
 //! `overlap_score_weight × prefill blocks + decode blocks`: the prompt's blocks the worker
 //! would still have to compute (its cached prefix, from the workers' KV events, taken off)
-//! and the blocks it would hold while decoding (its KV in use, as last reported, plus the
-//! request's). At `router_temperature` 0 the cheapest wins (ties at random); above it, a
-//! worker is drawn with probability proportional to `exp(−c / temperature)`, `c` the costs
-//! normalised to 0..1 over the workers (all equal: uniform).
+//! and the blocks it would hold while decoding: its KV in use now (Dynamo's router counts
+//! the blocks of what it routed as it routes, not from the workers' reports) plus the
+//! request's blocks it does not already hold. At `router_temperature` 0 the cheapest wins
+//! (ties at random); above it, a worker is drawn with probability proportional to
+//! `exp(−c / temperature)`, `c` the costs normalised to 0..1 over the workers (all equal:
+//! uniform).
 
 use super::{Basis, ClusterView, DynamoConfig, RouteRequest, RoutingDecision, RoutingPolicy};
 use crate::rng::SimRng;
@@ -31,6 +33,11 @@ impl RoutingPolicy for Dynamo {
         Self::NAME
     }
 
+    /// Dynamo's router tracks each worker's active blocks itself.
+    fn counts_kv_itself(&self) -> bool {
+        true
+    }
+
     fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
         let w = cluster.workers();
         let block = cluster.kv().layout().block_size.max(1) as f64;
@@ -42,7 +49,8 @@ impl RoutingPolicy for Dynamo {
                 .floor()
                 .min(request_blocks);
             let prefill = (isl - overlap * block).max(0.0) / block;
-            let decode = w[k].kv_usage * w[k].kv_blocks as f64 + request_blocks;
+            // The request's blocks add to the worker's active ones, less those it shares.
+            let decode = w[k].kv_usage * w[k].kv_blocks as f64 + request_blocks - overlap;
             self.config.overlap_score_weight * prefill + decode
         };
         let costs: Vec<f64> = (0..w.len()).map(cost).collect();

@@ -250,6 +250,12 @@ pub trait RoutingPolicy {
     /// Session `session` has ended (its last turn is over): no request of it will come
     /// again, so whatever the policy keeps about it can go.
     fn end_session(&mut self, _session: u64) {}
+    /// Whether the router counts the KV blocks its requests hold as it routes them (so
+    /// the workers' KV usage it reads is current), rather than reading the workers'
+    /// periodic reports.
+    fn counts_kv_itself(&self) -> bool {
+        false
+    }
 }
 
 /// Which routing policy to use, with its parameters (`{"policy": "prefix_load", "w_prefix": 2}`).
