@@ -34,11 +34,34 @@ pub(crate) fn record_count(text: &str) -> usize {
     text.lines().filter(|l| !l.trim().is_empty()).count()
 }
 
-/// Reads `file`, keeps its text under its name and points the stage field at `path` to it.
+/// What is wrong with `text` as the data file of the stage field at `path` (named `name`),
+/// as a run would find it: the stage's generator reads it and names its first bad line.
+/// None when it reads, or when the document does not parse (a run would say so first).
+pub(crate) fn file_problem(doc: &Value, path: &str, name: &str, text: &str) -> Option<String> {
+    let doc = super::edit::write(doc, path, Value::String(name.to_string())).ok()?;
+    let scenario = opal::parse_scenario(&doc.to_string()).ok()?;
+    let data: opal::scenario::ScenarioData =
+        [(name.to_string(), text.to_string())].into_iter().collect();
+    scenario
+        .check_data(&data)
+        .into_iter()
+        .find(|p| p.path == path)
+        .map(|p| p.message)
+}
+
+/// Reads `file`, checks it as the stage's data, and, when it reads, keeps its text under its
+/// name and points the stage field at `path` to it; a file that does not read is refused
+/// at once with the reason, not at the next Run.
 pub(crate) fn pick(ctx: FormCtx, path: String, file: web_sys::File) {
     wasm_bindgen_futures::spawn_local(async move {
         let name = file.name();
-        match read_file(&file).await {
+        let read = read_file(&file).await.and_then(|text| {
+            match file_problem(&ctx.doc, &path, &name, &text) {
+                Some(why) => Err(format!("{name} was not loaded: {why}")),
+                None => Ok(text),
+            }
+        });
+        match read {
             Ok(text) => {
                 let n = record_count(&text);
                 ctx.on_action.emit(Action::SetDataFile {
@@ -158,5 +181,20 @@ mod tests {
     fn records_are_non_blank_lines() {
         assert_eq!(record_count("{\"a\":1}\n\n{\"a\":2}\n  \n"), 2);
         assert_eq!(record_count(""), 0);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_trace_is_refused_when_picked_with_its_first_bad_line() {
+        use serde_json::json;
+        let doc = json!({"workload": {"stages": [{"type": "Trace", "trace_file": ""}]}});
+        let path = "workload.stages[0].trace_file";
+        let good =
+            r#"{"timestamp": 120, "input_length": 3634, "output_length": 1, "hash_ids": [10, 11]}"#;
+        assert_eq!(file_problem(&doc, path, "good.jsonl", good), None);
+        let why = file_problem(&doc, path, "small.bin", "\u{1}\u{2}PK\u{3}\u{4}binary")
+            .expect("a binary file is not a trace");
+        assert!(why.contains("line 1"), "{why}");
+        // A document that does not parse is left to say so itself.
+        assert_eq!(file_problem(&json!([1]), path, "x", "\u{1}"), None);
     }
 }
