@@ -85,6 +85,13 @@ test('? opens the shortcut help, Esc closes it, and letters typed in the JSON st
   await help.waitFor();
   assert.ok(await help.getByText('Talk mode on/off').isVisible());
   await page.screenshot({ path: `${artifacts}/help.png` });
+  // A modal dialog holds the focus: Tab and Shift+Tab stay on its Close button.
+  const focused = () => page.evaluate(() => document.activeElement?.textContent);
+  assert.equal(await focused(), 'Close');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'Close');
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await focused(), 'Close');
   await page.keyboard.press('Escape');
   await help.waitFor({ state: 'detached' });
 
@@ -255,5 +262,34 @@ test('the theme button overrides the system colour scheme; narrow screens stack 
   const resultsBox = await page.getByRole('region', { name: 'Results' }).boundingBox();
   assert.ok(resultsBox.y > editorBox.y + editorBox.height - 1, 'results sit below the editor');
   await page.screenshot({ path: `${artifacts}/narrow.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test('the results tabs follow the arrow keys, Home and End, and run outcomes are announced', async () => {
+  const { page, errors } = await ready();
+  const status = page.getByTestId('run-status');
+  // A live region: screen readers announce "Run 1 finished" without the user looking.
+  assert.equal(await status.getAttribute('aria-live'), 'polite');
+  assert.equal(await status.getAttribute('role'), 'status');
+  await editor(page).press('Control+Enter');
+  await status.getByText(/Run 1 finished/).waitFor();
+  const tab = (name) => page.getByRole('tab', { name });
+  const selected = async () => page.locator('[role=tab][aria-selected=true]').textContent();
+  await tab('Summary').focus();
+  // One tab stop: only the selected tab is in the Tab order.
+  assert.equal(await page.locator('[role=tab][tabindex="0"]').count(), 1);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await selected(), 'Charts');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Charts');
+  await page.keyboard.press('End');
+  assert.equal(await selected(), 'Routing');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await selected(), 'Summary', 'the arrows wrap');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await selected(), 'Routing');
+  await page.keyboard.press('Home');
+  assert.equal(await selected(), 'Summary');
+  const panel = page.getByRole('tabpanel');
+  assert.equal(await panel.getAttribute('aria-labelledby'), await tab('Summary').getAttribute('id'));
   assert.deepEqual(errors, []);
 });

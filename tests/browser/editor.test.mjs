@@ -111,6 +111,12 @@ test('a trace stage asks for its file, and shows it loaded once picked', async (
   }, null, 2));
   const status = page.getByTestId('workload-stages-0-trace_file-status');
   await status.getByText('Pick mooncake_small.jsonl again').waitFor();
+  // A file that is not a trace is refused when picked, with the line that says why.
+  await page.locator('#workload-stages-0-trace_file-pick').setInputFiles({
+    name: 'small.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x50, 0x4b, 3, 4, 0, 1, 2, 10, 255, 254]),
+  });
+  await page.getByTestId('notices').getByText(/small\.bin was not loaded: .*line 1/).waitFor();
+  await status.getByText('Pick mooncake_small.jsonl again').waitFor();
   await page.locator('#workload-stages-0-trace_file-pick').setInputFiles(fixture('mooncake_small.jsonl'));
   // The fixture has 50 records, one per line.
   await status.getByText('✓ mooncake_small.jsonl loaded (50 records)').waitFor();

@@ -44,6 +44,24 @@ const TABS: [(Tab, &str); 5] = [
     (Tab::Routing, "Routing"),
 ];
 
+/// The DOM id of the `i`-th results tab.
+fn tab_id(i: usize) -> String {
+    format!("results-tab-{i}")
+}
+
+/// The tab a key moves to from tab `now`, as a tab list does (ARIA's pattern): the arrows
+/// to the previous or next (wrapping), Home and End to the first and last.
+fn next_tab(now: usize, key: &str) -> Option<usize> {
+    let n = TABS.len();
+    match key {
+        "ArrowRight" => Some((now + 1) % n),
+        "ArrowLeft" => Some((now + n - 1) % n),
+        "Home" => Some(0),
+        "End" => Some(n - 1),
+        _ => None,
+    }
+}
+
 /// A run's legend label: its number and routing policy, e.g. "run 2 · max_prefix".
 pub fn run_label(id: u64, scenario: &str) -> AttrValue {
     // Only the policy name is needed: read it from the JSON rather than validating the
@@ -71,7 +89,7 @@ pub fn results(props: &ResultsProps) -> Html {
                     </ul>
                 }
             </div>
-            <div class="run-status" data-testid="run-status">{ run_status(&props.run) }</div>
+            <div class="run-status" data-testid="run-status" role="status" aria-live="polite">{ run_status(&props.run) }</div>
             if let RunStatus::Finished { id, scenario, results, .. } = &props.run {
                 <FinishedRun id={*id} label={run_label(*id, scenario)} scenario={AttrValue::from(scenario.clone())} results={results.clone()}
                     pinned={props.pinned.clone()} on_action={props.on_action.clone()} />
@@ -167,13 +185,34 @@ fn finished_run(props: &FinishedRunProps) -> Html {
     let is_pinned = props.pinned.as_ref().is_some_and(|p| p.id == props.id);
     let act = |a: Action| props.on_action.reform(move |_: MouseEvent| a.clone());
     let r = &props.results;
-    let tab_button = |(t, name): (Tab, &'static str)| {
+    let tab_button = |(i, (t, name)): (usize, (Tab, &'static str))| {
         let tab = tab.clone();
         let selected = *tab == t;
+        // One tab stop for the list: the selected tab; arrows move between them.
         html! {
-            <button role="tab" aria-selected={selected.to_string()} class={classes!("tab", selected.then_some("selected"))}
+            <button role="tab" id={tab_id(i)} aria-selected={selected.to_string()} aria-controls="results-tab-panel"
+                tabindex={if selected { "0" } else { "-1" }} class={classes!("tab", selected.then_some("selected"))}
                 onclick={Callback::from(move |_: MouseEvent| tab.set(t))}>{ name }</button>
         }
+    };
+    let on_tab_key = {
+        let tab = tab.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let now = TABS.iter().position(|(t, _)| *t == *tab).unwrap_or(0);
+            let Some(next) = next_tab(now, &e.key()) else {
+                return;
+            };
+            e.prevent_default();
+            e.stop_propagation();
+            tab.set(TABS[next].0);
+            if let Some(button) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(&tab_id(next)))
+                .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok())
+            {
+                let _ = button.focus();
+            }
+        })
     };
     html! {
         <div class="finished-run">
@@ -199,10 +238,11 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                 <br />
                 <span data-testid="timing-model">{ format!("Step times: {}.", r.timing) }</span>
             </p>
-            <div class="tabs" role="tablist" aria-label="Results">
-                { for TABS.into_iter().map(tab_button) }
+            <div class="tabs" role="tablist" aria-label="Results" onkeydown={on_tab_key}>
+                { for TABS.into_iter().enumerate().map(tab_button) }
             </div>
-            <div class="tab-panel" role="tabpanel">
+            <div class="tab-panel" role="tabpanel" id="results-tab-panel"
+                aria-labelledby={tab_id(TABS.iter().position(|(t, _)| *t == *tab).unwrap_or(0))}>
                 { match *tab {
                     Tab::Summary => html! {
                         <>
