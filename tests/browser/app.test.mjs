@@ -215,18 +215,21 @@ test('the form and the JSON edit the same document and keep what was typed', asy
 test('Ctrl+Enter asks for a run, and the results pane reports its outcome', async () => {
   const { page, errors } = await ready();
   const status = page.getByTestId('run-status');
-  await status.getByText('Not run yet').waitFor();
+  // The page opened with the default scenario's run, and says what it shows.
+  await status.getByText('Run 1 finished').waitFor();
+  await page.getByTestId('opening-caption').getByText(/default scenario's results/).waitFor();
   await editor(page).press('Control+Enter');
-  await status.getByText(/Run 1 finished at [\d.]+ s simulated/).waitFor();
+  await status.getByText(/Run 2 finished at [\d.]+ s simulated/).waitFor();
+  assert.equal(await page.getByTestId('opening-caption').count(), 0, 'the caption is for the opening run');
   // A scenario with problems is not run at all, and the user is told why.
   await editor(page).fill('[1]');
   await editor(page).press('Control+Enter');
   await notices(page).getByText('Fix 1 problem in the scenario before running.').waitFor();
-  await status.getByText(/Run 1 finished/).waitFor();
+  await status.getByText(/Run 2 finished/).waitFor();
   // A stage whose trace file was not provided fails with the field that names it.
   await editor(page).fill(JSON.stringify({ workload: { stages: [{ type: 'Trace', trace_file: 'conv.jsonl' }] } }));
   await editor(page).press('Control+Enter');
-  await status.getByText(/Run 2 did not complete: workload\.stages\[0\]\.trace_file: the file "conv\.jsonl" was not provided/).waitFor();
+  await status.getByText(/Run 3 did not complete: workload\.stages\[0\]\.trace_file: the file "conv\.jsonl" was not provided/).waitFor();
   assert.deepEqual(errors, []);
 });
 
@@ -239,10 +242,10 @@ test('a field showing a value that is not valid holds the run back and says whic
   // The document keeps 42; running it silently would not be what the field shows.
   await editor(page).press('Control+Enter');
   await notices(page).getByText('Fix Seed: must be at least 0 (the scenario still holds 42) before running.').waitFor();
-  await status.getByText('Not run yet').waitFor();
+  await status.getByText('Run 1 finished').waitFor();
   await seed.fill('7');
   await editor(page).press('Control+Enter');
-  await status.getByText(/Run 1 finished/).waitFor();
+  await status.getByText(/Run 2 finished/).waitFor();
   assert.deepEqual(errors, []);
 });
 
@@ -271,7 +274,6 @@ test('the results tabs follow the arrow keys, Home and End, and run outcomes are
   // A live region: screen readers announce "Run 1 finished" without the user looking.
   assert.equal(await status.getAttribute('aria-live'), 'polite');
   assert.equal(await status.getAttribute('role'), 'status');
-  await editor(page).press('Control+Enter');
   await status.getByText(/Run 1 finished/).waitFor();
   const tab = (name) => page.getByRole('tab', { name });
   const selected = async () => page.locator('[role=tab][aria-selected=true]').textContent();

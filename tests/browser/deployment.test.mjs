@@ -86,7 +86,7 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   await page.getByTestId('presets').locator('summary').click();
   await page.locator(`[data-preset="${PRESET}"]`).click();
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await status(page).getByText('Run 1 finished').waitFor({ timeout: 120_000 });
+  await status(page).getByText('Run 2 finished').waitFor({ timeout: 120_000 });
 
   // The deployment panel equals the CLI's report on the same document, value for value.
   const text = await editor(page).inputValue();
@@ -146,7 +146,7 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   slow.deployment.kv_transfer.bandwidth_gbps = 2;
   await editor(page).fill(JSON.stringify(slow, null, 2));
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await status(page).getByText('Run 2 finished').waitFor({ timeout: 120_000 });
+  await status(page).getByText('Run 3 finished').waitFor({ timeout: 120_000 });
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('t');
   const talk = page.getByTestId('talk-canvas');
@@ -176,7 +176,7 @@ test('a share link carries the deployment and reproduces the run', async () => {
     workload: { stages: [{ type: 'UniformReqRate', request_rate: 4, total_requests: 40 }] } };
   await editor(page).fill(JSON.stringify(doc, null, 2));
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await status(page).getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+  await status(page).getByText('Run 2 finished').waitFor({ timeout: 60_000 });
   const here = await panelNumbers(page, 2);
   assert.equal(here.transfers, 40);
   await page.getByRole('button', { name: 'Share' }).click();

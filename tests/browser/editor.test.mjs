@@ -46,7 +46,7 @@ test('a worker field shows the engine\'s problem for a bad value until it is fix
   assert.equal(await seqs.getAttribute('aria-invalid'), 'false');
   // Fixed, it runs with the edited limit.
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await page.getByTestId('run-status').getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+  await page.getByTestId('run-status').getByText('Run 2 finished').waitFor({ timeout: 60_000 });
   assert.deepEqual(errors, []);
 });
 

@@ -60,7 +60,33 @@ async function watchErrors(page, url) {
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console: ${msg.text()}`); });
   page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
   await page.goto(url);
+  // A plain page runs the default scenario as it opens: tests start from its results.
+  if (!new URL(url).hash) {
+    await page.getByTestId('run-status').getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+  }
   return { page, errors };
+}
+
+/**
+ * Records, as mark `name` of an `openTimedPage` page, the next time `selector` is drawn
+ * after it has left the page (a new run's table, once the last one's is gone), and forgets
+ * the last click, so `clickToDrawn` times the next click to it.
+ */
+export async function rearmMark(page, name, selector) {
+  await page.evaluate(([n, sel]) => {
+    delete window.__drawn[n];
+    window.__clicked = undefined;
+    let gone = !document.querySelector(sel);
+    const observer = new MutationObserver(() => {
+      const here = document.querySelector(sel);
+      if (!here) gone = true;
+      if (gone && here) {
+        observer.disconnect();
+        requestAnimationFrame(() => { window.__drawn[n] = performance.now(); });
+      }
+    });
+    observer.observe(document, { subtree: true, childList: true });
+  }, [name, selector]);
 }
 
 /**

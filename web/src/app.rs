@@ -20,7 +20,7 @@ use crate::hooks::{
     use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
     use_shortcuts,
 };
-use crate::link::{location_hash, open_link};
+use crate::link::{link_action, location_hash};
 use crate::state::{Action, AppState, Level, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
@@ -56,12 +56,21 @@ pub fn open_page() -> bool {
 }
 
 fn initial_state() -> AppState {
+    opening_state(&location_hash())
+}
+
+/// The state a page opens in at URL fragment `fragment`: a share link's scenario running,
+/// a damaged link's notice over the default scenario, or — a plain page — the default
+/// scenario already running, so its results are the first thing on screen.
+fn opening_state(fragment: &str) -> AppState {
     let mut state = AppState::new(default_scenario());
-    open_link(
-        &mut state,
-        &location_hash(),
-        "Opened the default scenario instead",
-    );
+    match link_action(fragment, "Opened the default scenario instead") {
+        Some(action) => state.apply(action),
+        None => {
+            state.apply(Action::Run);
+            state.opening_run = true;
+        }
+    }
     state
 }
 
@@ -281,7 +290,7 @@ pub fn app() -> Html {
                         }
                     }
                     <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
-                        on_action={on_action.clone()} />
+                        opening={state.opening_run} on_action={on_action.clone()} />
                     <SweepPanel scenario={state.scenario.clone()} data_files={state.data_files.clone()}
                         held={state.held_by_drafts("sweeping").map(AttrValue::from)} />
                 </section>
@@ -303,9 +312,20 @@ mod tests {
     use crate::link::link_action;
 
     #[test]
-    fn a_plain_page_opens_the_default_scenario_quietly() {
+    fn a_plain_page_opens_the_default_scenario_running() {
         assert_eq!(link_action("", "x"), None);
         assert_eq!(link_action("#about", "x"), None);
+        for fragment in ["", "#about"] {
+            let state = opening_state(fragment);
+            assert!(state.run.is_running(), "an answer on open, without a click");
+            assert!(state.opening_run);
+            assert_eq!(&*state.scenario.text, default_scenario());
+            assert!(state.notices.is_empty(), "and quietly");
+        }
+        // A damaged link runs nothing: the user asked for another scenario.
+        let state = opening_state("#s=v1.eJy!");
+        assert_eq!(state.run, RunStatus::Idle);
+        assert!(!state.opening_run);
     }
 
     #[test]
@@ -322,12 +342,10 @@ mod tests {
     #[test]
     fn opening_a_link_runs_its_scenario_but_a_damaged_link_runs_nothing() {
         let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
-        let mut state = AppState::new(default_scenario());
-        open_link(&mut state, &format!("#{fragment}"), "x");
+        let state = opening_state(&format!("#{fragment}"));
         assert!(state.run.is_running(), "the link's run starts at once");
-        let mut state = AppState::new(default_scenario());
-        open_link(&mut state, "#s=v1.eJy!", "x");
-        assert_eq!(state.run, RunStatus::Idle);
+        assert!(!state.opening_run, "the link's scenario, not the default");
+        assert_eq!(opening_state("#s=v1.eJy!").run, RunStatus::Idle);
     }
 
     #[test]

@@ -3,14 +3,7 @@
 //! [`crate::hooks::use_link_listener`].
 
 use crate::share;
-use crate::state::{Action, AppState, Level};
-
-/// Applies what a URL fragment asks for (see [`link_action`]).
-pub fn open_link(state: &mut AppState, fragment: &str, otherwise: &str) {
-    if let Some(action) = link_action(fragment, otherwise) {
-        state.apply(action);
-    }
-}
+use crate::state::{Action, Level};
 
 /// What a URL fragment asks for: nothing, open and run a scenario (a share link promises
 /// the identical run), or a notice that the link is damaged. `otherwise` says what happens

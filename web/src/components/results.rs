@@ -22,6 +22,9 @@ pub struct ResultsProps {
     pub run: RunStatus,
     /// A run kept for comparison.
     pub pinned: Option<PinnedRun>,
+    /// The run is the default scenario's, started as the page opened.
+    #[prop_or_default]
+    pub opening: bool,
     /// Sends Pin/Unpin and notices.
     pub on_action: Callback<Action>,
 }
@@ -89,6 +92,11 @@ pub fn results(props: &ResultsProps) -> Html {
                     </ul>
                 }
             </div>
+            if props.opening && matches!(props.run, RunStatus::Finished { .. }) {
+                <p class="opening-caption" data-testid="opening-caption">
+                    { "These are the default scenario's results — four H100s serving prompts that share system prompts — run as the page opened. Change anything and press Run, or load a preset." }
+                </p>
+            }
             <div class="run-status" data-testid="run-status" role="status" aria-live="polite">{ run_status(&props.run) }</div>
             if let RunStatus::Finished { id, scenario, results, .. } = &props.run {
                 <FinishedRun id={*id} label={run_label(*id, scenario)} scenario={AttrValue::from(scenario.clone())} results={results.clone()}

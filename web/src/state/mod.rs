@@ -61,6 +61,9 @@ pub struct AppState {
     /// runs while one is listed.
     pub field_drafts: BTreeMap<String, (String, String)>,
     // ---- end editor ----
+    /// The run shown is the one a plain page starts with its default scenario as it
+    /// opens (so the first thing on screen is an answer); false once anything else runs.
+    pub opening_run: bool,
     last_run_id: u64,
     last_notice_id: u64,
     last_race_id: u64,
@@ -239,6 +242,7 @@ impl AppState {
             data_files: Rc::default(),
             import_report: None,
             field_drafts: BTreeMap::new(),
+            opening_run: false,
             last_run_id: 0,
             last_notice_id: 0,
             last_race_id: 0,
@@ -597,6 +601,7 @@ impl AppState {
             return;
         }
         self.last_run_id += 1;
+        self.opening_run = false;
         self.run = RunStatus::Running {
             id: self.last_run_id,
             scenario: self.scenario.text.clone(),
