@@ -16,39 +16,14 @@ pub struct RacePanelProps {
     pub on_action: Callback<Action>,
 }
 
-/// The patch that makes the router use policy `name`, over a document whose policy is
-/// `base`: merge patches merge objects, so the old policy's parameters are removed.
-fn policy_patch(name: &str, base: &str) -> Value {
+/// The patch that makes the router use policy `name`, over a document whose policy object
+/// is `base`: merge patches merge objects, so each parameter of the old policy that the new
+/// one does not set is removed.
+fn policy_patch(name: &str, base: &Value) -> Value {
     let mut policy = policy_default(name);
-    if base == "prefix_load" && name != "prefix_load" {
-        policy["w_prefix"] = Value::Null;
-        policy["w_load"] = Value::Null;
-    }
-    if base == "dynamo" && name != "dynamo" {
-        policy["overlap_score_weight"] = Value::Null;
-        policy["router_temperature"] = Value::Null;
-    }
-    if base == "llm_d" && name != "llm_d" {
-        for key in [
-            "prefix_mode",
-            "prefix_weight",
-            "queue_weight",
-            "kv_cache_weight",
-            "max_prefix_blocks",
-            "lru_capacity_per_server",
-        ] {
-            policy[key] = Value::Null;
-        }
-    }
-    if base == "cache_aware" && name != "cache_aware" {
-        for key in [
-            "cache_threshold",
-            "balance_abs_threshold",
-            "balance_rel_threshold",
-            "eviction_interval",
-            "max_tree_tokens",
-        ] {
-            policy[key] = Value::Null;
+    if let (Some(old), Some(new)) = (base.as_object(), policy.as_object_mut()) {
+        for key in old.keys() {
+            new.entry(key.as_str()).or_insert(Value::Null);
         }
     }
     json!({ "router": { "policy": policy } })
@@ -68,8 +43,12 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
         .cloned()
         .unwrap_or_default();
     let has_race = doc.is_some_and(|d| d.get("race").is_some_and(|r| !r.is_null()));
-    let base_policy = doc
-        .and_then(|d| d.pointer("/router/policy/policy"))
+    let base_object = doc
+        .and_then(|d| d.pointer("/router/policy"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let base_policy = base_object
+        .get("policy")
         .and_then(Value::as_str)
         .unwrap_or("round_robin")
         .to_string();
@@ -104,15 +83,14 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
 
     let start_quick = {
         let on_action = props.on_action.clone();
-        let base = base_policy.clone();
+        let (base, base_object) = (base_policy.clone(), base_object.clone());
         Callback::from(move |_: MouseEvent| {
             let other = if base == "max_prefix" {
                 "round_robin"
             } else {
                 "max_prefix"
             };
-            let entrant =
-                |p: &str| json!({ "label": policy_label(p), "patch": policy_patch(p, &base) });
+            let entrant = |p: &str| json!({ "label": policy_label(p), "patch": policy_patch(p, &base_object) });
             on_action.emit(set(
                 "race".into(),
                 json!({ "entrants": [entrant(&base), entrant(other)] }),
@@ -122,7 +100,7 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
     let add = {
         let (entrants, set_entrants, selected) =
             (entrants.clone(), set_entrants.clone(), selected.clone());
-        let base = base_policy.clone();
+        let base_object = base_object.clone();
         Callback::from(move |_: MouseEvent| {
             let mut list = entrants.clone();
             let name = (*selected).clone();
@@ -134,7 +112,7 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
                 label = format!("{} {k}", policy_label(&name));
                 k += 1;
             }
-            list.push(json!({ "label": label, "patch": policy_patch(&name, &base) }));
+            list.push(json!({ "label": label, "patch": policy_patch(&name, &base_object) }));
             set_entrants(list);
         })
     };
@@ -227,5 +205,28 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
                 </div>
             }
         </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_patch_removes_every_parameter_of_the_old_policy_it_does_not_set() {
+        let base =
+            json!({"policy": "llm_d", "prefix_mode": "approximate", "lru_capacity_per_server": 9});
+        let patch = policy_patch("cache_aware", &base);
+        let policy = &patch["router"]["policy"];
+        assert_eq!(policy["policy"], "cache_aware");
+        assert_eq!(policy["cache_threshold"], 0.5, "its own defaults");
+        assert_eq!(policy["prefix_mode"], Value::Null);
+        assert_eq!(policy["lru_capacity_per_server"], Value::Null);
+        // Over a policy without parameters, only the new policy's own.
+        let patch = policy_patch("round_robin", &json!({"policy": "random"}));
+        assert_eq!(
+            patch,
+            json!({"router": {"policy": {"policy": "round_robin"}}})
+        );
     }
 }
