@@ -311,7 +311,7 @@ impl Hardware {
 
     /// GPUs in one worker: `dp × tp`.
     pub fn gpus(&self) -> u32 {
-        self.tp.max(1) * self.dp.max(1)
+        self.tp.max(1).saturating_mul(self.dp.max(1))
     }
 
     /// Peak dense FLOP/s of one rank's `tp` GPUs together.

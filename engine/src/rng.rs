@@ -42,6 +42,11 @@ impl SimRng {
         ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// One of `items` (not empty), uniformly: how a policy breaks a tie.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+
     /// A uniform integer in `0..n` (`n > 0`), without modulo bias.
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);

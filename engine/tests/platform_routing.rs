@@ -186,3 +186,22 @@ fn least_kv_sees_kv_usage_as_last_flushed_not_live() {
         "{last:?}"
     );
 }
+
+#[test]
+fn dynamo_weighs_the_kv_each_worker_holds_now_not_as_last_reported() {
+    // Three long requests 100 ms apart, nothing shared; KV events every 100 s, so no report
+    // arrives during the run. Dynamo counts the blocks of what it routed itself: each new
+    // request avoids the workers already holding a long request's KV. Read from the (still
+    // empty) reports, all three would tie every time and be drawn at random.
+    let t = trace(&[
+        (0.0, 300, 1000, &[11]),
+        (100.0, 300, 1000, &[22]),
+        (200.0, 300, 1000, &[33]),
+    ]);
+    for seed in 1..=5 {
+        let r = run_trace("dynamo", 100.0, seed, &t);
+        let mut workers = routed_workers(&r);
+        workers.sort_unstable();
+        assert_eq!(workers, vec![0, 1, 2], "seed {seed}");
+    }
+}

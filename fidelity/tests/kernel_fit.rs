@@ -62,6 +62,25 @@ fn the_profiles_whole_steps_are_priced_within_a_few_percent() {
     );
 }
 
+/// Every kernel figure of `shipped` is `fitted`'s, to half a percent.
+fn assert_is_the_fit(
+    gpu: &str,
+    shipped: &engine::timing::Calibration,
+    fitted: &engine::timing::Calibration,
+) {
+    for (group, params) in KERNEL_GROUPS {
+        let want = fit::values(fitted, params);
+        let got = fit::values(shipped, params);
+        for ((p, w), g) in params.iter().zip(want).zip(got) {
+            assert!(
+                (g - w).abs() <= 0.005 * w.abs() + 1e-9,
+                "{gpu} {group} {}: {g} vs fit {w}",
+                p.field
+            );
+        }
+    }
+}
+
 /// The B200, B300 and H200 figures are the fit of AIConfigurator's per-operation tables of
 /// vLLM's kernels on each, and price those tables' points about as well as the fit found.
 #[test]
@@ -88,17 +107,7 @@ fn the_b200_b300_and_h200_figures_are_the_fit_of_their_per_operation_tables() {
     ] {
         let profiles = Profiles::for_gpu(gpu);
         let fitted = fit::fit_kernels(&profiles, &h100_calibration());
-        for (group, params) in KERNEL_GROUPS {
-            let want = fit::values(&fitted, params);
-            let got = fit::values(&shipped, params);
-            for ((p, w), g) in params.iter().zip(want).zip(got) {
-                assert!(
-                    (g - w).abs() <= 0.005 * w.abs() + 1e-9,
-                    "{gpu} {group} {}: {g} vs fit {w}",
-                    p.field
-                );
-            }
-        }
+        assert_is_the_fit(gpu, &shipped, &fitted);
         for (group, (median, p90)) in ["gemm", "attention", "allreduce"].into_iter().zip(bounds) {
             let (m, p, n) = fit::group_errors(&profiles, &shipped, group);
             assert!(n > 60, "{gpu} {group}: {n} points");
@@ -145,17 +154,7 @@ fn the_a100_and_l40s_figures_are_the_fit_of_their_per_operation_tables() {
         let profiles = Profiles::for_gpu(gpu);
         let fitted = fit::fit_kernels(&profiles, &h100_calibration());
         let fitted = fidelity::fit::kernels::fit_format_efficiencies(gpu, &fitted);
-        for (group, params) in KERNEL_GROUPS {
-            let want = fit::values(&fitted, params);
-            let got = fit::values(&shipped, params);
-            for ((p, w), g) in params.iter().zip(want).zip(got) {
-                assert!(
-                    (g - w).abs() <= 0.005 * w.abs() + 1e-9,
-                    "{gpu} {group} {}: {g} vs fit {w}",
-                    p.field
-                );
-            }
-        }
+        assert_is_the_fit(gpu, &shipped, &fitted);
         assert_eq!(
             shipped.fp8_gemm_compute_efficiency,
             fitted.fp8_gemm_compute_efficiency

@@ -168,17 +168,22 @@ fn fp8_checkpoint(root: &Map<String, Value>) -> bool {
             .get("quant_algo")
             .and_then(Value::as_str)
             .is_some_and(|a| a.eq_ignore_ascii_case("fp8")),
-        Some("compressed-tensors") => q
-            .get("config_groups")
-            .and_then(Value::as_object)
-            .is_some_and(|groups| {
-                groups.values().any(|g| {
-                    let w = &g["weights"];
-                    w["type"] == "float" && w["num_bits"] == 8
-                })
-            }),
+        Some("compressed-tensors") => compressed_float_weights(q, 8),
         _ => false,
     }
+}
+
+/// True when a compressed-tensors `quantization_config` stores some group's weights as
+/// floats of `bits` bits.
+fn compressed_float_weights(q: &Map<String, Value>, bits: u32) -> bool {
+    q.get("config_groups")
+        .and_then(Value::as_object)
+        .is_some_and(|groups| {
+            groups.values().any(|g| {
+                let w = &g["weights"];
+                w["type"] == "float" && w["num_bits"] == bits
+            })
+        })
 }
 
 /// The 4-bit float format of a checkpoint's linear weights, if it has one: NVFP4 (ModelOpt's
@@ -193,15 +198,7 @@ pub fn fp4_checkpoint(config: &Value) -> Option<Dtype> {
             .and_then(Value::as_str)
             .filter(|a| a.eq_ignore_ascii_case("nvfp4"))
             .map(|_| Dtype::Nvfp4),
-        "compressed-tensors" => q
-            .get("config_groups")?
-            .as_object()?
-            .values()
-            .any(|g| {
-                let w = &g["weights"];
-                w["type"] == "float" && w["num_bits"] == 4
-            })
-            .then_some(Dtype::Nvfp4),
+        "compressed-tensors" => compressed_float_weights(q, 4).then_some(Dtype::Nvfp4),
         _ => None,
     }
 }

@@ -274,9 +274,10 @@ impl Router {
         // the KV view); otherwise the live figure, shown for information only: once the
         // run keeps no more candidate scores nobody sees it, and reading it from every
         // worker for every request cost two cache misses a worker.
-        // A router that counts the KV its requests hold as it routes them reads it now.
+        // A router that counts the KV its requests hold as it routes them reads it now,
+        // whether or not the run still keeps the scores.
         let reported = self.shared.kv_event_interval.is_some() && !live_kv;
-        let shown = evidence_room.keeps_any();
+        let shown = live_kv || evidence_room.keeps_any();
         for slot in &st.workers {
             if !slot.draining && role(slot.role) {
                 st.loads.push(WorkerLoad {

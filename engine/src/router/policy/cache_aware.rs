@@ -10,7 +10,8 @@
 //! 3. else to the worker with the smallest tree (the most room to cache it).
 //!
 //! The prompt then joins the chosen worker's tree. Every `eviction_interval` seconds each
-//! tree is cut back to `max_tree_tokens`, least recently routed first.
+//! tree is cut back to `max_tree_tokens`, least recently routed first (and in between it
+//! never holds more than twice that).
 
 use super::{Basis, CacheAwareConfig, ClusterView, RouteRequest, RoutingDecision, RoutingPolicy};
 use crate::request::BlockHash;
@@ -46,18 +47,15 @@ impl RoutingPolicy for CacheAware {
 
     fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
         let block_size = cluster.kv().layout().block_size.max(1);
+        let max_blocks = (self.config.max_tree_tokens / block_size as u64) as usize;
         if request.now - self.last_eviction >= self.config.eviction_interval {
-            let max_blocks = (self.config.max_tree_tokens / block_size as u64) as usize;
             self.trees.evict_to(max_blocks);
             self.last_eviction = request.now;
         }
         let hashes: Vec<BlockHash> = request.content.block_hashes(block_size).collect();
         let w = cluster.workers();
         let load = |k: usize| w[k].outstanding;
-        let (min, max) = (
-            w.iter().map(|x| x.outstanding).min().unwrap_or(0),
-            w.iter().map(|x| x.outstanding).max().unwrap_or(0),
-        );
+        let (min, max) = cluster.outstanding_range();
         let imbalanced = (max - min) as f64 > self.config.balance_abs_threshold
             && max as f64 > min as f64 * self.config.balance_rel_threshold;
         let decision = if imbalanced {
@@ -93,7 +91,10 @@ impl RoutingPolicy for CacheAware {
                 RoutingDecision::scored(cluster, smallest, Basis::TreeSize, tokens, None)
             }
         };
-        self.trees.insert(decision.worker, &hashes);
+        // Between cuts a tree grows as sgl-router's does, but never past twice its limit,
+        // so memory stays bounded however fast prompts arrive.
+        self.trees
+            .insert_bounded(decision.worker, &hashes, max_blocks.saturating_mul(2));
         decision
     }
 }

@@ -78,7 +78,7 @@ impl RoutingPolicy for Dynamo {
             pick
         } else {
             let tied: Vec<usize> = (0..w.len()).filter(|&k| costs[k] == lo).collect();
-            tied[self.rng.below(tied.len() as u64) as usize]
+            self.rng.pick(&tied)
         };
         RoutingDecision::scored(
             cluster,

@@ -75,10 +75,7 @@ impl RoutingPolicy for LlmD {
                 (scores, hashes)
             }
         };
-        let (min_q, max_q) = (
-            w.iter().map(|x| x.outstanding).min().unwrap_or(0),
-            w.iter().map(|x| x.outstanding).max().unwrap_or(0),
-        );
+        let (min_q, max_q) = cluster.outstanding_range();
         let queue = |k: usize| {
             if max_q == min_q {
                 1.0
@@ -86,18 +83,20 @@ impl RoutingPolicy for LlmD {
                 (max_q - w[k].outstanding) as f64 / (max_q - min_q) as f64
             }
         };
-        let score = |k: usize| {
-            c.prefix_weight * prefix[k]
-                + c.queue_weight * queue(k)
-                + c.kv_cache_weight * (1.0 - w[k].kv_usage)
-        };
-        let best = (0..w.len()).map(score).fold(f64::NEG_INFINITY, f64::max);
-        let tied: Vec<usize> = (0..w.len()).filter(|&k| score(k) == best).collect();
-        let chosen = tied[self.rng.below(tied.len() as u64) as usize];
+        let scores: Vec<f64> = (0..w.len())
+            .map(|k| {
+                c.prefix_weight * prefix[k]
+                    + c.queue_weight * queue(k)
+                    + c.kv_cache_weight * (1.0 - w[k].kv_usage)
+            })
+            .collect();
+        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tied: Vec<usize> = (0..w.len()).filter(|&k| scores[k] == best).collect();
+        let chosen = self.rng.pick(&tied);
         if c.prefix_mode == PrefixMode::Approximate {
             let capacity = c.lru_capacity_per_server as usize;
             self.index.insert_bounded(w[chosen].id, &hashes, capacity);
         }
-        RoutingDecision::scored(cluster, chosen, Basis::Scorers, score, None)
+        RoutingDecision::scored(cluster, chosen, Basis::Scorers, |k| scores[k], None)
     }
 }

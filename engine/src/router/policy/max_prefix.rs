@@ -36,7 +36,7 @@ impl RoutingPolicy for MaxPrefix {
         let tied: Vec<usize> = (0..matches.len())
             .filter(|&k| matches[k].tokens() == best)
             .collect();
-        let chosen = tied[self.rng.below(tied.len() as u64) as usize];
+        let chosen = self.rng.pick(&tied);
         RoutingDecision::scored(
             cluster,
             chosen,

@@ -160,6 +160,12 @@ impl<'a> ClusterView<'a> {
         self.kv.prefix_matches(&ids, request.content)
     }
 
+    /// The fewest and the most outstanding requests of a routable worker.
+    pub fn outstanding_range(&self) -> (u32, u32) {
+        let counts = self.workers.iter().map(|w| w.outstanding);
+        (counts.clone().min().unwrap_or(0), counts.max().unwrap_or(0))
+    }
+
     /// Position of the worker with the fewest outstanding requests (ties → lowest id).
     pub fn least_loaded_index(&self) -> usize {
         // min_by_key returns the first minimum, and workers are in ascending id order.

@@ -248,7 +248,11 @@ impl Calibrated {
         let layers = self.dense_layers + self.moe_layers;
         // One rank's share: data-parallel ranks step together, each over its part of the
         // batch (vLLM balances requests over them), and the step waits for all of them.
-        let (rank_m, rank) = (m / self.dp, attention.share(self.dp));
+        let (rank_m, rank) = if self.dp > 1.0 {
+            (m / self.dp, attention.share(self.dp))
+        } else {
+            (m, attention)
+        };
         let projections: f64 = self
             .attention_gemms
             .iter()
