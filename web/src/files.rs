@@ -27,13 +27,73 @@ pub async fn read_text(file: &web_sys::File) -> Result<String, String> {
 
 /// Offers `text` to the user as a file download named `filename`.
 pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), String> {
+    download_written(filename, mime, |out| out.write_all(text.as_bytes()))
+}
+
+/// Bytes handed to the browser at a time: a file leaves the wasm's memory in parts of this
+/// size, so a large export never needs one allocation (or one JS string) of its size.
+const PART_BYTES: usize = 4 << 20;
+
+/// A file's bytes gathered as Blob parts outside the wasm's memory.
+struct BlobParts {
+    parts: js_sys::Array,
+    buffer: Vec<u8>,
+    written: u64,
+}
+
+impl BlobParts {
+    fn flush_part(&mut self) {
+        if !self.buffer.is_empty() {
+            self.parts.push(&js_sys::Uint8Array::from(&self.buffer[..]));
+            self.written += self.buffer.len() as u64;
+            self.buffer.clear();
+        }
+    }
+}
+
+impl std::io::Write for BlobParts {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= PART_BYTES {
+            self.flush_part();
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Offers what `write` writes to the user as a file download named `filename`. The file
+/// streams out of the wasm in parts; a file the browser did not take whole is an error,
+/// never a short or empty download.
+pub fn download_written(
+    filename: &str,
+    mime: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     let fail = |e: JsValue| format!("could not save {filename} ({})", js_message(&e));
     let window = web_sys::window().ok_or("no window")?;
     let document = window.document().ok_or("no document")?;
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let mut out = BlobParts {
+        parts: js_sys::Array::new(),
+        buffer: Vec::with_capacity(PART_BYTES + (64 << 10)),
+        written: 0,
+    };
+    write(&mut out).map_err(|e| format!("could not save {filename} ({e})"))?;
+    out.flush_part();
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&out.parts, &options)
+        .map_err(fail)?;
+    if blob.size() != out.written as f64 {
+        return Err(format!(
+            "could not save {filename}: the browser kept {} of its {} bytes",
+            blob.size(),
+            out.written
+        ));
+    }
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
     let link: web_sys::HtmlAnchorElement =
         document.create_element("a").map_err(fail)?.unchecked_into();

@@ -179,10 +179,11 @@ fn finished_run(props: &FinishedRunProps) -> Html {
         )
     };
 
-    let download = |name: &'static str, mime: &'static str, make: fn(&EngineResults) -> String| {
+    type Export = fn(&EngineResults, &mut dyn std::io::Write) -> std::io::Result<()>;
+    let download = |name: &'static str, mime: &'static str, write: Export| {
         let (results, on_action) = (props.results.clone(), props.on_action.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Err(message) = files::download_text(name, mime, &make(&results)) {
+            if let Err(message) = files::download_written(name, mime, |out| write(&results, out)) {
                 on_action.emit(Action::Notify {
                     level: Level::Error,
                     message,
@@ -236,8 +237,8 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                     <button onclick={act(Action::PinRun)} title="Keep this run to compare the next one with it">{ "Pin this run" }</button>
                 }
                 <span class="chart-toolbar-gap" />
-                <button onclick={download("results.json", "application/json", |r| r.to_json())}>{ "Results JSON" }</button>
-                <button onclick={download("requests.csv", "text/csv", |r| r.requests_csv())}>{ "Requests CSV" }</button>
+                <button onclick={download("results.json", "application/json", |r, out| r.write_json(out))}>{ "Results JSON" }</button>
+                <button onclick={download("requests.csv", "text/csv", |r, out| r.write_csv(out))}>{ "Requests CSV" }</button>
             </div>
             <p class="run-facts">
                 { format!("{} requests, {} kernel events, {:.1} s simulated{}.",

@@ -180,10 +180,11 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         shard: None,
         points: state.points.clone(),
     };
-    let download = |name: &'static str, mime: &'static str, text: String| {
-        let state = state.clone();
+    // Written when asked for, not at every progress update.
+    let download = |name: &'static str, mime: &'static str, text: fn(&SweepResults) -> String| {
+        let (state, results) = (state.clone(), results.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Err(message) = files::download_text(name, mime, &text) {
+            if let Err(message) = files::download_text(name, mime, &text(&results)) {
                 state.dispatch(SweepAction::Failed(message));
             }
         })
@@ -216,9 +217,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                     <span class="field-error" id="sweep-held" data-testid="sweep-held">{ held }</span>
                 }
                 if complete {
-                    <button onclick={download("sweep.json", "application/json", results.to_json())}
+                    <button onclick={download("sweep.json", "application/json", SweepResults::to_json)}
                         data-testid="sweep-json">{ "Sweep JSON" }</button>
-                    <button onclick={download("sweep.csv", "text/csv", results.to_csv())}
+                    <button onclick={download("sweep.csv", "text/csv", SweepResults::to_csv)}
                         data-testid="sweep-csv">{ "Sweep CSV" }</button>
                 }
             </div>
