@@ -22,4 +22,5 @@ pub mod shortcuts;
 pub mod sorted_map;
 pub mod state;
 pub mod sweep_driver;
+pub mod tab_limit;
 pub mod worker;

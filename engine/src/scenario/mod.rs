@@ -25,7 +25,7 @@ pub use simulation::{
     SimulationConfig, DEFAULT_MAX_EVENTS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SIMULATED_SECONDS,
     MAX_WORKERS,
 };
-pub use work::{WorkEstimate, EVENTS_PER_REQUEST};
+pub use work::{HostLimit, WorkEstimate, EVENTS_PER_REQUEST};
 
 use crate::deployment::DeploymentConfig;
 use crate::hardware::HardwareConfig;

@@ -151,7 +151,7 @@ impl Scenario {
     }
 
     /// Every limit the estimated work exceeds: at the stage that alone exceeds it, or at
-    /// `workload` when only the stages together do.
+    /// `workload` when only the whole workload does.
     pub fn work_problems(&self, shapes: &[Option<DataShape>]) -> Vec<Problem> {
         let (stages, total) = self.work_estimate(shapes);
         let sim = &self.simulation;
@@ -181,26 +181,43 @@ impl Scenario {
             },
         ];
         for l in &limits {
-            // NaN counts as over: nothing the engine could run.
-            let over = |w: &WorkEstimate| (l.of)(w).is_nan() || (l.of)(w) > l.limit;
-            let mut reported = false;
-            for (i, w) in stages.iter().enumerate().filter(|(_, w)| over(w)) {
-                let message = format!("{}; {} ({})", (l.says)(w), l.text, l.how);
-                p.push(index("workload.stages", i), message);
-                reported = true;
-            }
-            if !reported && over(&total) {
-                let message = format!(
-                    "the stages together {}; {} ({})",
-                    (l.says)(&total),
-                    l.text,
-                    l.how
-                );
-                p.push("workload", message);
-            }
+            l.check(&stages, &total, &mut p);
         }
         p.into_vec()
     }
+
+    /// The requests the estimated work asks for beyond what `host` can hold, in the same
+    /// places and form as the `simulation.max_requests` check (run that check first: the
+    /// host's words assume the document's own limits hold).
+    pub fn host_problems(&self, shapes: &[Option<DataShape>], host: &HostLimit) -> Vec<Problem> {
+        let (stages, total) = self.work_estimate(shapes);
+        let limit = Limit {
+            of: |w| w.requests,
+            says: |w| format!("expects {} requests", count(w.requests)),
+            limit: host.max_requests as f64,
+            text: format!(
+                "{} {} requests",
+                host.limited,
+                count(host.max_requests as f64)
+            ),
+            how: host.how,
+        };
+        let mut p = Problems::new();
+        limit.check(&stages, &total, &mut p);
+        p.into_vec()
+    }
+}
+
+/// A cap on requests set by where a run happens rather than by its document: a browser tab
+/// holds fewer of a run's records than the command line does.
+#[derive(Debug, Clone, Copy)]
+pub struct HostLimit {
+    /// Most requests a run may issue there.
+    pub max_requests: u64,
+    /// The cap in words, completed by the count: "in a browser tab a run is limited to".
+    pub limited: &'static str,
+    /// Where to go for more: "the command line runs up to …".
+    pub how: &'static str,
 }
 
 /// One limit: the figure it bounds, how to say it, and how to raise it.
@@ -210,6 +227,30 @@ struct Limit {
     limit: f64,
     text: String,
     how: &'static str,
+}
+
+impl Limit {
+    /// Adds a problem at each stage whose estimate exceeds the limit, or at `workload` when
+    /// only the stages together do.
+    fn check(&self, stages: &[WorkEstimate], total: &WorkEstimate, p: &mut Problems) {
+        // NaN counts as over: nothing the engine could run.
+        let over = |w: &WorkEstimate| (self.of)(w).is_nan() || (self.of)(w) > self.limit;
+        let mut reported = false;
+        for (i, w) in stages.iter().enumerate().filter(|(_, w)| over(w)) {
+            let message = format!("{}; {} ({})", (self.says)(w), self.text, self.how);
+            p.push(index("workload.stages", i), message);
+            reported = true;
+        }
+        if !reported && over(total) {
+            let message = format!(
+                "the whole workload {}; {} ({})",
+                (self.says)(total),
+                self.text,
+                self.how
+            );
+            p.push("workload", message);
+        }
+    }
 }
 
 /// A count as the limits are written, exact: "2,500", "10,000,000"; past a million billion,
@@ -326,7 +367,44 @@ mod tests {
         assert_eq!(p[0].path, "workload");
         assert!(p[0]
             .message
-            .starts_with("the stages together expects 15,000,000 requests"));
+            .starts_with("the whole workload expects 15,000,000 requests"));
+    }
+
+    #[test]
+    fn a_host_limit_is_checked_where_max_requests_is_in_its_own_words() {
+        let tab = HostLimit {
+            max_requests: 5_000_000,
+            limited: "in a tab a run is limited to",
+            how: "the CLI goes further",
+        };
+        // 2,000 req/s for 3,000 s = 6,000,000 requests: within max_requests, over the tab's.
+        let one = r#"{"workload": {"stages": [{"type": "UniformReqRate", "request_rate": 2000,
+            "time_duration_sec": 3000}]}}"#;
+        let s: Scenario = serde_json::from_str(one).unwrap();
+        assert!(s.work_problems(&[]).is_empty());
+        let p = s.host_problems(&[], &tab);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].path, "workload.stages[0]");
+        assert_eq!(
+            p[0].message,
+            "expects 6,000,000 requests; in a tab a run is limited to 5,000,000 requests (the \
+             CLI goes further)"
+        );
+        // Two stages of 3,000,000: each fits, the workload does not.
+        let two = r#"{"workload": {"stages": [
+            {"type": "UniformReqRate", "request_rate": 1000, "total_requests": 3000000},
+            {"type": "UniformReqRate", "request_rate": 1000, "total_requests": 3000000}]}}"#;
+        let s: Scenario = serde_json::from_str(two).unwrap();
+        let p = s.host_problems(&[], &tab);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].path, "workload");
+        assert!(p[0]
+            .message
+            .starts_with("the whole workload expects 6,000,000 requests; in a tab"));
+        // Exactly at the limit is within it.
+        let at = one.replace("3000}", "2500}");
+        let s: Scenario = serde_json::from_str(&at).unwrap();
+        assert!(s.host_problems(&[], &tab).is_empty());
     }
 
     #[test]

@@ -243,7 +243,7 @@ fn finished_run(props: &FinishedRunProps) -> Html {
             <p class="run-facts">
                 { format!("{} requests, {} kernel events, {:.1} s simulated{}.",
                     r.requests.len(), r.events, r.end_time,
-                    r.stop.as_ref().map(|s| format!(" ({})", s.describe())).unwrap_or_default()) }
+                    crate::tab_limit::stop_text(r).map(|s| format!(" ({s})")).unwrap_or_default()) }
                 <br />
                 <span data-testid="timing-model">{ format!("Step times: {}.", r.timing) }</span>
             </p>

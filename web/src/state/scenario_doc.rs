@@ -46,7 +46,7 @@ impl Scenario {
                 }),
             ),
         };
-        let problems = Rc::new(opal::check_scenario(&text));
+        let problems = Rc::new(crate::tab_limit::check(&text));
         Self {
             text,
             document,

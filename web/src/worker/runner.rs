@@ -129,7 +129,11 @@ fn start(id: u64, text: &str, files: &[(String, String)]) {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    match opal::parse_scenario(text).and_then(|s| Simulation::new(&s, &data)) {
+    let scenario = opal::parse_scenario(text).map(|mut s| {
+        crate::tab_limit::within_tab(&mut s);
+        s
+    });
+    match scenario.and_then(|s| Simulation::new(&s, &data)) {
         Err(problems) => post(&FromWorker::Failed {
             job: id,
             message: describe_problems(&problems),
