@@ -118,6 +118,23 @@ pub fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
+/// A count as the limits are written, exact: "2,500", "10,000,000"; past a million billion,
+/// and ∞ (a rate of 1e308 times a duration overflows), as [`readable`] writes it.
+pub fn count(n: f64) -> String {
+    if !(n.is_finite() && n < 1e15) {
+        return readable(n);
+    }
+    let digits = format!("{:.0}", n.max(0.0));
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// `x` as a message shows a number someone typed: as written between a thousandth and a
 /// million billion ("0.9", "4096"), else in exponent form with three significant figures
 /// ("1e-320", "3.16e292") rather than hundreds of digits.

@@ -101,7 +101,7 @@ fn at_most_max_kvc_ready_requests_fetch_at_once() {
     // Invariants after every event: the scheduler's fetch list never exceeds the cap.
     let r = run_sliced(&json, &[("t.jsonl", &trace(&lines))], 1);
     let sorted = |f: fn(&engine::stats::RequestRecord) -> f64| {
-        let mut v: Vec<f64> = r.requests[1..].iter().map(f).collect();
+        let mut v: Vec<f64> = r.requests.iter().skip(1).map(f).collect();
         v.sort_by(f64::total_cmp);
         v
     };
@@ -121,7 +121,11 @@ fn at_most_max_kvc_ready_requests_fetch_at_once() {
         ready[2] > 2.0,
         "without the cap all six would be ready at ≈ 1.51"
     );
-    assert!(r.requests[1..].iter().all(|q| q.sources.tiers()[0] == 512));
+    assert!(r
+        .requests
+        .iter()
+        .skip(1)
+        .all(|q| q.sources.tiers()[0] == 512));
 }
 
 #[test]

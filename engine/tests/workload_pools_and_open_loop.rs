@@ -49,7 +49,11 @@ fn a_pool_of_one_drawn_at_random_is_always_the_same_prompt() {
     assert!(r.requests.iter().all(|q| q.prompt_tokens == len));
     // Every repeat hits all full blocks below its last token.
     let full = (len - 1) / 16 * 16;
-    assert!(r.requests[1..].iter().all(|q| q.sources.gpu_cache == full));
+    assert!(r
+        .requests
+        .iter()
+        .skip(1)
+        .all(|q| q.sources.gpu_cache == full));
 }
 
 /// One conversation: turn 0 (100 new tokens, a 50-token reply) at 0, turn 1 (20 tokens,

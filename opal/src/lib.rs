@@ -10,7 +10,7 @@ pub mod document;
 pub mod race;
 pub mod sweep;
 
-pub use engine::validate::Problem;
+pub use engine::validate::{count, Problem};
 pub use engine::VERSION;
 
 // What a document holds, a run gives, and the app and the CLI show: the engine's types, by
@@ -87,7 +87,8 @@ pub mod slo {
 /// A run's statistics: request records, latency summaries, per-worker series.
 pub mod stats {
     pub use engine::stats::{
-        FailReason, LatencySummary, RequestRecord, StageSummary, WorkerColumns, WorkerTable,
+        Chunked, FailReason, LatencySummary, RequestRecord, StageSummary, WorkerColumns,
+        WorkerTable,
     };
 }
 

@@ -80,13 +80,13 @@ test('a damaged link opens the default scenario and says what happened', async (
 });
 
 test('a link asking more of one run than a tab holds is refused at its stage, and nothing runs', async () => {
-  // 2,000 req/s for 3,000 s: 6,000,000 requests, within the document's limit (10,000,000)
-  // and over the tab's (5,000,000), past which the results no longer fit in the tab.
-  const doc = { simulation: { num_workers: 64 }, workload: { stages: [
-    { type: 'UniformReqRate', request_rate: 2000, time_duration_sec: 3000 }] } };
+  // 2,000 req/s for 6,000 s: 12,000,000 requests, within the document's raised limit
+  // (20,000,000) and over the tab's (10,000,000), past which the results may not fit.
+  const doc = { simulation: { num_workers: 64, max_requests: 20000000 }, workload: { stages: [
+    { type: 'UniformReqRate', request_rate: 2000, time_duration_sec: 6000 }] } };
   const { page, errors } = await ready(`${server.url}#s=v1.${zlib.deflateSync(JSON.stringify(doc)).toString('base64url')}`);
-  await page.getByTestId('validation').getByText('workload.stages[0] expects 6,000,000 requests; in a browser tab '
-    + 'a run is limited to 5,000,000 requests (the command line, opal run, goes up to simulation.max_requests)').waitFor();
+  await page.getByTestId('validation').getByText('workload.stages[0] expects 12,000,000 requests; in a browser tab '
+    + 'a run is limited to 10,000,000 requests (the command line, opal run, goes up to simulation.max_requests)').waitFor();
   await page.getByTestId('run-status').getByText('Not run yet').waitFor();
   await editor(page).press('Control+Enter');
   await page.getByTestId('run-status').getByText('Not run yet').waitFor();

@@ -372,7 +372,7 @@ mod tests {
         let mut sim = opal::simulation::Simulation::new(&scenario, &Default::default()).unwrap();
         sim.run();
         let mut r = sim.results();
-        r.requests = requests;
+        r.requests = requests.into();
         r
     }
 
@@ -499,13 +499,14 @@ mod tests {
         };
         let pf = Basis::PrefixFraction;
         let mut a = results(a);
-        a.decisions = vec![turn(0, 0), turn(1, 1), turn(2, 2)];
+        a.decisions = vec![turn(0, 0), turn(1, 1), turn(2, 2)].into();
         let mut b = results(b);
         b.decisions = vec![
             decided(0, 3, pf, [0.0; 4]),
             decided(1, 1, pf, [0.0, 0.5, 0.0, 0.0]),
             decided(2, 3, pf, [0.2, 0.0, 0.0, 0.8]),
-        ];
+        ]
+        .into();
         assert_eq!(
             route_split(&[&a, &b]),
             Some(RouteSplit {

@@ -10,7 +10,7 @@ use crate::charts::{Band, LineRun, RequestPhases, Series};
 use opal::deployment::TransferRecord;
 use opal::measure::MeasuredWindow;
 use opal::simulation::{RoutingRecord, SimulationResults};
-use opal::stats::RequestRecord;
+use opal::stats::{Chunked, RequestRecord};
 use std::rc::Rc;
 
 /// Completed requests' latencies, ascending, in seconds (one value per request).
@@ -28,7 +28,7 @@ pub struct Latencies {
     pub itl: Rc<[(f64, f64)]>,
 }
 
-fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> {
+fn sorted(records: &Chunked<RequestRecord>, f: fn(&RequestRecord) -> f64) -> Rc<[f64]> {
     let mut v: Vec<f64> = records
         .iter()
         .filter(|r| r.is_completed())
@@ -42,7 +42,7 @@ fn sorted(records: &[RequestRecord], f: fn(&RequestRecord) -> f64) -> Rc<[f64]> 
 impl Latencies {
     /// The latency columns of a run's `records`, with its pooled inter-token gaps `itl`
     /// (one list per stage, as the engine reports them).
-    pub fn of(records: &[RequestRecord], itl: &[Vec<(f64, u64)>]) -> Self {
+    pub fn of(records: &Chunked<RequestRecord>, itl: &[Vec<(f64, u64)>]) -> Self {
         Self {
             ttft: sorted(records, RequestRecord::ttft),
             tpot: sorted(records, RequestRecord::tpot),
@@ -64,7 +64,10 @@ impl Latencies {
 /// with a KV transfer (`transfers`, disaggregated runs) ends its first bar at hand-off on its
 /// prefill worker; a second bar on its decode worker, listed after every first bar, shows the
 /// wait for room (hand-off → start), the transfer (start → end) and decode.
-pub fn request_phases(records: &[RequestRecord], transfers: &[TransferRecord]) -> RequestPhases {
+pub fn request_phases(
+    records: &Chunked<RequestRecord>,
+    transfers: &[TransferRecord],
+) -> RequestPhases {
     let by_request = crate::deployment_view::transfer_index(transfers, records.len());
     let moved = |r: &RequestRecord| {
         by_request
@@ -192,7 +195,7 @@ pub fn kv_fetch(r: &RequestRecord) -> f64 {
 }
 
 /// For each request id, the index of its routing decision in `decisions`.
-pub fn decision_index(decisions: &[RoutingRecord], requests: usize) -> Rc<[Option<u32>]> {
+pub fn decision_index(decisions: &Chunked<RoutingRecord>, requests: usize) -> Rc<[Option<u32>]> {
     let mut index = vec![None; requests];
     for (i, d) in decisions.iter().enumerate() {
         if let Some(slot) = index.get_mut(d.request as usize) {
@@ -420,7 +423,7 @@ mod tests {
         // placed on worker 5 at 1.65, the last byte landed at 1.7, done at 2.6.
         let mut t = TransferRecord::new(0, 2, 1.6);
         (t.decode_worker, t.start, t.end) = (Some(5), 1.65, 1.7);
-        let p = request_phases(&[record(0), record(1)], &[t]);
+        let p = request_phases(&vec![record(0), record(1)].into(), &[t]);
         assert_eq!(p.len(), 3);
         assert_eq!(&*p.worker, &[2, 2, 5]);
         assert_eq!(&*p.partner, &[2, NO_PARTNER, 0]);
@@ -436,7 +439,7 @@ mod tests {
     fn kv_fetch_is_drawn_where_it_happened_between_two_waits() {
         let mut unrouted = RequestRecord::new(1, 0, 0.5, 10);
         unrouted.failed = Some(opal::stats::FailReason::NoWorker);
-        let p = request_phases(&[record(0), unrouted], &[]);
+        let p = request_phases(&vec![record(0), unrouted].into(), &[]);
         assert_eq!(
             p.len(),
             1,
@@ -451,7 +454,7 @@ mod tests {
         // Without a fetch the KV segment is empty and queueing runs up to prefill.
         let mut plain = record(3);
         plain.ready = plain.kv_lookup_start;
-        let q = request_phases(&[plain], &[]);
+        let q = request_phases(&vec![plain].into(), &[]);
         assert_eq!((q.kv_fetch_start[0], q.kv_fetch_end[0]), (1.5, 1.5));
     }
 
@@ -461,7 +464,7 @@ mod tests {
         slow.created = 0.5; // TTFT 1.6 − 0.5 = 1.1 s
         let mut failed = record(2);
         failed.failed = Some(opal::stats::FailReason::NoWorker);
-        let l = Latencies::of(&[record(0), slow, failed], &[vec![(0.1, 9)]]);
+        let l = Latencies::of(&vec![record(0), slow, failed].into(), &[vec![(0.1, 9)]]);
         assert_eq!(&*l.itl, &[(0.1, 9.0)]);
         // TTFT 1.6 − 1.0 = 0.6 s and 1.1 s; TPOT (2.1 − 1.1)/10 = 0.1 s... both 0.1 s.
         assert_eq!(l.ttft.len(), 2);

@@ -156,9 +156,9 @@ pub fn window_of<'a>(
 
 /// Every stage's window, from the run's request records (any order) and the time the run
 /// ended.
-pub fn measure(
+pub fn measure<'a>(
     config: &MeasurementConfig,
-    records: &[RequestRecord],
+    records: impl IntoIterator<Item = &'a RequestRecord>,
     stages: usize,
     end_time: f64,
 ) -> Vec<MeasuredWindow> {

@@ -9,7 +9,7 @@
 
 use crate::request::{Request, RequestState};
 use crate::router::{EvidenceRoom, RoutingDecision, ScalingRecord};
-use crate::stats::{RequestRecord, SecondSeries, StageStats, TransferRecord};
+use crate::stats::{Chunked, RequestRecord, SecondSeries, StageStats, TransferRecord};
 use crate::worker::StepOutcome;
 use crate::workload::generator::SessionTurn;
 use serde::Serialize;
@@ -18,29 +18,6 @@ use std::collections::BTreeMap;
 /// Candidate scores kept across all decisions; past this, decisions keep only the choice
 /// (a 100,000-request run on 16 workers would otherwise spend ~60 MB on evidence).
 const CANDIDATE_BUDGET: usize = 400_000;
-
-/// Records (and decisions) reserved at most at a stage's start: past this the vectors grow
-/// by half as they fill (a stage's count is a bound, not a promise: a run stopped early
-/// keeps what was reserved, and the browser's memory never shrinks back).
-const MAX_RESERVED_RECORDS: u64 = 1 << 16;
-
-/// Makes room in `v` for one more, growing it by half (not the doubling `push` does) and
-/// not past `expected` while short of it: a stage that runs to its announced count holds
-/// no spare room, one stopped early at most half again what it used. Growing a large
-/// vector costs no copy natively (the allocator remaps its pages).
-fn grow_for_one<T>(v: &mut Vec<T>, expected: usize) {
-    let len = v.len();
-    if len < v.capacity() {
-        return;
-    }
-    let half = (len / 2).max(64);
-    let step = if len < expected {
-        half.min(expected - len)
-    } else {
-        half
-    };
-    v.reserve_exact(step);
-}
 
 /// One routing decision, as the app's "why did it go there" view shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,13 +44,11 @@ pub(crate) struct StageRun {
 #[derive(Debug)]
 pub(crate) struct Recorder {
     /// Indexed by request id (ids are handed out densely from 0).
-    pub records: Vec<RequestRecord>,
+    pub records: Chunked<RequestRecord>,
     pub stages: Vec<StageRun>,
     pub series: SecondSeries,
-    pub decisions: Vec<RoutingRecord>,
+    pub decisions: Chunked<RoutingRecord>,
     candidates_kept: usize,
-    /// Records and decisions the stages announced so far add up to: growth stops there.
-    expected: usize,
     next_session: u32,
     /// Requests that completed or failed.
     pub finished: u64,
@@ -92,7 +67,7 @@ pub(crate) struct Recorder {
     /// Each worker's pool (index in the deployment), by worker id.
     pub worker_pool: Vec<usize>,
     /// Each decode-worker choice of a disaggregated deployment, in order.
-    pub decode_decisions: Vec<RoutingRecord>,
+    pub decode_decisions: Chunked<RoutingRecord>,
     /// Each worker an autoscaler asked for or released, in the order it asked.
     pub scaling: Vec<ScalingRecord>,
 }
@@ -101,12 +76,11 @@ impl Recorder {
     /// Empty books for a run that may issue at most `max_requests` requests.
     pub(crate) fn new(max_requests: u64) -> Self {
         Self {
-            records: Vec::new(),
+            records: Chunked::new(),
             stages: Vec::new(),
             series: SecondSeries::new(),
-            decisions: Vec::new(),
+            decisions: Chunked::new(),
             candidates_kept: 0,
-            expected: 0,
             next_session: 0,
             finished: 0,
             worker_prefill: Vec::new(),
@@ -116,7 +90,7 @@ impl Recorder {
             transfers: Vec::new(),
             transfer_at: BTreeMap::new(),
             worker_pool: Vec::new(),
-            decode_decisions: Vec::new(),
+            decode_decisions: Chunked::new(),
             scaling: Vec::new(),
         }
     }
@@ -148,10 +122,13 @@ impl Recorder {
     }
 
     /// The records of stage `index`, in id order.
-    pub(crate) fn stage_records(&self, index: usize) -> &[RequestRecord] {
+    pub(crate) fn stage_records(
+        &self,
+        index: usize,
+    ) -> impl DoubleEndedIterator<Item = &RequestRecord> + Clone {
         let id = |s: Option<&StageRun>| s.map_or(self.records.len(), |s| s.first_id as usize);
         let (from, to) = (id(self.stages.get(index)), id(self.stages.get(index + 1)));
-        &self.records[from.min(to)..to]
+        self.records.range(from.min(to)..to)
     }
 
     /// The id the next request will get.
@@ -165,19 +142,9 @@ impl Recorder {
         self.next_session - 1
     }
 
-    /// Opens stage `index` at `now`; it will issue `expected` requests if known. Their
-    /// records and routing decisions are reserved up to [`MAX_RESERVED_RECORDS`] and then
-    /// grown by half, never past the count (see [`grow_for_one`]): grown by doubling, the
-    /// vectors would hold up to twice the room they need (most of a large run's memory).
-    pub(crate) fn start_stage(&mut self, index: u32, now: f64, expected: Option<u64>) {
+    /// Opens stage `index` at `now`.
+    pub(crate) fn start_stage(&mut self, index: u32, now: f64) {
         let first_id = self.peek_id();
-        if let Some(n) = expected {
-            let n = n.min(self.max_requests.saturating_sub(first_id)) as usize;
-            self.expected = self.records.len() + n;
-            let first = n.min(MAX_RESERVED_RECORDS as usize);
-            self.records.reserve_exact(first);
-            self.decisions.reserve_exact(first);
-        }
         self.stages.push(StageRun {
             stats: StageStats::new(index, now),
             end: None,
@@ -307,7 +274,6 @@ impl Recorder {
         let mut r = RequestRecord::new(req.id, req.stage, req.times.created, req.prompt_len());
         r.set_session(session);
         r.priority = req.priority;
-        grow_for_one(&mut self.records, self.expected);
         self.records.push(r);
         self.series.on_arrival(req.times.created);
         if let Some(s) = self.stages.get_mut(req.stage as usize) {
@@ -322,7 +288,6 @@ impl Recorder {
             r.router_in = time;
         }
         self.keep_evidence(&decision);
-        grow_for_one(&mut self.decisions, self.expected);
         self.decisions.push(RoutingRecord {
             request,
             time,

@@ -10,7 +10,7 @@
 //! that says which field asks for what.
 
 use super::Scenario;
-use crate::validate::{exponent_form, index, readable, Problem, Problems};
+use crate::validate::{count, exponent_form, index, readable, Problem, Problems};
 use crate::workload::generator::DataShape;
 use crate::workload::{GeneratorConfig, StageConfig};
 
@@ -251,23 +251,6 @@ impl Limit {
             p.push("workload", message);
         }
     }
-}
-
-/// A count as the limits are written, exact: "2,500", "10,000,000"; past a million billion,
-/// and ∞ (a rate of 1e308 times a duration overflows), as [`readable`] writes it.
-fn count(n: f64) -> String {
-    if !(n.is_finite() && n < 1e15) {
-        return readable(n);
-    }
-    let digits = format!("{:.0}", n.max(0.0));
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// `x` (1 to 1000) to three significant figures, without trailing zeros: 10, 12.5, 3.14.

@@ -2,7 +2,7 @@
 //! the time to the first two tokens went.
 
 use crate::deployment::PoolRole;
-use crate::stats::{LatencySummary, RequestRecord, TransferRecord, WorkerTable};
+use crate::stats::{Chunked, LatencySummary, RequestRecord, TransferRecord, WorkerTable};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -53,7 +53,7 @@ impl DeploymentReport {
     pub fn new(
         pools: &[(String, &'static str)],
         worker_pool: &[usize],
-        records: &[RequestRecord],
+        records: &Chunked<RequestRecord>,
         transfers: &[TransferRecord],
         workers: &WorkerTable,
     ) -> Self {
@@ -193,7 +193,7 @@ impl DeploymentReport {
 /// transfer (empty cells for a request never handed off).
 pub(crate) fn write_csv(
     out: &mut impl std::io::Write,
-    records: &[RequestRecord],
+    records: &Chunked<RequestRecord>,
     transfers: &[TransferRecord],
 ) -> std::io::Result<()> {
     writeln!(

@@ -6,7 +6,7 @@ use crate::platform::recorder::RoutingRecord;
 use crate::router::ScalingRecord;
 use crate::slo::SloReport;
 use crate::stats::TransferRecord;
-use crate::stats::{RequestRecord, SeriesColumns, StageSummary, WorkerTable};
+use crate::stats::{Chunked, RequestRecord, SeriesColumns, StageSummary, WorkerTable};
 use serde::Serialize;
 
 mod json;
@@ -41,9 +41,9 @@ pub struct SimulationResults {
     /// and small: tokens decoded in the same step share one gap.
     pub itl: Vec<Vec<(f64, u64)>>,
     /// Every request, in id order.
-    pub requests: Vec<RequestRecord>,
+    pub requests: Chunked<RequestRecord>,
     /// Every routing decision, in the order they were made.
-    pub decisions: Vec<RoutingRecord>,
+    pub decisions: Chunked<RoutingRecord>,
     /// Attainment and goodput against the scenario's `slo` (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloReport>,
@@ -54,8 +54,8 @@ pub struct SimulationResults {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub transfers: Vec<TransferRecord>,
     /// Every decode-worker choice and its evidence, in order (empty without disaggregation).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub decode_decisions: Vec<RoutingRecord>,
+    #[serde(skip_serializing_if = "Chunked::is_empty")]
+    pub decode_decisions: Chunked<RoutingRecord>,
     /// Each worker an autoscaler asked for or released, in the order it asked (empty
     /// without an autoscaler, or when it never acted).
     #[serde(skip_serializing_if = "Vec::is_empty")]

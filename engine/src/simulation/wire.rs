@@ -13,7 +13,7 @@ use crate::request::FailReason;
 use crate::router::{Basis, Candidates, RoutingDecision, ScalingRecord};
 use crate::slo::{GroupSlo, Metric, PercentileCheck, SloConfig, SloReport, SloSummary, Target};
 use crate::stats::record::{SessionSlot, TierHit};
-use crate::stats::TransferRecord;
+use crate::stats::{Chunked, TransferRecord};
 use crate::stats::{
     LatencySummary, PrefixHitRates, PromptSources, RequestRecord, SeriesColumns, StageSummary,
     WorkerColumns, WorkerSummary, WorkerTable,
@@ -41,37 +41,140 @@ impl SimulationResults {
         // Requests dominate: ~230 bytes each with their routing decisions and packed
         // candidate scores (Opal's reference run: 2.35 MB for 10,000), so one allocation
         // usually holds it.
-        let mut out = Vec::with_capacity(4096 + self.requests.len() * 256);
+        let capacity = 4096 + self.requests.len() * 256;
+        let mut bytes = Vec::new();
+        self.write(usize::MAX, capacity, |part| bytes = part);
+        bytes
+    }
+
+    /// The bytes of [`SimulationResults::to_bytes`] in parts of about `part` bytes, each
+    /// handed to `sink` as soon as it is full: a large run's results leave in pieces, never
+    /// as one allocation of their whole size (parts may split a value anywhere).
+    pub fn write_parts(&self, part: usize, sink: impl FnMut(Vec<u8>)) {
+        self.write(part, part.saturating_add(64 << 10), sink);
+    }
+
+    fn write(&self, part: usize, capacity: usize, sink: impl FnMut(Vec<u8>)) {
+        let mut out = Out {
+            buf: Vec::new(),
+            part,
+            capacity,
+            sink: Box::new(sink),
+        };
         out.extend_from_slice(MAGIC);
         self.put(&mut out);
-        out
+        out.cut();
     }
 
     /// Reads results written by [`SimulationResults::to_bytes`] of this engine build.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader { bytes, at: 0 };
+        Self::from_parts(bytes.len(), Some(bytes.to_vec()).into_iter())
+    }
+
+    /// Reads results from the parts [`SimulationResults::write_parts`] wrote, in order,
+    /// `total` bytes in all; each part is read when the one before is used up.
+    pub fn from_parts(
+        total: usize,
+        parts: impl Iterator<Item = Vec<u8>>,
+    ) -> Result<Self, WireError> {
+        let mut r = Reader {
+            bytes: Vec::new(),
+            at: 0,
+            read: 0,
+            left: total,
+            parts: Box::new(parts),
+        };
         if r.take(4)? != MAGIC {
             return Err(WireError("not an Opal results buffer".into()));
         }
         let results = Self::get(&mut r)?;
-        if r.at != bytes.len() {
-            return Err(WireError(format!("{} bytes left over", bytes.len() - r.at)));
+        let over = r.bytes.len() - r.at + r.parts.map(|p| p.len()).sum::<usize>();
+        if over > 0 {
+            return Err(WireError(format!("{over} bytes left over")));
+        }
+        if r.left > 0 {
+            return Err(WireError(format!(
+                "{} of the {total} bytes missing",
+                r.left
+            )));
         }
         Ok(results)
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Where values are written: a buffer handed on whenever it holds a part.
+struct Out<'a> {
+    buf: Vec<u8>,
+    part: usize,
+    /// Room a buffer starts with.
+    capacity: usize,
+    sink: Box<dyn FnMut(Vec<u8>) + 'a>,
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let end = end.ok_or_else(|| WireError(format!("truncated at byte {}", self.at)))?;
-        let s = &self.bytes[self.at..end];
-        self.at = end;
+impl Out<'_> {
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        if self.buf.capacity() == 0 {
+            self.buf.reserve_exact(self.capacity);
+        }
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= self.part {
+            self.cut();
+        }
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.extend_from_slice(&[byte]);
+    }
+
+    /// Hands on what the buffer holds (the next one is allocated when first written).
+    fn cut(&mut self) {
+        if !self.buf.is_empty() {
+            let part = std::mem::take(&mut self.buf);
+            (self.sink)(part);
+        }
+    }
+}
+
+/// Reads values from a sequence of parts, one part in memory at a time (plus the few bytes
+/// of a value split between two).
+struct Reader<'a> {
+    bytes: Vec<u8>,
+    at: usize,
+    /// Bytes read before `bytes` began.
+    read: usize,
+    /// Bytes not read yet, in `bytes` and the parts to come.
+    left: usize,
+    parts: Box<dyn Iterator<Item = Vec<u8>> + 'a>,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], WireError> {
+        if n > self.left {
+            return Err(WireError(format!(
+                "truncated at byte {}",
+                self.read + self.at
+            )));
+        }
+        if self.bytes.len() - self.at < n {
+            // The value runs into the next parts: join its bytes.
+            let mut joined = self.bytes.split_off(self.at);
+            self.read += self.at;
+            while joined.len() < n {
+                let next = self.parts.next().ok_or_else(|| {
+                    WireError(format!("truncated at byte {}", self.read + joined.len()))
+                })?;
+                if joined.is_empty() {
+                    joined = next;
+                } else {
+                    joined.extend_from_slice(&next);
+                }
+            }
+            self.bytes = joined;
+            self.at = 0;
+        }
+        let s = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        self.left -= n;
         Ok(s)
     }
 
@@ -85,21 +188,26 @@ impl<'a> Reader<'a> {
         let n = u64::get(self)?;
         usize::try_from(n)
             .ok()
-            .filter(|&n| n <= self.bytes.len() - self.at)
-            .ok_or_else(|| WireError(format!("length {n} at byte {} is too long", self.at)))
+            .filter(|&n| n <= self.left)
+            .ok_or_else(|| {
+                WireError(format!(
+                    "length {n} at byte {} is too long",
+                    self.read + self.at
+                ))
+            })
     }
 }
 
 /// A value with a binary form.
 trait Wire: Sized {
-    fn put(&self, out: &mut Vec<u8>);
+    fn put(&self, out: &mut Out<'_>);
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError>;
 }
 
 macro_rules! wire_number {
     ($($t:ty),*) => {$(
         impl Wire for $t {
-            fn put(&self, out: &mut Vec<u8>) {
+            fn put(&self, out: &mut Out<'_>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
             fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -114,7 +222,7 @@ wire_number!(u8, u32, u64, i32, f64);
 macro_rules! wire_struct {
     ($($t:ident { $($f:ident),* $(,)? })*) => {$(
         impl Wire for $t {
-            fn put(&self, out: &mut Vec<u8>) {
+            fn put(&self, out: &mut Out<'_>) {
                 let $t { $($f),* } = self;
                 $( $f.put(out); )*
             }
@@ -126,7 +234,7 @@ macro_rules! wire_struct {
 }
 
 impl Wire for bool {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         out.push(u8::from(*self));
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -139,7 +247,7 @@ impl Wire for bool {
 }
 
 impl Wire for usize {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         (*self as u64).put(out);
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -149,7 +257,7 @@ impl Wire for usize {
 }
 
 impl Wire for String {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.len().put(out);
         out.extend_from_slice(self.as_bytes());
     }
@@ -162,7 +270,7 @@ impl Wire for String {
 /// The engine's `&'static str` fields hold a few fixed names (policy bases, the version);
 /// decoded ones are interned so each distinct name is allocated once per instance.
 impl Wire for &'static str {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.len().put(out);
         out.extend_from_slice(self.as_bytes());
     }
@@ -184,7 +292,7 @@ impl Wire for &'static str {
 }
 
 impl Wire for Basis {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         let i = Basis::ALL
             .iter()
             .position(|b| b == self)
@@ -202,7 +310,7 @@ impl Wire for Basis {
 
 /// As their packed words: no unpacking here and repacking (a denominator search) there.
 impl Wire for Candidates {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         let w = self.words();
         w.len().put(out);
         w.iter().for_each(|x| x.put(out));
@@ -213,7 +321,7 @@ impl Wire for Candidates {
 }
 
 impl Wire for SessionSlot {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.0.put(out);
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -222,7 +330,7 @@ impl Wire for SessionSlot {
 }
 
 impl Wire for TierHit {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.0.put(out);
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -231,7 +339,7 @@ impl Wire for TierHit {
 }
 
 impl<T: Wire> Wire for Option<T> {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.is_some().put(out);
         if let Some(v) = self {
             v.put(out);
@@ -247,7 +355,7 @@ impl<T: Wire> Wire for Option<T> {
 }
 
 impl<T: Wire> Wire for Vec<T> {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.len().put(out);
         self.iter().for_each(|v| v.put(out));
     }
@@ -257,8 +365,23 @@ impl<T: Wire> Wire for Vec<T> {
     }
 }
 
+impl<T: Wire> Wire for Chunked<T> {
+    fn put(&self, out: &mut Out<'_>) {
+        self.len().put(out);
+        self.iter().for_each(|v| v.put(out));
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let n = r.len()?;
+        let mut list = Chunked::new();
+        for _ in 0..n {
+            list.push(T::get(r)?);
+        }
+        Ok(list)
+    }
+}
+
 impl<T: Wire, const N: usize> Wire for [T; N] {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.iter().for_each(|v| v.put(out));
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -269,7 +392,7 @@ impl<T: Wire, const N: usize> Wire for [T; N] {
 }
 
 impl<A: Wire, B: Wire> Wire for (A, B) {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.0.put(out);
         self.1.put(out);
     }
@@ -279,7 +402,7 @@ impl<A: Wire, B: Wire> Wire for (A, B) {
 }
 
 impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         self.len().put(out);
         self.iter().for_each(|(k, v)| {
             k.put(out);
@@ -293,7 +416,7 @@ impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
 }
 
 impl Wire for Stop {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         let tag: u8 = match self {
             Stop::SimulationTime => 0,
             Stop::MaxSimulatedSeconds => 1,
@@ -321,7 +444,7 @@ impl Wire for Stop {
 }
 
 impl Wire for FailReason {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         match *self {
             FailReason::EmptyPrompt => 0u8.put(out),
             FailReason::NoOutputTokens => 1u8.put(out),
@@ -372,7 +495,7 @@ impl Wire for FailReason {
 }
 
 impl Wire for Overload {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         let (tag, a, b) = match *self {
             Overload::Throughput {
                 offered_rps,
@@ -402,7 +525,7 @@ impl Wire for Overload {
 }
 
 impl Wire for Metric {
-    fn put(&self, out: &mut Vec<u8>) {
+    fn put(&self, out: &mut Out<'_>) {
         out.push(match self {
             Metric::Ttft => 0,
             Metric::Tpot => 1,
@@ -512,6 +635,35 @@ mod tests {
         // Compact: under half the JSON, and no text to parse.
         let json = results.to_json().len();
         assert!(bytes.len() * 2 < json, "{} bytes, JSON {json}", bytes.len());
+    }
+
+    #[test]
+    fn results_in_parts_of_any_size_come_back_identical() {
+        let results = run(r#"{
+            "simulation": {"seed": 5, "num_workers": 2},
+            "router": {"policy": {"policy": "max_prefix"}},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 10, "total_requests": 60}]}
+        }"#);
+        let whole = results.to_bytes();
+        for size in [1, 3, 8, 1000, whole.len() - 1, whole.len(), whole.len() + 1] {
+            let mut parts = Vec::new();
+            results.write_parts(size, |p| parts.push(p));
+            // Each part is full but the last; together they are the one buffer.
+            assert!(
+                parts.iter().rev().skip(1).all(|p| p.len() >= size),
+                "size {size}"
+            );
+            assert_eq!(parts.concat(), whole, "size {size}");
+            let back = SimulationResults::from_parts(whole.len(), parts.clone().into_iter())
+                .expect("decodes");
+            assert_eq!(back.to_bytes(), whole, "size {size}");
+            // A part short is an error, as is a total that does not match.
+            let short = parts.len() - 1;
+            let missing =
+                SimulationResults::from_parts(whole.len(), parts.clone().into_iter().take(short));
+            assert!(missing.is_err(), "size {size}");
+            assert!(SimulationResults::from_parts(whole.len() + 1, parts.into_iter()).is_err());
+        }
     }
 
     #[test]

@@ -174,15 +174,17 @@ impl SloConfig {
     /// The report of a run: its request records, each stage's measurement window, and its
     /// KV transfers (which name each handed-off request's decode worker; none without
     /// disaggregation).
-    pub fn report(
+    pub fn report<'a>(
         &self,
-        records: &[RequestRecord],
+        records: impl IntoIterator<Item = &'a RequestRecord>,
         windows: &[MeasuredWindow],
         transfers: &[TransferRecord],
     ) -> SloReport {
         let window = |r: &RequestRecord| window_of(windows, r);
-        let measured: Vec<&RequestRecord> =
-            records.iter().filter(|r| window(r).is_some()).collect();
+        let measured: Vec<&RequestRecord> = records
+            .into_iter()
+            .filter(|r| window(r).is_some())
+            .collect();
         let later = |r: &RequestRecord| window(r).is_some_and(|w| w.in_later_half(r));
         let run: f64 = windows
             .iter()

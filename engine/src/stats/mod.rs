@@ -1,5 +1,6 @@
 //! Statistics: per-request records, the per-stage results table, per-second series.
 //!
+//! - [`chunked`]: [`Chunked`], the list records are kept in (grows without moving them).
 //! - [`record`]: [`RequestRecord`], small and plain, one per request.
 //! - [`percentile`]: exact numpy-linear percentiles and [`LatencySummary`].
 //! - `radix`: the radix sort behind the large sorts.
@@ -10,6 +11,7 @@
 //! - [`workers`]: the per-worker table ([`WorkerTable`]).
 //! - [`csv`]: the per-request CSV export.
 
+pub mod chunked;
 pub mod csv;
 pub mod itl;
 pub mod percentile;
@@ -20,6 +22,7 @@ pub mod summary;
 pub mod transfer;
 pub mod workers;
 
+pub use chunked::Chunked;
 pub use itl::ItlHistogram;
 pub use percentile::{percentile_sorted, LatencySummary};
 pub use record::{FailReason, PromptSources, RequestRecord, MAX_TIERS};

@@ -64,14 +64,15 @@ fn over_run(column: &[f64], width: u64, end: f64) -> f64 {
 impl WorkerTable {
     /// The table from the run's request records, per-second series and the prefill each
     /// worker computed (by worker id), for a run that ended at `end` seconds.
-    pub fn new(
-        records: &[RequestRecord],
+    pub fn new<'a>(
+        records: impl IntoIterator<Item = &'a RequestRecord, IntoIter: Clone>,
         series: &SeriesColumns,
         prefill: &[u64],
         end: f64,
     ) -> Self {
+        let records = records.into_iter();
         let n = records
-            .iter()
+            .clone()
             .filter_map(|r| r.worker)
             .map(|w| w as usize + 1)
             .max()

@@ -49,11 +49,7 @@ pub(crate) async fn orchestrate(
 ) -> Result<(), SimError> {
     for stage in stages {
         let index = stage.index;
-        // A stage without a time limit issues all its requests (unless the run is capped).
-        let expected = stage
-            .total_requests
-            .filter(|_| stage.time_duration_sec.is_none());
-        books.borrow_mut().start_stage(index, env.now(), expected);
+        books.borrow_mut().start_stage(index, env.now());
         env.process(run_stage(
             env.clone(),
             Rc::clone(&books),

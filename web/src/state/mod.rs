@@ -600,6 +600,11 @@ impl AppState {
             );
             return;
         }
+        let pinned = self.pinned.as_ref().map_or(0, |p| p.results.requests.len());
+        if let Some(message) = crate::tab_limit::beside_pinned(&self.scenario.text, pinned) {
+            self.notify(Level::Error, message);
+            return;
+        }
         self.last_run_id += 1;
         self.opening_run = false;
         self.run = RunStatus::Running {

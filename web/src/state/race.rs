@@ -121,9 +121,22 @@ pub(super) fn lanes(text: &str) -> Result<Vec<Vec<Lane>>, String> {
     if opal::race::entrants(&scenario).is_empty() {
         return Err("The scenario has no race section: add entrants to race.".into());
     }
-    Ok((0..opal::race::seeds(&scenario))
-        .map(|k| {
-            opal::race::entrants_at_seed(&scenario, k)
+    let seeds: Vec<_> = (0..opal::race::seeds(&scenario))
+        .map(|k| opal::race::entrants_at_seed(&scenario, k))
+        .collect();
+    let runs: Vec<_> = seeds
+        .iter()
+        .flatten()
+        .filter_map(|(_, s)| s.clone().ok())
+        .collect();
+    let entrants = seeds.first().map_or(0, Vec::len);
+    if let Some(message) = crate::tab_limit::race_room(&runs, entrants, seeds.len()) {
+        return Err(message);
+    }
+    Ok(seeds
+        .into_iter()
+        .map(|at_seed| {
+            at_seed
                 .into_iter()
                 .map(|(label, s)| Lane {
                     label: label.into(),

@@ -10,7 +10,6 @@ use super::protocol::{object, FromWorker, ToWorker};
 use crate::sorted_map::SortedMap;
 use crate::state::{EngineResults, Progress};
 use gloo_events::{EventListener, EventListenerOptions};
-use opal::simulation::SimulationResults;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -333,7 +332,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
             results,
         } => (
             job,
-            match SimulationResults::from_bytes(&results) {
+            match results.decode() {
                 Ok(r) => RunEvent::Finished {
                     results: EngineResults::new(r),
                     stopped,
@@ -345,7 +344,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
         FromWorker::Listening => return,
         // Decoded once while idle, so the first run's results decode on warm code.
         FromWorker::WarmedUp { results } => {
-            let _ = SimulationResults::from_bytes(&results).map(EngineResults::new);
+            let _ = results.decode().map(EngineResults::new);
             return;
         }
         FromWorker::Broken { message } => {

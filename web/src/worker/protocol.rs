@@ -3,13 +3,15 @@
 //!
 //! Page → worker: `start` {job, scenario, files: [[name, text], …]}, `stop` {job}, `warm`.
 //! Worker → page: `progress` {job, fraction, sim_time_s, requests_issued, requests_done},
-//! `done` {job, stopped, results: Uint8Array of `SimulationResults::to_bytes`, transferred},
+//! `done` {job, stopped, results: [Uint8Array, …] of `SimulationResults::write_parts`,
+//! transferred},
 //! `failed` {job, message}, `broken` {message} (the worker itself could not start),
 //! `warmed` {results} (an idle warm-up run's bytes, for the page to decode once too),
 //! `listening` (sent by `web/worker.js` on `init`: the page's first messages have arrived).
 
 use crate::state::Progress;
 use js_sys::{Array, Object, Reflect, Uint8Array};
+use opal::simulation::{SimulationResults, WireError};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// A message from a worker to the page, decoded.
@@ -28,7 +30,7 @@ pub enum FromWorker {
         /// Stopped before its end.
         stopped: bool,
         /// The results' bytes.
-        results: Vec<u8>,
+        results: ResultParts,
     },
     /// Job `job` could not run.
     Failed {
@@ -45,7 +47,7 @@ pub enum FromWorker {
     /// A warm-up run's results' bytes (see `runner`), decoded and dropped by the page.
     WarmedUp {
         /// The results' bytes.
-        results: Vec<u8>,
+        results: ResultParts,
     },
     /// The worker has the page's first messages (`web/worker.js` says so on `init`).
     Listening,
@@ -92,12 +94,44 @@ fn text(o: &JsValue, key: &str) -> String {
     field(o, key).as_string().unwrap_or_default()
 }
 
-/// The `results` bytes of a message.
-fn bytes(o: &JsValue) -> Vec<u8> {
-    field(o, "results")
-        .dyn_into::<Uint8Array>()
-        .map(|a| a.to_vec())
-        .unwrap_or_default()
+/// Bytes a part of a run's results holds: a large run's results leave the worker's wasm
+/// and enter the page's this much at a time, never as one allocation of their size.
+const PART_BYTES: usize = 8 << 20;
+
+/// A run's results as the parts [`SimulationResults::write_parts`] writes, held in JS
+/// (outside either wasm's memory) and transferred, not copied, from the worker to the page.
+pub struct ResultParts(Array);
+
+impl ResultParts {
+    /// `results`' bytes, copied out of the wasm one part at a time.
+    pub fn of(results: &SimulationResults) -> Self {
+        let parts = Array::new();
+        results.write_parts(PART_BYTES, |part| {
+            parts.push(&Uint8Array::from(&part[..]));
+        });
+        Self(parts)
+    }
+
+    /// The results, read into the wasm one part at a time.
+    pub fn decode(&self) -> Result<SimulationResults, WireError> {
+        let parts: Vec<Uint8Array> = self.0.iter().filter_map(|p| p.dyn_into().ok()).collect();
+        let total = parts.iter().map(|p| p.length() as usize).sum();
+        SimulationResults::from_parts(total, parts.into_iter().map(|p| p.to_vec()))
+    }
+
+    /// The parts' buffers, to transfer with the message.
+    fn buffers(&self, transfer: &Array) {
+        for part in self.0.iter() {
+            if let Ok(part) = part.dyn_into::<Uint8Array>() {
+                transfer.push(&part.buffer());
+            }
+        }
+    }
+}
+
+/// The `results` parts of a message (none when it has none: decoding then says so).
+fn parts(o: &JsValue) -> ResultParts {
+    ResultParts(field(o, "results").dyn_into::<Array>().unwrap_or_default())
 }
 
 /// Job ids are counters well below 2^53, so they travel exactly as JS numbers.
@@ -183,13 +217,12 @@ impl FromWorker {
                 stopped,
                 results,
             } => {
-                let bytes = Uint8Array::from(results.as_slice());
-                transfer.push(&bytes.buffer());
+                results.buffers(&transfer);
                 object(&[
                     ("kind", "done".into()),
                     ("job", (*job as f64).into()),
                     ("stopped", (*stopped).into()),
-                    ("results", bytes.into()),
+                    ("results", results.0.clone().into()),
                 ])
             }
             FromWorker::Failed { job, message } => object(&[
@@ -202,9 +235,11 @@ impl FromWorker {
                 ("message", message.as_str().into()),
             ]),
             FromWorker::WarmedUp { results } => {
-                let bytes = Uint8Array::from(results.as_slice());
-                transfer.push(&bytes.buffer());
-                object(&[("kind", "warmed".into()), ("results", bytes.into())])
+                results.buffers(&transfer);
+                object(&[
+                    ("kind", "warmed".into()),
+                    ("results", results.0.clone().into()),
+                ])
             }
             FromWorker::Listening => object(&[("kind", "listening".into())]),
         };
@@ -226,7 +261,7 @@ impl FromWorker {
             "done" => FromWorker::Done {
                 job: job(data),
                 stopped: field(data, "stopped").is_truthy(),
-                results: bytes(data),
+                results: parts(data),
             },
             "failed" => FromWorker::Failed {
                 job: job(data),
@@ -236,7 +271,7 @@ impl FromWorker {
                 message: text(data, "message"),
             },
             "warmed" => FromWorker::WarmedUp {
-                results: bytes(data),
+                results: parts(data),
             },
             "listening" => FromWorker::Listening,
             _ => return None,

@@ -5,7 +5,7 @@
 //! Slices are queued with a `MessageChannel` message rather than `setTimeout(0)`, which
 //! browsers clamp to 4 ms when nested.
 
-use super::protocol::{FromWorker, ToWorker};
+use super::protocol::{FromWorker, ResultParts, ToWorker};
 use crate::run_driver::describe_problems;
 use crate::state::Progress;
 use opal::scenario::ScenarioData;
@@ -38,7 +38,8 @@ pub(crate) fn now_ms() -> f64 {
 
 struct Job {
     id: u64,
-    sim: Simulation,
+    /// Taken when the job finishes: its results move out of it, not copied.
+    sim: Option<Simulation>,
     stop: bool,
     /// Events per `advance` call, tuned so one call takes about a quarter of the budget.
     chunk: u64,
@@ -146,7 +147,7 @@ fn start(id: u64, text: &str, files: &[(String, String)]) {
 fn launch(id: u64, sim: Simulation) {
     let job = Rc::new(RefCell::new(Job {
         id,
-        sim,
+        sim: Some(sim),
         stop: false,
         chunk: FIRST_CHUNK,
         last_report: now_ms(),
@@ -177,11 +178,14 @@ fn slice(job: Rc<RefCell<Job>>) {
         finish(&job, j, true);
         return;
     }
+    let Some(sim) = j.sim.as_mut() else {
+        return;
+    };
     let start = now_ms();
-    let mut progress = j.sim.progress();
+    let mut progress = sim.progress();
     while !progress.finished {
         let t0 = now_ms();
-        progress = j.sim.advance(j.chunk);
+        progress = sim.advance(j.chunk);
         let t1 = now_ms();
         // Aim for chunks of a quarter budget; change by at most ×2 per step.
         let took = (t1 - t0).max(0.05);
@@ -210,8 +214,11 @@ fn slice(job: Rc<RefCell<Job>>) {
 }
 
 /// Sends the job's results and forgets it (its simulation is freed with it).
-fn finish(job: &Rc<RefCell<Job>>, j: &Job, stopped: bool) {
-    let results = j.sim.results().to_bytes();
+fn finish(job: &Rc<RefCell<Job>>, j: &mut Job, stopped: bool) {
+    let Some(sim) = j.sim.take() else {
+        return;
+    };
+    let results = ResultParts::of(&sim.finish());
     post(&if j.id == WARM_UP {
         FromWorker::WarmedUp { results }
     } else {

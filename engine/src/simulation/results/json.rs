@@ -117,15 +117,15 @@ impl<W: Write> Out<W> {
     }
 
     /// `key` then each item of `items` as `each` writes it, comma-separated in brackets.
-    fn list<T>(
+    fn list<'a, T: 'a>(
         &mut self,
         key: &[u8],
-        items: &[T],
+        items: impl IntoIterator<Item = &'a T>,
         mut each: impl FnMut(&mut Self, &T) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.raw(key);
         self.raw(b"[");
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 self.raw(b",");
             }
