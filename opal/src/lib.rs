@@ -27,8 +27,8 @@ pub mod scenario {
 /// The `simulation` run: built from a scenario, advanced in slices, read as results.
 pub mod simulation {
     pub use engine::simulation::{
-        DeploymentReport, PoolSummary, Progress, RoutingRecord, Simulation, SimulationResults,
-        Stop, WireError,
+        DeploymentReport, PoolSummary, Progress, ResultsReader, RoutingRecord, Simulation,
+        SimulationResults, Stop, WireError,
     };
 }
 
@@ -87,8 +87,8 @@ pub mod slo {
 /// A run's statistics: request records, latency summaries, per-worker series.
 pub mod stats {
     pub use engine::stats::{
-        Chunked, FailReason, LatencySummary, RequestRecord, StageSummary, WorkerColumns,
-        WorkerTable,
+        sort_total, Chunked, FailReason, LatencySummary, RequestRecord, StageSummary,
+        WorkerColumns, WorkerTable,
     };
 }
 

@@ -26,38 +26,128 @@ pub struct Latencies {
     pub queueing: Rc<[f64]>,
     /// Inter-token gaps pooled over every request of every stage: (gap, how many).
     pub itl: Rc<[(f64, f64)]>,
+    /// One request in this many is drawn (1: every one).
+    pub stride: usize,
+    /// Requests in the run.
+    pub requests: usize,
 }
 
-fn sorted(records: &Chunked<RequestRecord>, f: fn(&RequestRecord) -> f64) -> Rc<[f64]> {
-    let mut v: Vec<f64> = records
-        .iter()
-        .filter(|r| r.is_completed())
-        .map(f)
-        .filter(|x| x.is_finite())
-        .collect();
-    v.sort_unstable_by(f64::total_cmp);
-    Rc::from(v)
-}
+/// Most requests the latency charts are drawn from: past this they take an even sample
+/// (sorting ten million latencies four times took the page's thread seconds, and a CDF
+/// drawn 480 pixels wide cannot show the difference).
+pub const LATENCY_SAMPLE_MAX: usize = 1_000_000;
 
 impl Latencies {
-    /// The latency columns of a run's `records`, with its pooled inter-token gaps `itl`
-    /// (one list per stage, as the engine reports them).
+    /// The latency columns of a run's `records` (every one of them up to
+    /// [`LATENCY_SAMPLE_MAX`], an even sample past it), with its pooled inter-token gaps
+    /// `itl` (one list per stage, as the engine reports them; exact and small).
     pub fn of(records: &Chunked<RequestRecord>, itl: &[Vec<(f64, u64)>]) -> Self {
+        let stride = records.len().div_ceil(LATENCY_SAMPLE_MAX).max(1);
+        let mut columns: [Vec<f64>; 4] = Default::default();
+        let fields: [fn(&RequestRecord) -> f64; 4] = [
+            RequestRecord::ttft,
+            RequestRecord::tpot,
+            RequestRecord::e2e,
+            RequestRecord::queueing,
+        ];
+        for r in records.iter().step_by(stride).filter(|r| r.is_completed()) {
+            for (column, field) in columns.iter_mut().zip(fields) {
+                let x = field(r);
+                if x.is_finite() {
+                    column.push(x);
+                }
+            }
+        }
+        let [ttft, tpot, e2e, queueing] = columns.map(|mut v| {
+            opal::stats::sort_total(&mut v);
+            Rc::from(v)
+        });
         Self {
-            ttft: sorted(records, RequestRecord::ttft),
-            tpot: sorted(records, RequestRecord::tpot),
-            e2e: sorted(records, RequestRecord::e2e),
-            queueing: sorted(records, RequestRecord::queueing),
+            ttft,
+            tpot,
+            e2e,
+            queueing,
             itl: itl
                 .iter()
                 .flatten()
                 .map(|&(gap, n)| (gap, n as f64))
                 .collect(),
+            stride,
+            requests: records.len(),
         }
+    }
+
+    /// What the charts are drawn from when it is a sample, in a sentence.
+    pub fn sample_note(&self) -> Option<String> {
+        (self.stride > 1).then(|| {
+            format!(
+                "Drawn from 1 in {} requests ({} of {}); the summary table's percentiles count \
+                 every request.",
+                self.stride,
+                opal::count(self.requests.div_ceil(self.stride) as f64),
+                opal::count(self.requests as f64)
+            )
+        })
     }
 }
 
-/// Timeline bars of every request that reached a worker.
+/// Most requests the timeline draws.
+pub const TIMELINE_MAX: usize = 1_000_000;
+
+/// Which requests the timeline draws of a run with more than [`TIMELINE_MAX`]: every one of
+/// the first and last `edge` (the run's start and end, where its warm-up and drain are),
+/// and one in `stride` of those between. Its bars would take ~80 bytes a request and a
+/// frame's drawing would pass over all of them; past a million a lane is denser than its
+/// pixels anyway.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimelineSample {
+    /// Requests drawn.
+    pub shown: usize,
+    /// Requests in the run.
+    pub of: usize,
+    /// Requests drawn at each end.
+    pub edge: usize,
+    /// One in this many drawn between.
+    pub stride: usize,
+}
+
+impl TimelineSample {
+    /// The sample of a run of `requests`; `None` when the timeline draws them all.
+    pub fn of(requests: usize) -> Option<Self> {
+        if requests <= TIMELINE_MAX {
+            return None;
+        }
+        let edge = TIMELINE_MAX / 4;
+        let between = requests - 2 * edge;
+        let stride = between.div_ceil(TIMELINE_MAX - 2 * edge);
+        Some(Self {
+            shown: 2 * edge + between.div_ceil(stride),
+            of: requests,
+            edge,
+            stride,
+        })
+    }
+
+    /// Whether the request at `index` (in id order) is drawn.
+    pub fn keeps(&self, index: usize) -> bool {
+        index < self.edge || index >= self.of - self.edge || (index - self.edge) % self.stride == 0
+    }
+
+    /// What the timeline shows, in a sentence.
+    pub fn caption(&self) -> String {
+        format!(
+            "Drawing {} of {} requests: every request of the first and last {}, and 1 in {} \
+             of those between.",
+            opal::count(self.shown as f64),
+            opal::count(self.of as f64),
+            opal::count(self.edge as f64),
+            self.stride
+        )
+    }
+}
+
+/// Timeline bars of every request that reached a worker (of a [`TimelineSample`] of them
+/// in a run of more than [`TIMELINE_MAX`]).
 ///
 /// Queued from arrival, a KV fetch (`kv_lookup_start → ready`) where there was one, queued
 /// again until first scheduled, then prefill and decode: each at its true time. A request
@@ -77,7 +167,12 @@ pub fn request_phases(
             .map(|t| &transfers[t as usize])
             .filter(|t| t.decode_worker.is_some())
     };
-    let on_worker: Vec<&RequestRecord> = records.iter().filter(|r| r.worker.is_some()).collect();
+    let sample = TimelineSample::of(records.len());
+    let drawn = |i: usize| !matches!(sample, Some(s) if !s.keeps(i));
+    let on_worker: Vec<&RequestRecord> = (records.iter().enumerate())
+        .filter(|&(i, r)| r.worker.is_some() && drawn(i))
+        .map(|(_, r)| r)
+        .collect();
     let firsts = on_worker.len();
     let seconds: Vec<(usize, &TransferRecord)> = on_worker
         .iter()
@@ -402,6 +497,27 @@ pub fn relative_change(now: f64, pinned: f64) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_timeline_past_a_million_requests_draws_both_ends_whole_and_a_sample_between() {
+        assert_eq!(TimelineSample::of(TIMELINE_MAX), None);
+        // 10,000,000: 250,000 at each end, and of the 9,500,000 between one in
+        // ceil(9,500,000 / 500,000) = 19, which is 500,000.
+        let s = TimelineSample::of(10_000_000).unwrap();
+        assert_eq!((s.edge, s.stride, s.shown), (250_000, 19, 1_000_000));
+        assert_eq!((0..s.of).filter(|&i| s.keeps(i)).count(), s.shown);
+        assert!(s.keeps(0) && s.keeps(249_999) && s.keeps(250_000) && !s.keeps(250_001));
+        assert!(s.keeps(250_019) && s.keeps(9_750_000) && s.keeps(9_999_999));
+        assert_eq!(
+            s.caption(),
+            "Drawing 1,000,000 of 10,000,000 requests: every request of the first and last \
+             250,000, and 1 in 19 of those between."
+        );
+        // Just past the limit: one in two between.
+        let s = TimelineSample::of(TIMELINE_MAX + 1).unwrap();
+        assert_eq!((s.stride, s.shown), (2, 750_001));
+        assert_eq!((0..s.of).filter(|&i| s.keeps(i)).count(), s.shown);
+    }
+
     use opal::simulation::Simulation;
 
     fn record(id: u64) -> RequestRecord {
@@ -472,6 +588,29 @@ mod tests {
         assert!((l.tpot[0] - 0.1).abs() < 1e-12);
         // Queueing: first scheduled 1.5 − worker in 1.0 = 0.5 s.
         assert!((l.queueing[1] - 0.5).abs() < 1e-12);
+        assert_eq!(l.sample_note(), None);
+    }
+
+    #[test]
+    fn latency_charts_past_a_million_requests_are_drawn_from_an_even_sample() {
+        // 1,000,001 requests: every second one, 500,001 of them; request i has TTFT i µs.
+        let records: Chunked<RequestRecord> = (0..=LATENCY_SAMPLE_MAX as u64)
+            .map(|i| {
+                let mut r = record(i);
+                r.first_token = r.created + i as f64 * 1e-6;
+                r
+            })
+            .collect();
+        let l = Latencies::of(&records, &[]);
+        assert_eq!((l.stride, l.ttft.len()), (2, 500_001));
+        assert!((l.ttft[1] - 2e-6).abs() < 1e-9 && (l.ttft[500_000] - 1.0).abs() < 1e-9);
+        assert_eq!(
+            l.sample_note().as_deref(),
+            Some(
+                "Drawn from 1 in 2 requests (500,001 of 1,000,001); the summary table's \
+                 percentiles count every request."
+            )
+        );
     }
 
     #[test]

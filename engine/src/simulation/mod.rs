@@ -25,7 +25,7 @@ mod wire;
 pub use crate::platform::recorder::RoutingRecord;
 pub use deployment_report::{DeploymentReport, PoolSummary};
 pub use results::{SimulationResults, Stop};
-pub use wire::WireError;
+pub use wire::{ResultsReader, WireError};
 
 use crate::kernel::{Environment, Process, SimError};
 use crate::offload::{OffloadTiers, TransferLink};

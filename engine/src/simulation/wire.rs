@@ -77,28 +77,123 @@ impl SimulationResults {
         total: usize,
         parts: impl Iterator<Item = Vec<u8>>,
     ) -> Result<Self, WireError> {
-        let mut r = Reader {
+        ResultsReader::new(total, parts)?.finish()
+    }
+}
+
+/// Reads a run's results from their parts a slice at a time: what a page does to stay
+/// responsive while millions of records arrive. [`ResultsReader::step`] reads the next
+/// records until all are in; [`ResultsReader::finish`] gives the results.
+pub struct ResultsReader<'a> {
+    reader: Reader<'a>,
+    results: ResultsProgress,
+}
+
+/// The results read so far, and how many items each list has and has yet to read.
+struct ResultsProgress {
+    results: SimulationResults,
+    /// Items of the requests, decisions and decode decisions lists, in that order.
+    lengths: [usize; 3],
+    /// Items read so far, of all three lists.
+    read: usize,
+}
+
+impl<'a> ResultsReader<'a> {
+    /// Starts reading the parts [`SimulationResults::write_parts`] wrote (`total` bytes in
+    /// all): everything but the per-request lists is read now.
+    pub fn new(total: usize, parts: impl Iterator<Item = Vec<u8>> + 'a) -> Result<Self, WireError> {
+        let mut reader = Reader {
             bytes: Vec::new(),
             at: 0,
             read: 0,
             left: total,
             parts: Box::new(parts),
         };
-        if r.take(4)? != MAGIC {
+        if reader.take(4)? != MAGIC {
             return Err(WireError("not an Opal results buffer".into()));
         }
-        let results = Self::get(&mut r)?;
+        let results = ResultsProgress::head(&mut reader)?;
+        Ok(Self { reader, results })
+    }
+
+    /// Reads up to `items` more records and decisions; true once all are read.
+    pub fn step(&mut self, items: usize) -> Result<bool, WireError> {
+        self.results.step(&mut self.reader, items)
+    }
+
+    /// The share of the records and decisions read, 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        let items: usize = self.results.lengths.iter().sum();
+        if items == 0 {
+            1.0
+        } else {
+            self.results.read as f64 / items as f64
+        }
+    }
+
+    /// The results, once every part is read (reading what is left first).
+    pub fn finish(mut self) -> Result<SimulationResults, WireError> {
+        while !self.step(usize::MAX)? {}
+        let r = self.reader;
         let over = r.bytes.len() - r.at + r.parts.map(|p| p.len()).sum::<usize>();
         if over > 0 {
             return Err(WireError(format!("{over} bytes left over")));
         }
         if r.left > 0 {
-            return Err(WireError(format!(
-                "{} of the {total} bytes missing",
-                r.left
-            )));
+            return Err(WireError(format!("{} bytes missing", r.left)));
         }
-        Ok(results)
+        Ok(self.results.results)
+    }
+}
+
+impl ResultsProgress {
+    /// Reads everything before the lists, and the lists' lengths.
+    fn head(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let results = SimulationResults {
+            engine_version: Wire::get(r)?,
+            timing: Wire::get(r)?,
+            end_time: Wire::get(r)?,
+            truncated: Wire::get(r)?,
+            stop: Wire::get(r)?,
+            events: Wire::get(r)?,
+            stages: Wire::get(r)?,
+            windows: Wire::get(r)?,
+            workers: Wire::get(r)?,
+            series: Wire::get(r)?,
+            itl: Wire::get(r)?,
+            slo: Wire::get(r)?,
+            deployment: Wire::get(r)?,
+            transfers: Wire::get(r)?,
+            scaling: Wire::get(r)?,
+            requests: Chunked::new(),
+            decisions: Chunked::new(),
+            decode_decisions: Chunked::new(),
+        };
+        // Each length is bounded by the bytes left (every item takes one at least).
+        let lengths = [r.len()?, r.len()?, r.len()?];
+        Ok(Self {
+            results,
+            lengths,
+            read: 0,
+        })
+    }
+
+    /// Reads up to `items` more list items, in order; true once every list is read.
+    fn step(&mut self, r: &mut Reader<'_>, items: usize) -> Result<bool, WireError> {
+        let [requests, decisions, _] = self.lengths;
+        let total: usize = self.lengths.iter().sum();
+        let end = self.read.saturating_add(items).min(total);
+        for i in self.read..end {
+            if i < requests {
+                self.results.requests.push(Wire::get(r)?);
+            } else if i < requests + decisions {
+                self.results.decisions.push(Wire::get(r)?);
+            } else {
+                self.results.decode_decisions.push(Wire::get(r)?);
+            }
+            self.read = i + 1;
+        }
+        Ok(self.read == total)
     }
 }
 
@@ -542,11 +637,62 @@ impl Wire for Metric {
     }
 }
 
-wire_struct! {
-    SimulationResults {
-        engine_version, timing, end_time, truncated, stop, events, stages, windows, workers,
-        series, itl, requests, decisions, slo, deployment, transfers, decode_decisions, scaling,
+/// The results with their long lists last, so a reader can take those a slice at a time
+/// ([`ResultsReader`]).
+impl Wire for SimulationResults {
+    fn put(&self, out: &mut Out<'_>) {
+        let SimulationResults {
+            engine_version,
+            timing,
+            end_time,
+            truncated,
+            stop,
+            events,
+            stages,
+            windows,
+            workers,
+            series,
+            itl,
+            requests,
+            decisions,
+            slo,
+            deployment,
+            transfers,
+            decode_decisions,
+            scaling,
+        } = self;
+        engine_version.put(out);
+        timing.put(out);
+        end_time.put(out);
+        truncated.put(out);
+        stop.put(out);
+        events.put(out);
+        stages.put(out);
+        windows.put(out);
+        workers.put(out);
+        series.put(out);
+        itl.put(out);
+        slo.put(out);
+        deployment.put(out);
+        transfers.put(out);
+        scaling.put(out);
+        // The lists' lengths first, so a reader knows how far along it is.
+        requests.len().put(out);
+        decisions.len().put(out);
+        decode_decisions.len().put(out);
+        requests.iter().for_each(|v| v.put(out));
+        decisions.iter().for_each(|v| v.put(out));
+        decode_decisions.iter().for_each(|v| v.put(out));
     }
+
+    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let mut progress = ResultsProgress::head(r)?;
+        while !progress.step(r, usize::MAX)? {}
+        Ok(progress.results)
+    }
+}
+
+wire_struct! {
     MeasuredWindow {
         stage, start, end, midpoint, warmup_requests, cooldown_requests, requests, completed,
         served, served_output_tokens, shortfall, offered_rps, achieved_rps, output_tps, ttft,
@@ -605,7 +751,7 @@ wire_struct! {
 #[cfg(test)]
 mod tests {
     use crate::scenario::{Scenario, ScenarioData};
-    use crate::simulation::{Simulation, SimulationResults};
+    use crate::simulation::{ResultsReader, Simulation, SimulationResults};
 
     fn run(doc: &str) -> SimulationResults {
         let scenario = Scenario::from_test_json(doc).expect("valid scenario");
@@ -664,6 +810,32 @@ mod tests {
             assert!(missing.is_err(), "size {size}");
             assert!(SimulationResults::from_parts(whole.len() + 1, parts.into_iter()).is_err());
         }
+    }
+
+    #[test]
+    fn a_reader_takes_the_records_a_slice_at_a_time() {
+        let results = run(r#"{
+            "simulation": {"seed": 5, "num_workers": 2},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 10, "total_requests": 60}]}
+        }"#);
+        let mut parts = Vec::new();
+        results.write_parts(100, |p| parts.push(p));
+        let total = parts.iter().map(Vec::len).sum();
+        let mut reader = ResultsReader::new(total, parts.into_iter()).expect("reads the head");
+        // 60 records and 60 decisions, 7 at a time: 18 steps, the last one finishing.
+        let mut steps = 0;
+        let mut last = reader.fraction();
+        assert_eq!(last, 0.0);
+        while !reader.step(7).expect("reads") {
+            steps += 1;
+            assert!(reader.fraction() > last && reader.fraction() < 1.0);
+            last = reader.fraction();
+        }
+        assert_eq!((steps, reader.fraction()), (17, 1.0));
+        assert_eq!(
+            reader.finish().expect("done").to_bytes(),
+            results.to_bytes()
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod workers;
 pub use chunked::Chunked;
 pub use itl::ItlHistogram;
 pub use percentile::{percentile_sorted, LatencySummary};
+pub use radix::sort_total;
 pub use record::{FailReason, PromptSources, RequestRecord, MAX_TIERS};
 pub use series::{SecondSeries, SeriesColumns, WorkerColumns};
 pub use summary::{PrefixHitRates, StageStats, StageSummary};

@@ -29,7 +29,7 @@ pub(crate) fn total_order_key(x: f64) -> u64 {
 
 /// Sorts `v` ascending by [`f64::total_cmp`]. Values equal under it are the same bits, so
 /// the result is what any sort by that order gives.
-pub(crate) fn sort_total(v: &mut [f64]) {
+pub fn sort_total(v: &mut [f64]) {
     if v.len() < MIN_RADIX {
         v.sort_unstable_by(f64::total_cmp);
         return;

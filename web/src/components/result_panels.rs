@@ -6,7 +6,9 @@ use crate::charts::{
     LineRun, RequestPhases, Timeline, Unit,
 };
 use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
-use crate::results_view::{describe_decision, short, window_bands, Latencies, RunSeries};
+use crate::results_view::{
+    describe_decision, short, window_bands, Latencies, RunSeries, TimelineSample,
+};
 use crate::state::EngineResults;
 use opal::stats::WorkerTable as Workers;
 use std::rc::Rc;
@@ -120,6 +122,9 @@ pub fn latency_panel(props: &RunsProps) -> Html {
     }
     html! {
         <div data-testid="latency">
+            if let Some(note) = props.run.latencies.sample_note() {
+                <p class="note" data-testid="latency-sample">{ note }</p>
+            }
             <div class="chart-grid">
                 { pair("TTFT", |l| &l.ttft) }
                 { pair("TPOT", |l| &l.tpot) }
@@ -186,8 +191,12 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             text
         })
     };
+    let sample = TimelineSample::of(props.results.requests.len());
     html! {
         <div data-testid="timeline">
+            if let Some(sample) = sample {
+                <p class="note" data-testid="timeline-sample">{ sample.caption() }</p>
+            }
             <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480}
                 lane_labels={(*lane_labels).clone()} />
         </div>

@@ -7,9 +7,11 @@
 //! are started on demand and kept for the next job.
 
 use super::protocol::{object, FromWorker, ToWorker};
+use super::runner::{now_ms, queue_task};
 use crate::sorted_map::SortedMap;
 use crate::state::{EngineResults, Progress};
 use gloo_events::{EventListener, EventListenerOptions};
+use opal::simulation::{ResultsReader, SimulationResults, WireError};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -326,20 +328,28 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
     }
     let (job, event) = match message {
         FromWorker::Progress { job, progress } => (job, RunEvent::Progress(progress)),
+        // A large run's results are read a slice at a time, the page drawing between
+        // slices; the worker is free for the next job meanwhile.
         FromWorker::Done {
             job,
             stopped,
             results,
-        } => (
+        } if results.len() > SLICED_DECODE_BYTES => {
+            release(slot_id);
+            pump();
+            match results.reader() {
+                Ok(reader) => decode_in_slices(reader, move |decoded| {
+                    finish(job, finished(decoded, stopped));
+                }),
+                Err(e) => finish(job, RunEvent::Failed(e.to_string())),
+            }
+            return;
+        }
+        FromWorker::Done {
             job,
-            match results.decode() {
-                Ok(r) => RunEvent::Finished {
-                    results: EngineResults::new(r),
-                    stopped,
-                },
-                Err(e) => RunEvent::Failed(e.to_string()),
-            },
-        ),
+            stopped,
+            results,
+        } => (job, finished(results.decode(), stopped)),
         FromWorker::Failed { job, message } => (job, RunEvent::Failed(message)),
         FromWorker::Listening => return,
         // Decoded once while idle, so the first run's results decode on warm code.
@@ -369,13 +379,53 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
         }
         return;
     }
+    release(slot_id);
+    finish(job, event);
+    pump();
+}
+
+/// Results bigger than this (about 35,000 requests' worth) are read in slices.
+const SLICED_DECODE_BYTES: usize = 4 << 20;
+/// Records read between two looks at the clock.
+const DECODE_STEP: usize = 20_000;
+/// Reading per slice, ms: the page draws between slices.
+const DECODE_SLICE_MS: f64 = 40.0;
+
+/// Reads `reader`'s results in macrotasks of about [`DECODE_SLICE_MS`], then hands them on.
+fn decode_in_slices(
+    mut reader: ResultsReader<'static>,
+    done: impl FnOnce(Result<SimulationResults, WireError>) + 'static,
+) {
+    let start = now_ms();
+    loop {
+        match reader.step(DECODE_STEP) {
+            Err(e) => return done(Err(e)),
+            Ok(true) => return done(reader.finish()),
+            Ok(false) if now_ms() - start >= DECODE_SLICE_MS => break,
+            Ok(false) => {}
+        }
+    }
+    queue_task(move || decode_in_slices(reader, done));
+}
+
+/// A finished job's event from its decoded results.
+fn finished(decoded: Result<SimulationResults, WireError>, stopped: bool) -> RunEvent {
+    match decoded {
+        Ok(r) => RunEvent::Finished {
+            results: EngineResults::new(r),
+            stopped,
+        },
+        Err(e) => RunEvent::Failed(e.to_string()),
+    }
+}
+
+/// Worker slot `slot_id` has no job any more.
+fn release(slot_id: u64) {
     POOL.with_borrow_mut(|pool| {
         if let Some(slot) = pool.slots.iter_mut().find(|s| s.id == slot_id) {
             slot.job = None;
         }
     });
-    finish(job, event);
-    pump();
 }
 
 /// Delivers a job's last event and forgets its listener.

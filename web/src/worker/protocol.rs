@@ -11,7 +11,7 @@
 
 use crate::state::Progress;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use opal::simulation::{SimulationResults, WireError};
+use opal::simulation::{ResultsReader, SimulationResults, WireError};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// A message from a worker to the page, decoded.
@@ -114,9 +114,27 @@ impl ResultParts {
 
     /// The results, read into the wasm one part at a time.
     pub fn decode(&self) -> Result<SimulationResults, WireError> {
-        let parts: Vec<Uint8Array> = self.0.iter().filter_map(|p| p.dyn_into().ok()).collect();
-        let total = parts.iter().map(|p| p.length() as usize).sum();
-        SimulationResults::from_parts(total, parts.into_iter().map(|p| p.to_vec()))
+        self.reader()?.finish()
+    }
+
+    /// Bytes in all.
+    pub fn len(&self) -> usize {
+        self.arrays().map(|p| p.length() as usize).sum()
+    }
+
+    /// Whether there are no bytes at all (a message without results).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A reader of the results, which copies each part into the wasm when it gets to it.
+    pub fn reader(&self) -> Result<ResultsReader<'static>, WireError> {
+        let parts: Vec<Uint8Array> = self.arrays().collect();
+        ResultsReader::new(self.len(), parts.into_iter().map(|p| p.to_vec()))
+    }
+
+    fn arrays(&self) -> impl Iterator<Item = Uint8Array> + '_ {
+        self.0.iter().filter_map(|p| p.dyn_into().ok())
     }
 
     /// The parts' buffers, to transfer with the message.
