@@ -10,6 +10,6 @@ serve:
 test:
 	@scripts/test.sh
 
-## Run the benchmarks and print their figures: engine benches, peers, a sweep in Chromium
+## Run the benchmarks and print their figures: engine benches, peers, a sweep in Chromium, memory
 bench:
 	@scripts/bench.sh
