@@ -93,6 +93,29 @@ test('a link asking more of one run than a tab holds is refused at its stage, an
   assert.deepEqual(errors, []);
 });
 
+test('a short link holding 5,000 stages opens, runs and draws its long lists a part at a time', async () => {
+  // 1,385 characters of link once took the page to its 4 GB ceiling (every stage card's
+  // callbacks held a copy of the whole list: 5,000² stages) and lost it.
+  const doc = { workload: { stages: Array.from({ length: 5000 }, () => (
+    { type: 'UniformReqRate', request_rate: 10, total_requests: 10 })) } };
+  const link = `${server.url}#s=v1.${zlib.deflateSync(JSON.stringify(doc)).toString('base64url')}`;
+  assert.ok(link.length < 1500, `${link.length} characters`);
+  const { page, errors } = await ready(link);
+  await page.getByTestId('run-status').getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+  // The form draws 50 stage cards and says where the rest are; 50 more on request.
+  const hidden = page.getByTestId('stages-hidden');
+  assert.match(await hidden.textContent(), /^Stages 51 to 5000 are not drawn here/);
+  await hidden.getByRole('button', { name: 'Show 50 more' }).click();
+  assert.match(await hidden.textContent(), /^Stages 101 to 5000 are not drawn here/);
+  // The results draw 20 stage tables, and the charts do not shade 5,000 windows.
+  assert.equal(await page.getByTestId('summary').locator('.summary-stage').count(), 20);
+  assert.match(await page.getByTestId('stage-tables-hidden').textContent(), /^Stages 20 to 4999 are not drawn here/);
+  await page.getByRole('tab', { name: 'Charts' }).click();
+  await page.getByTestId('windows-unshaded').waitFor();
+  assert.ok(await page.evaluate(() => document.getElementsByTagName('*').length) < 20_000);
+  assert.deepEqual(errors, []);
+});
+
 test('? opens the shortcut help, Esc closes it, and letters typed in the JSON stay text', async () => {
   const { page, errors } = await ready();
   const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });

@@ -431,10 +431,17 @@ impl RunSeries {
     }
 }
 
+/// Most measurement windows the charts shade: a run of thousands of stages would draw
+/// thousands of bands on every chart (seconds of the page's thread), none readable.
+pub const MAX_BANDS: usize = 50;
+
 /// The span each stage's measurement window covers, for the series charts to shade: labelled
 /// "measured" (with the stage's number when there are several). Windows that span nothing (a
 /// stage of one request, or none) are left out.
 pub fn window_bands(windows: &[MeasuredWindow]) -> Rc<[Band]> {
+    if windows.len() > MAX_BANDS {
+        return Rc::from(Vec::new());
+    }
     windows
         .iter()
         .filter(|w| w.duration() > 0.0)

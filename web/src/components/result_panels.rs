@@ -7,7 +7,7 @@ use crate::charts::{
 };
 use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
 use crate::results_view::{
-    describe_decision, short, window_bands, Latencies, RunSeries, TimelineSample,
+    describe_decision, short, window_bands, Latencies, RunSeries, TimelineSample, MAX_BANDS,
 };
 use crate::state::EngineResults;
 use opal::stats::WorkerTable as Workers;
@@ -23,8 +23,11 @@ pub struct RunView {
     pub series: RunSeries,
     /// Latency columns.
     pub latencies: Latencies,
-    /// Each stage's measurement window, shaded on the series charts.
+    /// Each stage's measurement window, shaded on the series charts (none past
+    /// [`MAX_BANDS`] stages).
     pub windows: Rc<[Band]>,
+    /// Stages in the run.
+    pub stages: usize,
 }
 
 impl RunView {
@@ -34,6 +37,7 @@ impl RunView {
             series: RunSeries::of(results, &label),
             latencies: Latencies::of(&results.requests, &results.itl),
             windows: window_bands(&results.windows),
+            stages: results.windows.len(),
             label,
         }
     }
@@ -56,7 +60,17 @@ pub fn charts_panel(props: &RunsProps) -> Html {
     let pin = |f: fn(&RunSeries) -> &LineRun| props.pinned.as_ref().map(|p| f(&p.series).clone());
     let s = &props.run.series;
     let bands = &props.run.windows;
+    let unshaded = (props.run.stages > MAX_BANDS).then(|| {
+        format!(
+            "The {} stages' measurement windows are not shaded (at most {MAX_BANDS} are).",
+            props.run.stages
+        )
+    });
     html! {
+        <>
+        if let Some(note) = unshaded {
+            <p class="note" data-testid="windows-unshaded">{ note }</p>
+        }
         <div class="chart-grid" data-testid="charts">
             <LineChart title="Output throughput" run={s.output_throughput.clone()}
                 pinned={pin(|s| &s.output_throughput)} bands={bands.clone()} y_unit={Unit::TokPerSec} />
@@ -77,6 +91,7 @@ pub fn charts_panel(props: &RunsProps) -> Html {
             <LineChart title="Active workers" run={s.active_workers.clone()}
                 pinned={pin(|s| &s.active_workers)} bands={bands.clone()} step=true />
         </div>
+        </>
     }
 }
 

@@ -240,13 +240,24 @@ fn cell(testid: String, v: f64, f: Format) -> Html {
     }
 }
 
+/// Stage tables drawn at first, and drawn more at a time (a run may have thousands of
+/// stages, each table ~150 elements).
+const TABLES_SHOWN: usize = 20;
+
 /// The summary tables, one per stage.
 #[function_component(SummaryTable)]
 pub fn summary_table(props: &SummaryTableProps) -> Html {
     let pinned = props.pinned.as_ref();
+    let shown = use_state(|| TABLES_SHOWN);
+    let n = props.results.stages.len();
+    let drawn = n.min(*shown);
+    let show_more = {
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(drawn + TABLES_SHOWN))
+    };
     html! {
         <div class="summary" data-testid="summary">
-            { for props.results.stages.iter().enumerate().map(|(i, stage)| {
+            { for props.results.stages.iter().take(drawn).enumerate().map(|(i, stage)| {
                 let other = pinned.and_then(|(p, _)| p.stages.get(i));
                 let other_rows = other.map(rows);
                 let caption = if props.results.stages.len() > 1 {
@@ -300,6 +311,12 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                     </div>
                 }
             }) }
+            if drawn < n {
+                <p class="note" data-testid="stage-tables-hidden">
+                    { format!("Stages {drawn} to {} are not drawn here (Results JSON has them all). ", n - 1) }
+                    <button type="button" onclick={show_more}>{ format!("Show {} more", TABLES_SHOWN.min(n - drawn)) }</button>
+                </p>
+            }
         </div>
     }
 }

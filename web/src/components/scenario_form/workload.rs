@@ -4,16 +4,24 @@ use super::stage::StageCard;
 use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
 use serde_json::Value;
+use std::rc::Rc;
 use yew::prelude::*;
+
+/// Stage cards drawn at first, and drawn more at a time: a long list (a link may hold
+/// thousands of stages, each card a few hundred elements) is drawn as asked for.
+const STAGES_SHOWN: usize = 50;
 
 /// The list of stages.
 #[function_component(WorkloadSection)]
 pub fn workload_section(props: &SectionProps) -> Html {
     let c = &props.ctx;
-    let stages: Vec<Value> = c
-        .get("workload.stages")
-        .and_then(|v| v.as_array().cloned())
-        .unwrap_or_default();
+    // One list shared by every card's callbacks (a copy each made n cards cost n² values).
+    let stages: Rc<Vec<Value>> = Rc::new(
+        c.get("workload.stages")
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default(),
+    );
+    let shown = use_state(|| STAGES_SHOWN);
     let set_stages = {
         let c = c.clone();
         move |list: Vec<Value>| c.set("workload.stages", Value::Array(list))
@@ -22,16 +30,22 @@ pub fn workload_section(props: &SectionProps) -> Html {
         let stages = stages.clone();
         let set_stages = set_stages.clone();
         Callback::from(move |_: MouseEvent| {
-            let mut list = stages.clone();
+            let mut list = (*stages).clone();
             list.push(edit::stage_default("ExponentialReqRate"));
             set_stages(list);
         })
     };
     let n = stages.len();
+    // One stage past the drawn ones is drawn too: it is the one "+ Add stage" just added.
+    let drawn = if n <= *shown + 1 { n } else { *shown };
+    let show_more = {
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(drawn + STAGES_SHOWN))
+    };
     html! {
         <FieldGroup title="Workload" description="Stages run one after another; each needs a bound unless it replays a file." disabled={c.disabled}>
             { c.problems_under("workload.stages", &[]) }
-            { for (0..n).map(|i| {
+            { for (0..drawn).map(|i| {
                 let on_move = {
                     let stages = stages.clone();
                     let set_stages = set_stages.clone();
@@ -41,13 +55,19 @@ pub fn workload_section(props: &SectionProps) -> Html {
                     let stages = stages.clone();
                     let set_stages = set_stages.clone();
                     Callback::from(move |()| {
-                        let mut list = stages.clone();
+                        let mut list = (*stages).clone();
                         list.remove(i);
                         set_stages(list);
                     })
                 };
                 html! { <StageCard key={i} ctx={c.clone()} index={i} len={n} {on_move} {on_remove} /> }
             }) }
+            if drawn < n {
+                <p class="note" data-testid="stages-hidden">
+                    { format!("Stages {} to {n} are not drawn here (the JSON and the problems list have them all). ", drawn + 1) }
+                    <button type="button" onclick={show_more}>{ format!("Show {} more", STAGES_SHOWN.min(n - drawn)) }</button>
+                </p>
+            }
             <div class="list-add">
                 <button type="button" onclick={on_add}>{ "+ Add stage" }</button>
             </div>
