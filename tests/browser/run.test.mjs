@@ -156,7 +156,9 @@ test('a pinned run is compared with the next one in the table and the charts', a
 // asserted, so a busy machine does not fail the test.
 const FROZEN_MS = 1000;
 
-test('a 20,000-request run keeps the page responsive (long tasks recorded), and its timeline draws', async () => {
+/** A fresh 1400×1000 page that records its console errors and, in `window.__longTasks`,
+ * the duration of every long task. */
+async function watchedPage() {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -167,6 +169,11 @@ test('a 20,000-request run keeps the page responsive (long tasks recorded), and 
       for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
     }).observe({ type: 'longtask', buffered: true });
   });
+  return { page, errors };
+}
+
+test('a 20,000-request run keeps the page responsive (long tasks recorded), and its timeline draws', async () => {
+  const { page, errors } = await watchedPage();
   await page.goto(server.url);
   await editor(page).fill(JSON.stringify(BIG, null, 2));
   // Only what the run causes counts: clear what loading the page did.
@@ -386,16 +393,7 @@ test('a run of 8,400,000 requests finishes in the tab with every request counted
   const doc = { simulation: { num_workers: 16 }, workload: { stages: [{ type: 'UniformReqRate',
     request_rate: 20000, total_requests: n, input_length: { type: 'uniform', min: 16, max: 32 },
     output_length: { type: 'uniform', min: 1, max: 1 } }] } };
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: true });
-  });
+  const { page, errors } = await watchedPage();
   const started = Date.now();
   await page.goto(`${server.url}#s=v1.${zlib.deflateSync(JSON.stringify(doc)).toString('base64url')}`);
   await status(page).getByText('Run 1 finished').waitFor({ timeout: 400_000 });

@@ -460,21 +460,6 @@ impl<T: Wire> Wire for Vec<T> {
     }
 }
 
-impl<T: Wire> Wire for Chunked<T> {
-    fn put(&self, out: &mut Out<'_>) {
-        self.len().put(out);
-        self.iter().for_each(|v| v.put(out));
-    }
-    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let n = r.len()?;
-        let mut list = Chunked::new();
-        for _ in 0..n {
-            list.push(T::get(r)?);
-        }
-        Ok(list)
-    }
-}
-
 impl<T: Wire, const N: usize> Wire for [T; N] {
     fn put(&self, out: &mut Out<'_>) {
         self.iter().for_each(|v| v.put(out));
