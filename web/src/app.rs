@@ -15,7 +15,7 @@ use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
 use crate::components::sweep_panel::SweepPanel;
 use crate::components::talk_bar::TalkBar;
-use crate::components::talk_view::TalkView;
+use crate::components::talk_view::{too_big_to_play, TalkView};
 use crate::hooks::{
     use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
     use_shortcuts,
@@ -286,7 +286,11 @@ pub fn app() -> Html {
                     <h2>{ "Results" }</h2>
                     if talk {
                         if let RunStatus::Finished { results, .. } = &state.run {
-                            <TalkView results={results.clone()} talk={state.talk} />
+                            if let Some(note) = too_big_to_play(results.requests.len()) {
+                                <p class="note" data-testid="talk-too-big">{ note }</p>
+                            } else {
+                                <TalkView results={results.clone()} talk={state.talk} />
+                            }
                         }
                     }
                     <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}

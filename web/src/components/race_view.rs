@@ -4,7 +4,7 @@
 //! verdict on p99 TTFT over the race's seeds.
 
 use crate::charts::format::{format_value, Unit};
-use crate::components::talk_view::{PhaseLegend, TalkView};
+use crate::components::talk_view::{too_big_to_play, PhaseLegend, TalkView};
 use crate::race_counters::{
     leader, p99_lead_for_good, route_split, verdict, warmup_end, Counters, CountersNow, Marker,
     SeedOutcome,
@@ -281,7 +281,11 @@ fn race_lane(props: &RaceLaneProps) -> Html {
                         <Counter name="GPU cache hits" testid="race-hit" value={n.gpu_hit}
                             shown={format_value(n.gpu_hit, Unit::Percent)} of="of prompt tokens so far" lead={props.leads[2]} />
                     </dl>
-                    <TalkView results={results.clone()} talk={props.talk} compact=true />
+                    if let Some(note) = too_big_to_play(total) {
+                        <p class="note">{ note }</p>
+                    } else {
+                        <TalkView results={results.clone()} talk={props.talk} compact=true />
+                    }
                 </>
             }
         }

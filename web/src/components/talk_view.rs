@@ -73,6 +73,21 @@ struct Stage {
 
 type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
 
+/// Most requests talk mode plays back: its index takes ~100 bytes a request beside the
+/// run's own records, and past a few million requests the page could not hold both.
+pub const TALK_MAX: usize = 2_000_000;
+
+/// Why talk mode does not play back a run of `requests`, if it does not.
+pub fn too_big_to_play(requests: usize) -> Option<String> {
+    (requests > TALK_MAX).then(|| {
+        format!(
+            "Talk mode plays back runs of up to {} requests; this one has {}.",
+            opal::count(TALK_MAX as f64),
+            opal::count(requests as f64)
+        )
+    })
+}
+
 /// The talk-mode stage.
 #[function_component(TalkView)]
 pub fn talk_view(props: &TalkViewProps) -> Html {
@@ -362,4 +377,18 @@ fn draw(
     let drawn = talk_pools::draw(&ctx, transfers, t, &lanes, (&muted, &transfer_c));
     let _ = canvas.set_attribute("data-transfers", &drawn.to_string());
     let _ = canvas.set_attribute("data-position", &format!("{t:.3}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn talk_mode_plays_back_up_to_two_million_requests_and_says_why_not_past_them() {
+        assert_eq!(too_big_to_play(TALK_MAX), None);
+        assert_eq!(
+            too_big_to_play(10_000_000).as_deref(),
+            Some("Talk mode plays back runs of up to 2,000,000 requests; this one has 10,000,000.")
+        );
+    }
 }
