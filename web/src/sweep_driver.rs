@@ -13,12 +13,19 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use yew::Callback;
 
+/// How often a running sweep reports, ms. Reported at every point, a sweep of a thousand
+/// short runs redrew its thousand-row table a thousand times, and the workers waited on the
+/// page's thread between runs.
+pub const REPORT_EVERY_MS: u32 = 100;
+
 /// What a running sweep reports.
 #[derive(Clone)]
 pub struct SweepCallbacks {
-    /// Each finished point, as it finishes (in any order).
-    pub on_point: Callback<SweepPoint>,
-    /// Points done so far, counting the running runs' fractions (0 to the point count).
+    /// Points finished since the last call (in any order), at most every
+    /// [`REPORT_EVERY_MS`]: the panel redraws its table and curves at each call.
+    pub on_points: Callback<Vec<SweepPoint>>,
+    /// Points done so far, counting the running runs' fractions (0 to the point count), at
+    /// most every [`REPORT_EVERY_MS`].
     pub on_progress: Callback<f64>,
     /// The sweep is over: an error message when it could not start, else `None`.
     pub on_end: Callback<Option<String>>,
@@ -49,6 +56,7 @@ impl SweepHandle {
         };
         // Outside the borrow: cancelling a waiting run reports to its listener at once.
         tickets.into_iter().for_each(RunTicket::cancel);
+        report(sweep);
         let on_end = sweep.borrow().callbacks.on_end.clone();
         on_end.emit(None);
     }
@@ -62,6 +70,10 @@ struct Sweep {
     // compiled once per key and value type.
     /// Points in progress, by index.
     points: Vec<Option<PointRun>>,
+    /// Points finished and not reported yet.
+    unreported: Vec<SweepPoint>,
+    /// The next report, once one is due.
+    report_due: Option<gloo_timers::callback::Timeout>,
     /// Each point's run in the pool.
     tickets: Vec<Option<RunTicket>>,
     /// How far each running run has got, 0 to 1.
@@ -92,6 +104,8 @@ pub fn start(text: &str, files: Vec<(String, String)>, callbacks: SweepCallbacks
         files,
         callbacks,
         points,
+        unreported: Vec::new(),
+        report_due: None,
         tickets: (0..n).map(|_| None).collect(),
         fractions: vec![None; n],
         finished: 0,
@@ -136,18 +150,50 @@ fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
         PointStep::Done(p) => {
             set(&mut s.points, i, None);
             s.finished += 1;
+            s.unreported.push(*p);
             let all = s.finished == s.plan.len();
             s.over |= all;
-            let done = s.finished as f64 + s.fractions.iter().flatten().sum::<f64>();
-            let callbacks = s.callbacks.clone();
             drop(s);
-            callbacks.on_point.emit(*p);
-            callbacks.on_progress.emit(done);
             if all {
-                callbacks.on_end.emit(None);
+                report(sweep);
+                let on_end = sweep.borrow().callbacks.on_end.clone();
+                on_end.emit(None);
+            } else {
+                report_soon(sweep);
             }
         }
     }
+}
+
+/// Reports the points finished since the last report, and the progress.
+fn report(sweep: &Rc<RefCell<Sweep>>) {
+    let mut s = sweep.borrow_mut();
+    s.report_due = None;
+    let points = std::mem::take(&mut s.unreported);
+    let done = s.finished as f64 + s.fractions.iter().flatten().sum::<f64>();
+    let callbacks = s.callbacks.clone();
+    drop(s);
+    if !points.is_empty() {
+        callbacks.on_points.emit(points);
+    }
+    callbacks.on_progress.emit(done);
+}
+
+/// Makes sure a report comes within [`REPORT_EVERY_MS`].
+fn report_soon(sweep: &Rc<RefCell<Sweep>>) {
+    let mut s = sweep.borrow_mut();
+    if s.report_due.is_some() {
+        return;
+    }
+    let weak = Rc::downgrade(sweep);
+    s.report_due = Some(gloo_timers::callback::Timeout::new(
+        REPORT_EVERY_MS,
+        move || {
+            if let Some(sweep) = weak.upgrade() {
+                report(&sweep);
+            }
+        },
+    ));
 }
 
 /// What point `i`'s run in the pool reports to.
@@ -163,10 +209,8 @@ fn on_event(sweep: Weak<RefCell<Sweep>>, i: usize) -> Callback<RunEvent> {
         let result = match event {
             RunEvent::Progress(p) => {
                 set(&mut s.fractions, i, Some(p.fraction.unwrap_or(0.0)));
-                let done = s.finished as f64 + s.fractions.iter().flatten().sum::<f64>();
-                let on_progress = s.callbacks.on_progress.clone();
                 drop(s);
-                on_progress.emit(done);
+                report_soon(&sweep);
                 return;
             }
             RunEvent::Finished { stopped: true, .. } => Err("the run was stopped".to_string()),

@@ -47,7 +47,7 @@ struct SweepState {
 
 enum SweepAction {
     Start,
-    Point(Box<SweepPoint>),
+    Points(Vec<SweepPoint>),
     Progress(f64),
     /// Stop was pressed (the sweep then ends).
     Stop,
@@ -69,10 +69,10 @@ impl Reducible for SweepState {
                     ..Default::default()
                 }
             }
-            SweepAction::Point(p) => {
+            SweepAction::Points(points) => {
                 // Points finish in any order; the table and curves read them by index.
-                let at = s.points.partition_point(|q| q.index < p.index);
-                s.points.insert(at, *p);
+                s.points.extend(points);
+                s.points.sort_by_key(|p| p.index);
             }
             SweepAction::Progress(done) => s.progress = done,
             SweepAction::Stop => s.stopped = true,
@@ -159,7 +159,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 .collect();
             let (s1, s2, s3) = (state.clone(), state.clone(), state.clone());
             let callbacks = SweepCallbacks {
-                on_point: Callback::from(move |p| s1.dispatch(SweepAction::Point(Box::new(p)))),
+                on_points: Callback::from(move |p| s1.dispatch(SweepAction::Points(p))),
                 on_progress: Callback::from(move |d| s2.dispatch(SweepAction::Progress(d))),
                 on_end: Callback::from(move |e| s3.dispatch(SweepAction::End(e))),
             };
