@@ -11,6 +11,13 @@ use crate::state::{Action, Level};
 pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
     match share::decode(fragment)? {
         Ok(text) => Some(Action::OpenLink(text)),
+        // A link that holds more than a scenario may is whole, not damaged.
+        Err(e @ share::DecodeError::TooLarge) => Some(Action::Notify {
+            level: Level::Warning,
+            message: format!(
+                "The link holds too much: {e}, the most a scenario may be. {otherwise}."
+            ),
+        }),
         Err(e) => Some(Action::Notify {
             level: Level::Warning,
             message: format!("The link was damaged: {e}. {otherwise}."),
@@ -23,4 +30,34 @@ pub(crate) fn location_hash() -> String {
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+
+    fn notice(fragment: &str) -> String {
+        match link_action(fragment, "Opened the default scenario instead") {
+            Some(Action::Notify { message, .. }) => message,
+            other => panic!("not a notice: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_link_holding_too_much_says_so_and_a_damaged_one_says_it_is_damaged() {
+        // 2 MiB of JSON text packs into a short link; it inflates past the 1 MiB cap.
+        let big = format!("[{}0]", "0,".repeat(share::MAX_SCENARIO_BYTES));
+        let packed = miniz_oxide::deflate::compress_to_vec_zlib(big.as_bytes(), 10);
+        let fragment = format!(
+            "#s=v1.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+        );
+        assert_eq!(
+            notice(&fragment),
+            "The link holds too much: it unpacks to more than 1,048,576 bytes, the most a \
+             scenario may be. Opened the default scenario instead."
+        );
+        assert!(notice("#s=v1.Zh").starts_with("The link was damaged: "));
+    }
 }

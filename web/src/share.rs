@@ -78,7 +78,11 @@ impl fmt::Display for DecodeError {
             Self::BadEncoding => f.write_str("its encoding is damaged"),
             Self::Truncated => f.write_str("it was cut off"),
             Self::Corrupt => f.write_str("its data is corrupt"),
-            Self::TooLarge => write!(f, "it unpacks to more than {MAX_SCENARIO_BYTES} bytes"),
+            Self::TooLarge => write!(
+                f,
+                "it unpacks to more than {} bytes",
+                opal::count(MAX_SCENARIO_BYTES as f64)
+            ),
             Self::NotUtf8 => f.write_str("it does not hold text"),
             Self::NotJson(e) => write!(f, "it does not hold JSON ({e})"),
         }
