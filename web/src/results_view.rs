@@ -33,8 +33,8 @@ pub struct Latencies {
 }
 
 /// Most requests the latency charts are drawn from: past this they take an even sample
-/// (sorting ten million latencies four times took the page's thread seconds, and a CDF
-/// drawn 480 pixels wide cannot show the difference).
+/// (sorting every latency of a huge run holds the page's thread for seconds, see
+/// docs/robustness.md, and a CDF drawn 480 pixels wide cannot show the difference).
 pub const LATENCY_SAMPLE_MAX: usize = 1_000_000;
 
 impl Latencies {
@@ -96,8 +96,8 @@ pub const TIMELINE_MAX: usize = 1_000_000;
 
 /// Which requests the timeline draws of a run with more than [`TIMELINE_MAX`]: every one of
 /// the first and last `edge` (the run's start and end, where its warm-up and drain are),
-/// and one in `stride` of those between. Its bars would take ~80 bytes a request and a
-/// frame's drawing would pass over all of them; past a million a lane is denser than its
+/// and one in `stride` of those between. Its bars take ten numbers a request and a
+/// frame's drawing passes over all of them; past a million a lane is denser than its
 /// pixels anyway.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimelineSample {

@@ -8,8 +8,8 @@ use opal::scenario::{HostLimit, Scenario};
 use opal::simulation::{SimulationResults, Stop};
 use opal::Problem;
 
-/// The tab's limit, `simulation.max_requests`' default: a run of 10 million requests keeps
-/// each wasm instance under 3 GB (docs/robustness.md), room for the page's views of it.
+/// The tab's limit, `simulation.max_requests`' default: a run this large finishes in
+/// Chromium with its results on screen and room to spare (docs/robustness.md).
 pub const TAB: HostLimit = HostLimit {
     max_requests: 10_000_000,
     limited: "in a browser tab a run is limited to",

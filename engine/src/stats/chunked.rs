@@ -2,8 +2,8 @@
 //!
 //! A run keeps a record per request and per routing decision, millions of them. In one
 //! `Vec` each growth copies the whole list into a larger allocation, both alive at once:
-//! in WebAssembly, whose memory tops out at 4 GB and never shrinks, the copy made at 8
-//! million records was the one that did not fit. Here the items live in chunks of
+//! in WebAssembly, whose memory tops out at 4 GB and never shrinks, that copy is what a
+//! large run could not fit (docs/robustness.md). Here the items live in chunks of
 //! [`CHUNK`]; a full chunk is never touched again, so growing costs one chunk at a time
 //! and the list needs no more than its items and one chunk's spare room.
 

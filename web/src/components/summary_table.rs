@@ -240,8 +240,8 @@ fn cell(testid: String, v: f64, f: Format) -> Html {
     }
 }
 
-/// Stage tables drawn at first, and drawn more at a time (a run may have thousands of
-/// stages, each table ~150 elements).
+/// Stage tables drawn at first, and drawn more at a time (a link may hold thousands of
+/// stages, and each table is a few hundred elements).
 const TABLES_SHOWN: usize = 20;
 
 /// The summary tables, one per stage.

@@ -73,8 +73,8 @@ struct Stage {
 
 type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
 
-/// Most requests talk mode plays back: its index takes ~100 bytes a request beside the
-/// run's own records, and past a few million requests the page could not hold both.
+/// Most requests talk mode plays back: its index holds several numbers a request beside
+/// the run's own records, and past a few million requests the page could not hold both.
 pub const TALK_MAX: usize = 2_000_000;
 
 /// Why talk mode does not play back a run of `requests`, if it does not.

@@ -384,7 +384,7 @@ fn on_worker_message(slot_id: u64, message: FromWorker) {
     pump();
 }
 
-/// Results bigger than this (about 35,000 requests' worth) are read in slices.
+/// Results bigger than this are read in slices (smaller ones, most runs, at once).
 const SLICED_DECODE_BYTES: usize = 4 << 20;
 /// Records read between two looks at the clock.
 const DECODE_STEP: usize = 20_000;
