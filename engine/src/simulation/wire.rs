@@ -622,9 +622,9 @@ impl Wire for Metric {
     }
 }
 
-/// The results with their long lists last, so a reader can take those a slice at a time
-/// ([`ResultsReader`]).
-impl Wire for SimulationResults {
+impl SimulationResults {
+    /// The results with their long lists last, so a reader can take those a slice at a
+    /// time ([`ResultsReader`], which reads them back).
     fn put(&self, out: &mut Out<'_>) {
         let SimulationResults {
             engine_version,
@@ -668,12 +668,6 @@ impl Wire for SimulationResults {
         requests.iter().for_each(|v| v.put(out));
         decisions.iter().for_each(|v| v.put(out));
         decode_decisions.iter().for_each(|v| v.put(out));
-    }
-
-    fn get(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let mut progress = ResultsProgress::head(r)?;
-        while !progress.step(r, usize::MAX)? {}
-        Ok(progress.results)
     }
 }
 
