@@ -4,7 +4,8 @@ use engine::model::Model;
 use engine::request::{FailReason, PromptContent, Request, RequestState, Source};
 use engine::timing::TimingModel;
 use engine::worker::{
-    NoOffload, OffloadLookup, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome, TierHit,
+    NoOffload, OffloadLookup, OpalBatch, Scheduler, SchedulerConfig, SchedulerOutput, StepOutcome,
+    TierHit,
 };
 
 /// Step time used everywhere: a power of two, so timestamps are exact.
@@ -74,6 +75,37 @@ fn one_request_has_exact_ttft_e2e_and_step_count() {
     assert_eq!(r.tokens_emitted, 10);
     assert_eq!(r.sources.computed, 100);
     assert_eq!(s.steps(), 10);
+}
+
+#[test]
+fn opal_frozen_chunk_is_priced_whole_to_the_end_of_the_prompt() {
+    // A 100-token prompt under a 64-token budget. Opal's batch gives it 64 tokens when it
+    // is built and counts 64 again at the next step, though 36 are left (its
+    // `request_tokens` stay as built); then one decode step for the second token.
+    let cfg = SchedulerConfig {
+        max_num_batched_tokens: 64,
+        ..Default::default()
+    };
+    let persistent = OpalBatch {
+        persistent: true,
+        ..Default::default()
+    };
+    let mut s = scheduler(&cfg, 100);
+    s.set_opal_batch(OpalBatch {
+        frozen_chunks: true,
+        ..persistent
+    });
+    let (done, batches) = run(&mut s, vec![unique(1, 100, 2)]);
+    assert_eq!(batches, [vec![(1, 64)], vec![(1, 64)], vec![(1, 1)]]);
+    assert_eq!(
+        done[0].sources.computed, 100,
+        "36 tokens computed, 64 priced"
+    );
+    // Unfrozen, the standing step plans the last 36 anew.
+    let mut s = scheduler(&cfg, 100);
+    s.set_opal_batch(persistent);
+    let (_, batches) = run(&mut s, vec![unique(1, 100, 2)]);
+    assert_eq!(batches, [vec![(1, 64)], vec![(1, 36)], vec![(1, 1)]]);
 }
 
 #[test]

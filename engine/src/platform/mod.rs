@@ -107,4 +107,6 @@ pub(crate) struct WorkerShared {
     pub tiers: Tiers,
     pub kv_links: KvLinks,
     pub books: Books,
+    /// The original Opal's batching rules every worker follows (all off: vLLM's).
+    pub opal_batch: crate::worker::OpalBatch,
 }

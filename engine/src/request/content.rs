@@ -46,6 +46,9 @@ pub enum Source {
         /// The prompt's index in the pool.
         prompt: u32,
     },
+    /// The one token sequence 0, 1, 2, … that every prompt of the original Opal's
+    /// synthetic generator is a prefix of (`opal_compat.shared_prompt_ids`).
+    OpalIds,
 }
 
 impl Source {
@@ -60,6 +63,7 @@ impl Source {
             Source::Unique(id) => (6, id, 0),
             Source::Output(id) => (7, id, 0),
             Source::Pooled { pool, prompt } => (8, pool as u64, prompt as u64),
+            Source::OpalIds => (9, 0, 0),
         };
         splitmix64(splitmix64(tag ^ splitmix64(a)) ^ b)
     }

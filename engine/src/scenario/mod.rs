@@ -3,7 +3,7 @@
 //! Sections: `simulation` (seed, bounds, cluster size), `model`, `hardware`,
 //! `worker` (scheduler limits), `kv_cache` (offload tiers), `router`,
 //! `workload.stages`, and optionally `deployment` (worker pools: prefill/decode
-//! disaggregation), `measurement`, `slo`, `sweep` and `race`. Every field has a documented
+//! disaggregation), `measurement`, `slo`, `sweep`, `race` and `opal_compat`. Every field has a documented
 //! default, so a partial document is valid. Here the document is plain data with its own
 //! checks ([`Scenario::validate`]); reading one from text, the checks that need the
 //! scenarios a sweep or a race makes, the presets and the Opal import are the `opal`
@@ -13,6 +13,7 @@
 
 mod cross;
 mod data;
+mod opal_compat;
 pub mod path;
 pub mod race;
 mod simulation;
@@ -21,6 +22,7 @@ mod work;
 
 pub(crate) use data::missing_data_file;
 pub use data::{DataReport, RequiredFile, ScenarioData};
+pub use opal_compat::OpalCompatConfig;
 pub use simulation::{
     SimulationConfig, DEFAULT_MAX_EVENTS, DEFAULT_MAX_REQUESTS, DEFAULT_MAX_SIMULATED_SECONDS,
     MAX_WORKERS,
@@ -83,6 +85,10 @@ pub struct Scenario {
     /// view; a plain run ignores it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceConfig>,
+    /// Behaviours of the original Opal that vLLM does not share, each off by default (on:
+    /// an imported Opal config reproduces the original's figures).
+    #[serde(skip_serializing_if = "OpalCompatConfig::is_default")]
+    pub opal_compat: OpalCompatConfig,
 }
 
 impl Default for Scenario {
@@ -101,6 +107,7 @@ impl Default for Scenario {
             slo: None,
             sweep: None,
             race: None,
+            opal_compat: OpalCompatConfig::default(),
         }
     }
 }
@@ -151,6 +158,7 @@ impl Scenario {
         if let Some(race) = &self.race {
             race.validate("race", &mut p);
         }
+        self.opal_compat.validate("opal_compat", &mut p);
         cross::validate(self, &mut p);
         p
     }

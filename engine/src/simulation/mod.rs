@@ -150,6 +150,7 @@ impl Simulation {
                 ),
             ),
             books: Rc::clone(&books),
+            opal_batch: scenario.opal_compat.batch(),
         });
         let gpu_blocks = pools[0].num_gpu_blocks;
         let router = Router::start(

@@ -72,7 +72,12 @@ pub(super) fn build_stages(
             None => None,
         };
         match config.build(seed, i, data) {
-            Ok(generator) => stages.push(Stage::new(i as u32, config, seed, generator)),
+            Ok(generator) => {
+                let mut stage = Stage::new(i as u32, config, seed, generator);
+                stage.opal_ids =
+                    scenario.opal_compat.shared_prompt_ids && config.generator.is_synthetic();
+                stages.push(stage);
+            }
             Err(mut p) => problems.append(&mut p),
         }
         expected = expected

@@ -10,6 +10,7 @@
 mod config;
 mod memory;
 mod offload;
+mod opal_batch;
 mod output;
 pub(crate) mod process;
 mod request_queue;
@@ -23,5 +24,7 @@ pub use config::{SchedulerConfig, SchedulingPolicy};
 pub const MAX_WORKERS: u32 = 1024;
 pub use memory::{num_gpu_blocks, MemoryError, MAX_GPU_BLOCKS};
 pub use offload::{NoOffload, OffloadLookup, TierHit};
+pub use opal_batch::OpalBatch;
+pub(crate) use opal_batch::OPAL_STEP_DELAY;
 pub use output::{FetchStart, KvReceive, ScheduledSeq, SchedulerOutput, StepOutcome};
 pub use scheduler::Scheduler;

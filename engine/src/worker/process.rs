@@ -24,6 +24,7 @@
 
 use super::{
     FetchStart, KvReceive, OffloadLookup, Scheduler, SchedulerOutput, StepOutcome, TierHit,
+    OPAL_STEP_DELAY,
 };
 use crate::deployment::pool::Pool;
 use crate::deployment::PoolRole;
@@ -135,6 +136,7 @@ impl Worker {
         scheduler.set_record_kv_events(shared.kv_event_interval.is_some());
         scheduler.set_offload_chunks(shared.tiers.store_as_computed());
         scheduler.set_hand_off(p.role == PoolRole::Prefill);
+        scheduler.set_opal_batch(shared.opal_batch);
         let peak = crate::timing::Roofline::new(
             &crate::timing::TimingConfig {
                 compute_efficiency: 1.0,
@@ -366,6 +368,10 @@ impl Worker {
     /// but the requests that leave.
     async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
         let env = &self.shared.env;
+        let opal = self.shared.opal_batch;
+        if opal.step_delays && self.state.borrow().scheduler.builds_batch() {
+            env.sleep(OPAL_STEP_DELAY).await?;
+        }
         let start = env.now();
         let (step_time, utilization, idle, transfers) = {
             let mut st = self.state.borrow_mut();
@@ -430,9 +436,15 @@ impl Worker {
             )
         };
         self.wake_flush();
+        if opal.step_delays && finished.is_some() {
+            // Opal hands back completed requests 1 ms after the step, each once its KV is
+            // written to the tiers, and only then builds the next batch.
+            env.sleep(OPAL_STEP_DELAY).await?;
+        }
+        let mut writes = Vec::new();
         if self.shared.tiers.store_as_computed().is_some() {
             if let Some(chunks) = computed_chunks {
-                self.store_chunks(&chunks);
+                writes = self.store_chunks(&chunks);
                 // Back to the buffer, to keep its memory.
                 self.state.borrow_mut().outcome.computed_chunks = chunks;
             }
@@ -442,8 +454,11 @@ impl Worker {
                 let tiers = self.shared.tiers.borrow();
                 let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
                 drop(tiers);
-                self.store_chunks(&hashes);
+                writes.append(&mut self.store_chunks(&hashes));
             }
+        }
+        if opal.step_delays && finished.is_some() && !writes.is_empty() {
+            env.all_of(writes.iter().map(|w| w.as_event())).await?;
         }
         for request in handoffs.into_iter().flatten() {
             self.shared
@@ -528,11 +543,15 @@ impl Worker {
     /// worker does not wait): the chunks a tier lacks move over its link, sharing its
     /// bandwidth with fetches, and become available there once written. Chunks a tier
     /// already holds are only refreshed in its LRU order.
-    fn store_chunks(self: &Rc<Self>, hashes: &[crate::request::BlockHash]) {
+    fn store_chunks(
+        self: &Rc<Self>,
+        hashes: &[crate::request::BlockHash],
+    ) -> Vec<Process<Result<(), SimError>>> {
+        let mut landed = Vec::new();
         let (hashes, writes) = {
             let tiers = self.shared.tiers.borrow();
             if tiers.is_empty() || hashes.is_empty() {
-                return;
+                return landed;
             }
             let writes: Vec<(u8, u32)> = (0..tiers.len() as u8)
                 .map(|t| (t, tiers.missing(self.id, t, hashes)))
@@ -551,12 +570,13 @@ impl Worker {
             };
             let written = link.transfer(n as f64 * chunk_bytes);
             let (worker, hashes) = (Rc::clone(self), Rc::clone(&hashes));
-            self.shared.env.process(async move {
+            landed.push(self.shared.env.process(async move {
                 written.await?;
                 worker.store_in(tier, &hashes);
                 Ok::<_, SimError>(())
-            });
+            }));
         }
+        landed
     }
 
     /// Records `hashes` as held by tier `tier` (the write has landed). A worker that has

@@ -15,6 +15,7 @@
 //! prefill, preemption and prefix caching. How the sequences are stored is
 //! [`super::sequences`]' business.
 
+use super::opal_batch::{OpalBatch, StandingBatch};
 use super::request_queue::{QueueKey, RequestQueue};
 use super::sequences::{Progress, Sequence, Sequences, Slot};
 use super::{
@@ -78,6 +79,10 @@ pub struct Scheduler {
     worker: u32,
     max_model_len: u32,
     kv_bytes_per_token: u64,
+    /// The original Opal's batching rules (all off: vLLM's).
+    opal: OpalBatch,
+    /// The persistent batch, under `opal.persistent`.
+    standing: StandingBatch,
 }
 
 impl Scheduler {
@@ -134,13 +139,31 @@ impl Scheduler {
             steps: 0,
             offload_chunk: None,
             prefill_tokens: 0,
+            opal: OpalBatch::default(),
+            standing: StandingBatch::default(),
         }
+    }
+
+    /// Follows the original Opal's batching rules (see [`OpalBatch`]).
+    pub fn set_opal_batch(&mut self, rules: OpalBatch) {
+        self.opal = rules;
+    }
+
+    /// Whether the next [`Scheduler::schedule`] builds a batch: always under vLLM's rules,
+    /// and under Opal's persistent batch when the batch is empty or a member completed.
+    pub fn builds_batch(&self) -> bool {
+        !self.opal.persistent || self.standing.members().is_none()
     }
 
     /// Queues `req` (arrived at `now`), or hands it back `Failed` if it can never run here.
     pub fn add_request(&mut self, mut req: Request, now: f64) -> Result<(), Box<Request>> {
         req.worker = Some(self.worker);
         req.times.worker_in = Some(now);
+        if self.opal.prefill_step {
+            // Opal's prefill step emits no token: its end is the first "token" here, and
+            // `output` decode steps follow.
+            req.output_len = req.output_len.saturating_add(1);
+        }
         self.add_seq(req, now, None)
     }
 
@@ -249,6 +272,9 @@ impl Scheduler {
     /// An empty batch means nothing can run until a new request arrives or a fetch
     /// finishes: the caller may sleep until then. Offload fetches listed in the output
     /// must be started even when the batch is empty.
+    ///
+    /// Under the original Opal's persistent batch ([`Scheduler::set_opal_batch`]), the batch
+    /// built last runs again, step after step, until one of its members completes.
     pub fn schedule<L: OffloadLookup + ?Sized>(
         &mut self,
         now: f64,
@@ -260,6 +286,25 @@ impl Scheduler {
             "schedule() called again before finish_step()"
         );
         out.clear();
+        if self.opal.persistent {
+            if self.schedule_standing(out) {
+                return;
+            }
+            self.plan(now, offload, out);
+            self.standing.build(&self.in_flight);
+        } else {
+            self.plan(now, offload, out);
+        }
+    }
+
+    /// vLLM's `schedule()`: running requests first, then waiting ones (see
+    /// [`Scheduler::schedule`]).
+    fn plan<L: OffloadLookup + ?Sized>(
+        &mut self,
+        now: f64,
+        offload: &mut L,
+        out: &mut SchedulerOutput,
+    ) {
         loop {
             let mut token_budget = self.max_num_batched_tokens;
             // First, schedule the RUNNING requests.
@@ -282,6 +327,55 @@ impl Scheduler {
                 return;
             }
         }
+    }
+
+    /// Runs Opal's persistent batch again, as built: each member's next token if it
+    /// decodes, else its prefill chunk (the size it was given, under `frozen_chunks`; else
+    /// planned anew under the budget). False, with nothing scheduled, when there is no
+    /// standing batch or its members' new blocks are not all free (the batch is then
+    /// rebuilt, which preempts as vLLM does).
+    fn schedule_standing(&mut self, out: &mut SchedulerOutput) -> bool {
+        let mut plan = std::mem::take(&mut self.standing.plan);
+        plan.clear();
+        let Some(members) = self.standing.members() else {
+            self.standing.plan = plan;
+            return false;
+        };
+        let mut token_budget = self.max_num_batched_tokens;
+        let mut blocks = 0;
+        for &(slot, given) in members {
+            let p = self.seqs.progress(slot);
+            let remaining = p.num_new_tokens();
+            let (n, priced) = if p.num_computed_tokens >= p.num_prompt_tokens {
+                (remaining, remaining)
+            } else if self.opal.frozen_chunks {
+                (remaining.min(given), given)
+            } else {
+                let n = self.chunk(remaining, token_budget);
+                (n, n)
+            };
+            if n == 0 {
+                continue;
+            }
+            token_budget = token_budget.saturating_sub(n);
+            blocks += self.blocks_needed(slot, n);
+            plan.push((slot, n, priced));
+        }
+        if plan.is_empty() || blocks > self.pool.num_free() {
+            self.standing.plan = plan;
+            self.standing.invalidate();
+            return false;
+        }
+        for &(slot, n, priced) in &plan {
+            self.grow_and_cache(slot, n);
+            self.push_scheduled(slot, n, out);
+            if let Some(last) = out.scheduled.last_mut() {
+                last.work.new_tokens = priced;
+            }
+            out.num_scheduled_tokens += n;
+        }
+        self.standing.plan = plan;
+        true
     }
 
     /// Makes every waiting request admissible now; true if one was held back by async
@@ -867,6 +961,7 @@ impl Scheduler {
         in_flight.clear();
         self.in_flight = in_flight;
         if !finished.is_empty() || !outcome.handoffs.is_empty() {
+            self.standing.invalidate();
             let seqs = &self.seqs;
             self.running.retain(|&s| {
                 !matches!(

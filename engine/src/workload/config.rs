@@ -100,6 +100,17 @@ pub enum GeneratorConfig {
     SyntheticSessions(SyntheticSessionsConfig),
 }
 
+impl GeneratorConfig {
+    /// An open-loop stage of drawn lengths (`UniformReqRate`, `ExponentialReqRate`,
+    /// `Gamma`): what the original Opal's synthetic workloads are.
+    pub fn is_synthetic(&self) -> bool {
+        matches!(
+            self,
+            Self::UniformReqRate(_) | Self::ExponentialReqRate(_) | Self::Gamma(_)
+        )
+    }
+}
+
 /// Fields of `UniformReqRate`, `ExponentialReqRate` and `Gamma` stages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

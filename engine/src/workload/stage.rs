@@ -6,7 +6,7 @@ use super::generator::{RequestGenerator, RequestSpec, SessionCursor, SessionGene
 use super::{StageConfig, StageGenerator, StagePriority};
 use crate::kernel::{AsEvent, Environment, Event, Process, SimError, Store};
 use crate::platform::Books;
-use crate::request::Request;
+use crate::request::{PromptContent, Request, Source};
 use crate::router::process::{Router, StageMsg, Submission};
 use std::rc::Rc;
 
@@ -19,6 +19,9 @@ pub(crate) struct Stage {
     /// The run's seed (priority mixes draw from it).
     pub seed: u64,
     pub generator: StageGenerator,
+    /// Every prompt is a prefix of one token sequence, as in the original Opal's synthetic
+    /// generator (`opal_compat.shared_prompt_ids`).
+    pub opal_ids: bool,
 }
 
 impl Stage {
@@ -36,6 +39,7 @@ impl Stage {
             priority: config.priority.clone(),
             seed,
             generator,
+            opal_ids: false,
         }
     }
 }
@@ -80,6 +84,7 @@ async fn run_stage(
         seed: stage.seed,
         start: env.now(),
         time_bound: stage.time_duration_sec,
+        opal_ids: stage.opal_ids,
     };
     let generation = match stage.generator {
         StageGenerator::Requests(gen) => {
@@ -105,6 +110,7 @@ struct Submitter {
     seed: u64,
     start: f64,
     time_bound: Option<f64>,
+    opal_ids: bool,
 }
 
 impl Submitter {
@@ -144,7 +150,12 @@ impl Submitter {
     fn submit(&self, spec: RequestSpec) -> Event<bool> {
         let env = self.env();
         let mut rec = self.books.borrow_mut();
-        let mut request = Request::new(rec.peek_id(), spec.prompt, spec.output_len, env.now());
+        let prompt = if self.opal_ids {
+            PromptContent::new().with(Source::OpalIds, spec.prompt.len())
+        } else {
+            spec.prompt
+        };
+        let mut request = Request::new(rec.peek_id(), prompt, spec.output_len, env.now());
         request.stage = self.stage;
         // Per session for session stages: every turn of a conversation shares its priority.
         let key = spec
