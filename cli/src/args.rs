@@ -48,6 +48,10 @@ pub(crate) enum Command {
         /// Write the scenario here (stdout when absent; the report then goes to stderr).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Turn on every opal_compat switch, so the scenario runs as the original does and
+        /// gives its figures (off: vLLM's behaviour; the report lists what then differs).
+        #[arg(long)]
+        compat: bool,
     },
     /// List the built-in scenarios.
     #[command(help_template = TEMPLATE)]

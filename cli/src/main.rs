@@ -39,7 +39,11 @@ fn execute(command: Command) -> Result<ExitCode, Failure> {
         Command::Run(a) => return run::run(&a),
         Command::Sweep(a) => return sweep::sweep(&a),
         Command::Validate(a) => validate::validate(&a),
-        Command::ImportOpal { input, output } => import::import(&input, output.as_deref()),
+        Command::ImportOpal {
+            input,
+            output,
+            compat,
+        } => import::import(&input, output.as_deref(), compat),
         Command::Presets => presets::list(),
         Command::Preset { id, output } => presets::show(&id, output.as_deref()),
     };

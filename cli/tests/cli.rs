@@ -243,6 +243,30 @@ fn import_opal_writes_a_scenario_that_validates() {
 }
 
 #[test]
+fn import_opal_compat_turns_on_every_switch_of_the_original() {
+    // To stdout: the scenario there, the report on stderr.
+    let out = opal(&["import-opal", "opal_defaults.json", "--compat"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let switches = doc["opal_compat"].as_object().unwrap();
+    assert_eq!(switches.len(), 5);
+    assert!(switches.values().all(|v| v == true), "{switches:?}");
+    assert!(
+        stderr(&out).contains("opal_compat is on"),
+        "{}",
+        stderr(&out)
+    );
+    // Without the flag the section is left out, and the report lists the switches.
+    let out = opal(&["import-opal", "opal_defaults.json"]);
+    assert!(!stdout(&out).contains("opal_compat\""));
+    assert!(
+        stderr(&out).contains("opal_compat.persistent_batch"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn json_and_csv_are_written_with_one_entry_per_request() {
     let dir = scratch("outputs");
     let (json, csv) = (dir.join("r.json"), dir.join("r.csv"));

@@ -20,7 +20,8 @@ pub use engine::VERSION;
 /// The scenario document's data: the whole and its sections' own checks.
 pub mod scenario {
     pub use engine::scenario::{
-        DataReport, HostLimit, RequiredFile, Scenario, ScenarioData, SimulationConfig,
+        DataReport, HostLimit, OpalCompatConfig, RequiredFile, Scenario, ScenarioData,
+        SimulationConfig,
     };
 }
 

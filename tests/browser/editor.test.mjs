@@ -97,8 +97,12 @@ test('importing an original Opal config converts it and reports every key', asyn
   await jsonUntil(page, (d) => d.worker?.max_num_seqs === 128);
   assert.equal(await page.locator('#worker-max_num_seqs').inputValue(), '128');
   // Where the original behaves unlike vLLM, the report says so: its batch is persistent.
-  await report.getByTestId('import-differs').getByText(/persistent batch/).waitFor();
+  await report.getByTestId('import-behaviours').getByText(/persistent_batch/).waitFor();
   await page.screenshot({ path: `${artifacts}/editor-opal-import.png` });
+  // One click makes the run follow the original: every opal_compat switch on.
+  await report.getByTestId('reproduce-original').click();
+  await jsonUntil(page, (d) => d.opal_compat?.persistent_batch === true && d.opal_compat?.shared_prompt_ids === true);
+  await report.getByTestId('import-compat').waitFor();
   await report.getByRole('button', { name: 'Dismiss the import report' }).click();
   await report.waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);

@@ -255,7 +255,8 @@ pub fn app() -> Html {
             }
             <Notices notices={state.notices.clone()} on_dismiss={on_action.reform(Action::Dismiss)} />
             if let Some(report) = &state.import_report {
-                <ImportReportPanel report={report.clone()} on_dismiss={on_action.reform(|()| Action::DismissImportReport)} />
+                <ImportReportPanel report={report.clone()} on_dismiss={on_action.reform(|()| Action::DismissImportReport)}
+                    on_reproduce={on_action.reform(|()| Action::ReproduceOriginal)} />
             }
             if let Some(race) = race {
                 <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()}

@@ -13,7 +13,9 @@ mod read;
 mod upgrade;
 
 pub use check::{check, parse, parse_with_data};
-pub use opal_import::{detect_format, import_opal, Format, IgnoredKey, ImportReport, MappedKey};
+pub use opal_import::{
+    detect_format, import_opal, reproduce_original, Format, IgnoredKey, ImportReport, MappedKey,
+};
 pub use presets::{default_document, preset, presets, Preset};
 
 use engine::scenario::Scenario;

@@ -8,7 +8,7 @@ use engine::hardware::{self, GpuSpec};
 use engine::model::catalogue;
 use engine::offload::{TierConfig, BYTES_PER_GB};
 use engine::router::policy::{NoParams, PolicyConfig};
-use engine::scenario::Scenario;
+use engine::scenario::{OpalCompatConfig, Scenario};
 use engine::timing::TimingKind;
 use engine::validate::{index, join, Problem, Problems};
 use engine::workload::config::{SyntheticConfig, TraceConfig};
@@ -29,7 +29,7 @@ pub enum Format {
 }
 
 /// Our top-level sections.
-const OUR_SECTIONS: [&str; 12] = [
+const OUR_SECTIONS: [&str; 14] = [
     "version",
     "simulation",
     "model",
@@ -42,6 +42,8 @@ const OUR_SECTIONS: [&str; 12] = [
     "sweep",
     "race",
     "deployment",
+    "measurement",
+    "opal_compat",
 ];
 
 /// Tells our documents from Opal's by their keys, so one "Import" button can take either.
@@ -104,8 +106,21 @@ pub struct ImportReport {
     /// Keys left out, with reasons.
     pub ignored: Vec<IgnoredKey>,
     /// Where the original Opal behaves unlike vLLM, so that the same config gives other
-    /// figures here: what it does and what that changes, one sentence each.
+    /// figures here whatever `opal_compat` says: what it does and what that changes, one
+    /// sentence each.
     pub differs: Vec<String>,
+    /// The original's behaviours that `opal_compat` reproduces (all off by default): the
+    /// switch, what the original does and what that changes, one sentence each.
+    pub behaviours: Vec<String>,
+    /// The scenario's `opal_compat` switches are all on ([`reproduce_original`]).
+    pub compat: bool,
+}
+
+/// Turns on every `opal_compat` switch of an imported scenario, so that it runs as the
+/// original Opal does and gives its figures (the report then says so).
+pub fn reproduce_original(scenario: &mut Scenario, report: &mut ImportReport) {
+    scenario.opal_compat = OpalCompatConfig::all();
+    report.compat = true;
 }
 
 impl ImportReport {
@@ -137,8 +152,24 @@ impl std::fmt::Display for ImportReport {
         for i in &self.ignored {
             writeln!(f, "  {}: {}", i.from, i.reason)?;
         }
+        if self.compat {
+            writeln!(
+                f,
+                "opal_compat is on: the run follows the original's prompts, batching and \
+                 delays where they depart from vLLM"
+            )?;
+        } else if !self.behaviours.is_empty() {
+            writeln!(
+                f,
+                "the figures will differ from the original's unless opal_compat is on \
+                 (import-opal --compat sets every switch):"
+            )?;
+            for d in &self.behaviours {
+                writeln!(f, "  - {d}")?;
+            }
+        }
         if !self.differs.is_empty() {
-            writeln!(f, "the figures will differ from the original's:")?;
+            writeln!(f, "unlike the original, whatever opal_compat says:")?;
             for d in &self.differs {
                 writeln!(f, "  - {d}")?;
             }
@@ -1129,27 +1160,32 @@ impl Importer {
 
     /// Where the original's own behaviour, which no key states, departs from vLLM's.
     fn differences(&mut self) {
-        // Before the router's note: the batch is what every imported config meets first.
-        let mut found = vec![
-            "Opal's worker keeps a persistent batch: built when the worker is idle, refilled \
-             only when a request completes, each request's prefill chunk fixed at admission, \
-             1 ms between steps and a prefill step that emits no token. Here the scheduler is \
-             vLLM's: every step is planned anew under the token budget and prefill chunks share \
-             steps with decodes, so decode steps are longer while a long prompt is prefilled \
-             (a higher TPOT and E2E, a longer inter-token tail) and new requests start sooner."
-                .to_string(),
-        ];
+        let mut found = Vec::new();
         if self.nested_prompts {
             found.push(
-                "Opal's synthetic prompts are all token ids 0 to n-1, so each is a prefix of \
-                 every longer one: in the original nearly all of a prompt is a prefix-cache \
-                 hit (on the GPU or an offload tier) and prefill is nearly free. Here each \
-                 synthetic prompt is its own tokens and is prefilled whole."
+                "opal_compat.shared_prompt_ids: Opal's synthetic prompts are all token ids 0 \
+                 to n-1, each a prefix of every longer one, so nearly all of a prompt is a \
+                 cache hit and prefill is nearly free; here each prompt is its own tokens, \
+                 prefilled whole (a higher TTFT, and decode steps stretched by long prefills)."
                     .to_string(),
             );
         }
-        found.append(&mut self.report.differs);
-        self.report.differs = found;
+        found.extend(
+            [
+                "opal_compat.persistent_batch and frozen_chunks: Opal rebuilds its batch only \
+                 when a request completes, each prefill chunk fixed (and priced whole) until \
+                 then; here every step is planned anew, as vLLM does, so waiting requests \
+                 start sooner (a lower TTFT tail).",
+                "opal_compat.step_delays: Opal waits 1 ms before each batch build and after \
+                 completions, and writes the completed requests' KV to the tiers before going \
+                 on; vLLM does neither (a lower TPOT here).",
+                "opal_compat.prefill_step: Opal's prefill step emits no token, so a request \
+                 takes output + 1 steps; vLLM samples the first token at the end of the \
+                 prefill.",
+            ]
+            .map(String::from),
+        );
+        self.report.behaviours = found;
     }
 
     /// Settings that combine several Opal keys, applied once everything is read.

@@ -1,6 +1,7 @@
 //! What an import of an original Opal config did with each of its keys: mapped (to where,
 //! with a note when the meaning changed) or ignored (why), and where the original behaves
-//! unlike vLLM, so that the figures will differ. Dismissable.
+//! unlike vLLM, so that the figures will differ, with a button that turns on the
+//! `opal_compat` switches that reproduce the original. Dismissable.
 
 use opal::document::ImportReport;
 use std::rc::Rc;
@@ -13,6 +14,8 @@ pub struct ImportReportProps {
     pub report: Rc<(String, ImportReport)>,
     /// Closes the panel.
     pub on_dismiss: Callback<()>,
+    /// Turns on every `opal_compat` switch.
+    pub on_reproduce: Callback<()>,
 }
 
 /// The import report panel.
@@ -20,6 +23,7 @@ pub struct ImportReportProps {
 pub fn import_report_panel(props: &ImportReportProps) -> Html {
     let (source, report) = &*props.report;
     let close = props.on_dismiss.reform(|_: MouseEvent| ());
+    let reproduce = props.on_reproduce.reform(|_: MouseEvent| ());
     html! {
         <section class="import-report" aria-label="Opal import report" data-testid="import-report">
             <header>
@@ -51,9 +55,22 @@ pub fn import_report_panel(props: &ImportReportProps) -> Html {
                     </table>
                 </details>
             }
+            if report.compat {
+                <p data-testid="import-compat">{ "opal_compat is on: runs follow the original's prompts, batching and delays where they depart from vLLM, and give its figures." }</p>
+            } else if !report.behaviours.is_empty() {
+                <details open=true data-testid="import-behaviours">
+                    <summary>{ "Why the figures will differ from the original's" }</summary>
+                    <ul>
+                        { for report.behaviours.iter().map(|d| html! { <li>{ d }</li> }) }
+                    </ul>
+                    <button type="button" onclick={reproduce} data-testid="reproduce-original">
+                        { "Run as the original does (turn on every opal_compat switch)" }
+                    </button>
+                </details>
+            }
             if !report.differs.is_empty() {
                 <details open=true data-testid="import-differs">
-                    <summary>{ "Why the figures will differ from the original's" }</summary>
+                    <summary>{ "Unlike the original, whatever opal_compat says" }</summary>
                     <ul>
                         { for report.differs.iter().map(|d| html! { <li>{ d }</li> }) }
                     </ul>

@@ -213,6 +213,9 @@ pub enum Action {
     },
     /// Close the import report.
     DismissImportReport,
+    /// Turn on every `opal_compat` switch, so the imported config runs as the original
+    /// Opal does.
+    ReproduceOriginal,
     /// A form field's typed text is not a valid value (`error`), or is again (`None`).
     FieldDraft {
         /// The field's path in the document.
@@ -455,6 +458,7 @@ impl AppState {
             Action::LoadPreset(id) => self.load_preset(&id),
             Action::ImportFile { text, source } => self.import(text, &source),
             Action::DismissImportReport => self.import_report = None,
+            Action::ReproduceOriginal => self.reproduce_original(),
             Action::FieldDraft { path, label, error } => match error {
                 Some(error) => {
                     self.field_drafts.insert(path, (label, error));
@@ -464,6 +468,27 @@ impl AppState {
                 }
             },
         }
+    }
+
+    fn reproduce_original(&mut self) {
+        let all = serde_json::to_value(opal::scenario::OpalCompatConfig::all())
+            .expect("plain data serializes");
+        if self.scenario.document.is_none() {
+            // set_field says why nothing changed: the JSON has an error.
+            return self.set_field("opal_compat", all);
+        }
+        self.set_field("opal_compat", all);
+        if let Some(report) = &mut self.import_report {
+            let (source, old) = &**report;
+            let mut new = old.clone();
+            new.compat = true;
+            *report = Rc::new((source.clone(), new));
+        }
+        self.notify(
+            Level::Info,
+            "Every opal_compat switch is on: runs follow the original Opal's prompts, \
+             batching and delays, and give its figures.",
+        );
     }
 
     fn set_field(&mut self, path: &str, value: Value) {

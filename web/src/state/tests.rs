@@ -421,6 +421,21 @@ fn an_opal_config_is_converted_and_reported() {
         Format::Ours,
         "the editor now holds our format"
     );
+    assert!(!report.compat && !report.behaviours.is_empty());
+    // One click turns on every opal_compat switch, and the report says so.
+    s.apply(Action::ReproduceOriginal);
+    let doc = s.scenario.document.as_deref().unwrap();
+    for switch in [
+        "shared_prompt_ids",
+        "persistent_batch",
+        "frozen_chunks",
+        "step_delays",
+        "prefill_step",
+    ] {
+        assert_eq!(doc["opal_compat"][switch], true, "{switch}");
+    }
+    assert!(s.scenario.is_runnable(), "{:?}", s.scenario.problems);
+    assert!(s.import_report.as_ref().unwrap().1.compat);
     s.apply(Action::DismissImportReport);
     assert!(s.import_report.is_none());
     // The browser test's fixture: vllm_params.max_num_seqs 128 lands in worker.max_num_seqs.
