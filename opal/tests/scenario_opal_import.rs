@@ -303,6 +303,11 @@ fn detect_format_tells_the_two_documents_apart() {
         Format::Ours
     );
     assert_eq!(detect_format("{}"), Format::Ours);
+    // Every section of ours, the optional ones too.
+    assert_eq!(
+        detect_format(r#"{"measurement": {}, "opal_compat": {"persistent_batch": true}}"#),
+        Format::Ours
+    );
     assert_eq!(detect_format(r#"{"kvc": {}}"#), Format::Opal);
     assert_eq!(
         detect_format(r#"{"workload": {"stages": [{"type": "trace", "workload_params": {}}]}}"#),

@@ -89,6 +89,17 @@ struct State {
     out: SchedulerOutput,
     /// What the last step produced (reused from step to step).
     outcome: StepOutcome,
+    /// The end of a step that the original Opal's hand-back has yet to deal with
+    /// (`step_delays`).
+    opal_hand_back: Option<StepEnd>,
+}
+
+/// What a step leaves to do once it has run (see [`Worker::end_step`]).
+struct StepEnd {
+    computed_chunks: Option<Vec<crate::request::BlockHash>>,
+    handoffs: Option<Vec<Request>>,
+    finished: Option<Vec<Request>>,
+    now: f64,
 }
 
 /// The scheduler's view of the offload tiers from one worker.
@@ -170,6 +181,7 @@ impl Worker {
                 peak_bandwidth: p.hardware.bandwidth(),
                 out: SchedulerOutput::default(),
                 outcome: StepOutcome::default(),
+                opal_hand_back: None,
             }),
             intake: RefCell::new(None),
             scheduler_loop: RefCell::new(None),
@@ -346,6 +358,10 @@ impl Worker {
     async fn schedule_loop(self: Rc<Self>) -> Result<(), SimError> {
         let env = self.shared.env.clone();
         loop {
+            if self.shared.opal_batch.step_delays {
+                // Boxed: vLLM's loop stays as small as it was.
+                Box::pin(self.opal_pauses()).await?;
+            }
             let has_work = self.state.borrow().scheduler.num_unfinished() > 0;
             if has_work && self.step().await? {
                 continue;
@@ -368,10 +384,6 @@ impl Worker {
     /// but the requests that leave.
     async fn step(self: &Rc<Self>) -> Result<bool, SimError> {
         let env = &self.shared.env;
-        let opal = self.shared.opal_batch;
-        if opal.step_delays && self.state.borrow().scheduler.builds_batch() {
-            env.sleep(OPAL_STEP_DELAY).await?;
-        }
         let start = env.now();
         let (step_time, utilization, idle, transfers) = {
             let mut st = self.state.borrow_mut();
@@ -436,15 +448,42 @@ impl Worker {
             )
         };
         self.wake_flush();
-        if opal.step_delays && finished.is_some() {
-            // Opal hands back completed requests 1 ms after the step, each once its KV is
-            // written to the tiers, and only then builds the next batch.
-            env.sleep(OPAL_STEP_DELAY).await?;
+        let end = StepEnd {
+            computed_chunks,
+            handoffs,
+            finished,
+            now,
+        };
+        if self.shared.opal_batch.step_delays && end.finished.is_some() {
+            // The original Opal hands back later; the scheduler loop does it (`opal_pauses`).
+            self.state.borrow_mut().opal_hand_back = Some(end);
+        } else {
+            self.end_step(end, None);
         }
-        let mut writes = Vec::new();
+        Ok(true)
+    }
+
+    /// A step's end: stores its KV to the tiers (the chunks it computed, when the tiers
+    /// take KV as it is computed, else the prompts it completed), sends its prefilled
+    /// requests on to decode workers, and hands back its finished ones. The tier writes go
+    /// on in the background; `wait_for`, if given, keeps them for a caller that waits.
+    // Always inlined: it is the end of every step, and a call here measurably slows the
+    // step loop.
+    #[inline(always)]
+    fn end_step(
+        self: &Rc<Self>,
+        end: StepEnd,
+        mut wait_for: Option<&mut Vec<Process<Result<(), SimError>>>>,
+    ) {
+        let StepEnd {
+            computed_chunks,
+            handoffs,
+            finished,
+            now,
+        } = end;
         if self.shared.tiers.store_as_computed().is_some() {
             if let Some(chunks) = computed_chunks {
-                writes = self.store_chunks(&chunks);
+                self.store_chunks(&chunks, wait_for);
                 // Back to the buffer, to keep its memory.
                 self.state.borrow_mut().outcome.computed_chunks = chunks;
             }
@@ -454,23 +493,22 @@ impl Worker {
                 let tiers = self.shared.tiers.borrow();
                 let hashes: Vec<_> = req.prompt.block_hashes(tiers.chunk_size()).collect();
                 drop(tiers);
-                writes.append(&mut self.store_chunks(&hashes));
+                self.store_chunks(&hashes, wait_for.as_deref_mut());
             }
         }
-        if opal.step_delays && finished.is_some() && !writes.is_empty() {
-            env.all_of(writes.iter().map(|w| w.as_event())).await?;
-        }
-        for request in handoffs.into_iter().flatten() {
-            self.shared
-                .books
-                .borrow_mut()
-                .on_handoff(request.id, self.id, now);
-            self.handoffs
-                .try_put(Handoff::Prefilled {
-                    request: Box::new(request),
-                    from: self.id,
-                })
-                .ok();
+        if let Some(handoffs) = handoffs {
+            for request in handoffs {
+                self.shared
+                    .books
+                    .borrow_mut()
+                    .on_handoff(request.id, self.id, now);
+                self.handoffs
+                    .try_put(Handoff::Prefilled {
+                        request: Box::new(request),
+                        from: self.id,
+                    })
+                    .ok();
+            }
         }
         if let Some(finished) = finished {
             if let Some(emptied) = self.hand_back(finished) {
@@ -479,7 +517,31 @@ impl Worker {
                 self.state.borrow_mut().outcome.finished = emptied;
             }
         }
-        Ok(true)
+    }
+
+    /// The original Opal's pauses (`step_delays`), before a step: after a step that
+    /// completed requests, 1 ms, then the step's end (see [`Worker::end_step`]) and the
+    /// writes of their KV to the tiers, which the worker waits for; then 1 ms before
+    /// building a batch.
+    async fn opal_pauses(self: &Rc<Self>) -> Result<(), SimError> {
+        let env = &self.shared.env;
+        let end = self.state.borrow_mut().opal_hand_back.take();
+        if let Some(end) = end {
+            env.timeout(OPAL_STEP_DELAY).await?;
+            let mut writes = Vec::new();
+            self.end_step(end, Some(&mut writes));
+            if !writes.is_empty() {
+                env.all_of(writes.iter().map(|w| w.as_event())).await?;
+            }
+        }
+        let builds = {
+            let st = self.state.borrow();
+            st.scheduler.num_unfinished() > 0 && st.scheduler.builds_batch()
+        };
+        if builds {
+            env.timeout(OPAL_STEP_DELAY).await?;
+        }
+        Ok(())
     }
 
     /// Starts moving a transferred request's KV from its prefill worker over that worker's
@@ -542,16 +604,17 @@ impl Worker {
     /// Writes KV chunks (`hashes`, chained) to every offload tier in the background (the
     /// worker does not wait): the chunks a tier lacks move over its link, sharing its
     /// bandwidth with fetches, and become available there once written. Chunks a tier
-    /// already holds are only refreshed in its LRU order.
+    /// already holds are only refreshed in its LRU order. The writes are added to `landed`,
+    /// if given, for a caller that waits for them.
     fn store_chunks(
         self: &Rc<Self>,
         hashes: &[crate::request::BlockHash],
-    ) -> Vec<Process<Result<(), SimError>>> {
-        let mut landed = Vec::new();
+        mut landed: Option<&mut Vec<Process<Result<(), SimError>>>>,
+    ) {
         let (hashes, writes) = {
             let tiers = self.shared.tiers.borrow();
             if tiers.is_empty() || hashes.is_empty() {
-                return landed;
+                return;
             }
             let writes: Vec<(u8, u32)> = (0..tiers.len() as u8)
                 .map(|t| (t, tiers.missing(self.id, t, hashes)))
@@ -570,13 +633,15 @@ impl Worker {
             };
             let written = link.transfer(n as f64 * chunk_bytes);
             let (worker, hashes) = (Rc::clone(self), Rc::clone(&hashes));
-            landed.push(self.shared.env.process(async move {
+            let write = self.shared.env.process(async move {
                 written.await?;
                 worker.store_in(tier, &hashes);
                 Ok::<_, SimError>(())
-            }));
+            });
+            if let Some(landed) = landed.as_deref_mut() {
+                landed.push(write);
+            }
         }
-        landed
     }
 
     /// Records `hashes` as held by tier `tier` (the write has landed). A worker that has

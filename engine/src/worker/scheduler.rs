@@ -286,25 +286,9 @@ impl Scheduler {
             "schedule() called again before finish_step()"
         );
         out.clear();
-        if self.opal.persistent {
-            if self.schedule_standing(out) {
-                return;
-            }
-            self.plan(now, offload, out);
-            self.standing.build(&self.in_flight);
-        } else {
-            self.plan(now, offload, out);
+        if self.opal.persistent && self.schedule_standing(out) {
+            return;
         }
-    }
-
-    /// vLLM's `schedule()`: running requests first, then waiting ones (see
-    /// [`Scheduler::schedule`]).
-    fn plan<L: OffloadLookup + ?Sized>(
-        &mut self,
-        now: f64,
-        offload: &mut L,
-        out: &mut SchedulerOutput,
-    ) {
         loop {
             let mut token_budget = self.max_num_batched_tokens;
             // First, schedule the RUNNING requests.
@@ -324,8 +308,11 @@ impl Scheduler {
             // step is then empty and the next one schedules them. Take that next step now,
             // at the same instant, rather than sleep with requests running.
             if !out.scheduled.is_empty() || self.running.is_empty() {
-                return;
+                break;
             }
+        }
+        if self.opal.persistent {
+            self.standing.build(&self.in_flight);
         }
     }
 
