@@ -413,3 +413,31 @@ test('a run of 8,400,000 requests finishes in the tab with every request counted
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('chart text is drawn at 12 px or more at 1440 wide, and every y label fits', async () => {
+  // Each chart's viewBox is its drawn width, so its labels keep their CSS size.
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(server.url);
+  await status(page).getByText('Run 1 finished').waitFor();
+  for (const name of ['Charts', 'Latency']) {
+    await page.getByRole('tab', { name, exact: true }).click();
+    await page.locator('svg.chart-svg text').first().waitFor();
+    const charts = await page.$$eval('svg.chart-svg', (svgs) => svgs.map((svg) => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      const left = svg.getBoundingClientRect().left;
+      const texts = [...svg.querySelectorAll('text')];
+      return {
+        label: svg.getAttribute('aria-label').slice(0, 40),
+        smallest: Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+        // How far the leftmost text starts inside the chart (negative: cut off).
+        leftmost: Math.min(...texts.map((t) => t.getBoundingClientRect().left - left)),
+      };
+    }));
+    assert.ok(charts.length >= 8, `${name}: ${charts.length} charts`);
+    for (const c of charts) {
+      assert.ok(c.smallest >= 11.95, `${name} / ${c.label}: text drawn at ${c.smallest.toFixed(1)} px`);
+      assert.ok(c.leftmost >= 0, `${name} / ${c.label}: a label starts ${c.leftmost.toFixed(1)} px outside`);
+    }
+  }
+  await page.close();
+});

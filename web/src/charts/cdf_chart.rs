@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::cdf::{cdf_steps, quantile, thin_steps, CdfInput};
+use super::drawn_width::use_drawn_width;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, Unit};
 use super::line_chart::readout;
@@ -43,8 +44,9 @@ pub struct CdfChartProps {
 #[function_component(CdfChart)]
 pub fn cdf_chart(props: &CdfChartProps) -> Html {
     let svg = use_node_ref();
+    let width = use_drawn_width(svg.clone(), props.width);
     let hover = use_state(|| None::<f64>);
-    let plot = Plot::new(props.width, props.height);
+    let plot = Plot::new(width, props.height);
     let curves = use_memo(props.runs.clone(), |runs| {
         runs.iter().map(|r| cdf_steps(&r.input)).collect::<Vec<_>>()
     });
@@ -96,7 +98,7 @@ pub fn cdf_chart(props: &CdfChartProps) -> Html {
     };
 
     let onmousemove = {
-        let (hover, svg_ref, width) = (hover.clone(), svg.clone(), props.width);
+        let (hover, svg_ref, width) = (hover.clone(), svg.clone(), width);
         Callback::from(move |e: MouseEvent| {
             let px = pointer_x(&e, &svg_ref, width).filter(|&px| px >= plot.x0 && px <= plot.x1);
             hover.set(px.map(|px| x.invert(px)));
@@ -118,7 +120,7 @@ pub fn cdf_chart(props: &CdfChartProps) -> Html {
             (
                 html! { <line class="chart-cursor" x1={px.clone()} x2={px} y1={plot.y0.to_string()} y2={plot.y1.to_string()} /> },
                 readout(
-                    100.0 * x.map(v) / f64::from(props.width),
+                    100.0 * x.map(v) / f64::from(width),
                     format!("≤ {}", format_value(v, props.unit)),
                     rows.collect(),
                 ),
@@ -131,7 +133,7 @@ pub fn cdf_chart(props: &CdfChartProps) -> Html {
     html! {
         <figure class="chart">
             <div class="chart-body">
-                <svg ref={svg.clone()} class="chart-svg" viewBox={format!("0 0 {} {}", props.width, props.height)}
+                <svg ref={svg.clone()} class="chart-svg" viewBox={format!("0 0 {} {}", width, props.height)}
                     role="img" aria-label={summary} {onmousemove} {onmouseleave}>
                     { y_axis(&plot, &y, &yt, Unit::Percent) }
                     { x_axis(&plot, &x, &xt, props.unit, &props.title) }

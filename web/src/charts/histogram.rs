@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::bins::bin_runs;
+use super::drawn_width::use_drawn_width;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, Unit};
 use super::line_chart::readout;
@@ -46,8 +47,9 @@ pub struct HistogramProps {
 #[function_component(Histogram)]
 pub fn histogram(props: &HistogramProps) -> Html {
     let svg = use_node_ref();
+    let width = use_drawn_width(svg.clone(), props.width);
     let hover = use_state(|| None::<usize>);
-    let plot = Plot::new(props.width, props.height);
+    let plot = Plot::new(width, props.height);
     let bins = use_memo((props.runs.clone(), props.bins), |(runs, target)| {
         let columns: Vec<&[f64]> = runs.iter().map(|r| &r.values[..]).collect();
         bin_runs(&columns, *target)
@@ -97,8 +99,7 @@ pub fn histogram(props: &HistogramProps) -> Html {
     };
 
     let onmousemove = {
-        let (hover, svg_ref, width, edges) =
-            (hover.clone(), svg.clone(), props.width, bins.clone());
+        let (hover, svg_ref, width, edges) = (hover.clone(), svg.clone(), width, bins.clone());
         Callback::from(move |e: MouseEvent| {
             let bin = pointer_x(&e, &svg_ref, width)
                 .filter(|&px| px >= plot.x0 && px <= plot.x1)
@@ -128,7 +129,7 @@ pub fn histogram(props: &HistogramProps) -> Html {
                 html! { <rect class="chart-highlight" x={format!("{:.1}", x.map(a))} y={plot.y0.to_string()}
                 width={format!("{:.1}", x.map(z) - x.map(a))} height={(plot.y1 - plot.y0).to_string()} /> },
                 readout(
-                    100.0 * x.map((a + z) / 2.0) / f64::from(props.width),
+                    100.0 * x.map((a + z) / 2.0) / f64::from(width),
                     heading,
                     rows.collect(),
                 ),
@@ -141,7 +142,7 @@ pub fn histogram(props: &HistogramProps) -> Html {
     html! {
         <figure class="chart">
             <div class="chart-body">
-                <svg ref={svg.clone()} class="chart-svg" viewBox={format!("0 0 {} {}", props.width, props.height)}
+                <svg ref={svg.clone()} class="chart-svg" viewBox={format!("0 0 {} {}", width, props.height)}
                     role="img" aria-label={summary} {onmousemove} {onmouseleave}>
                     { highlight }
                     { y_axis(&plot, &y, &yt, Unit::Count) }

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::downsample::min_max_per_column;
+use super::drawn_width::use_drawn_width;
 use super::export::{ExportButton, ExportKind};
 use super::format::{format_value, Unit};
 use super::marks::{
@@ -98,6 +99,7 @@ struct Layout {
 #[function_component(LineChart)]
 pub fn line_chart(props: &LineChartProps) -> Html {
     let svg = use_node_ref();
+    let width = use_drawn_width(svg.clone(), props.width);
     let hover = use_state(|| None::<f64>);
     let mark_entries = shown_entries(&props.point_marks, &props.mark_legend);
     let layout = {
@@ -105,7 +107,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
             props.run.clone(),
             props.pinned.clone(),
             props.step,
-            props.width,
+            width,
             props.height,
             !mark_entries.is_empty(),
         );
@@ -164,7 +166,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
     };
 
     let onmousemove = {
-        let (hover, svg, width, scale) = (hover.clone(), svg.clone(), props.width, layout.x);
+        let (hover, svg, scale) = (hover.clone(), svg.clone(), layout.x);
         let plot = layout.plot;
         Callback::from(move |e: MouseEvent| {
             let px = pointer_x(&e, &svg, width).filter(|&px| px >= plot.x0 && px <= plot.x1);
@@ -198,7 +200,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
                     html! { <div class={color_class(k)}><span class="chart-swatch" />{ format!("{name}: {}{note}", format_value(v, props.y_unit)) }</div> }
                 })
             });
-            let left = 100.0 * layout.x.map(t) / f64::from(props.width);
+            let left = 100.0 * layout.x.map(t) / f64::from(width);
             (
                 html! { <line class="chart-cursor" x1={x.clone()} x2={x} y1={plot.y0.to_string()} y2={plot.y1.to_string()} /> },
                 readout(left, format_value(t, props.x_unit), rows.collect()),
@@ -213,7 +215,7 @@ pub fn line_chart(props: &LineChartProps) -> Html {
     );
     let yd = layout.y.domain();
     let yt = ticks(yd.0, yd.1, 5);
-    let view_box = format!("0 0 {} {}", props.width, props.height);
+    let view_box = format!("0 0 {} {}", width, props.height);
     html! {
         <figure class="chart">
             <div class="chart-body">
@@ -292,6 +294,7 @@ fn layout(
     // Counts and rates read best against zero; only a series that goes negative moves the floor.
     let (y_lo, y_hi) = usable_range(y_lo.min(0.0), y_hi);
     let (y_lo, y_hi) = nice_domain(y_lo, y_hi, 5);
+    plot.fit_y_labels(&ticks(y_lo, y_hi, 5), y_unit);
     let x = LinearScale::new((x_lo, x_hi), (plot.x0, plot.x1));
     let y = LinearScale::new((y_lo, y_hi), (plot.y1, plot.y0));
     let columns = plot.width() as usize;

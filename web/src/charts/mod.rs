@@ -39,6 +39,7 @@ pub mod bins;
 pub mod cdf;
 mod cdf_chart;
 pub mod downsample;
+mod drawn_width;
 pub mod export;
 pub mod format;
 mod histogram;

@@ -99,9 +99,9 @@ impl Scene {
     fn load(&mut self, data: &RequestPhases, labels: &Rc<[String]>, height: f64) {
         if !Rc::ptr_eq(&self.labels, labels) {
             self.labels = labels.clone();
-            // About 6 px per character at 11 px; the gutter fits the longest label.
+            // About 6.8 px per character at 12 px; the gutter fits the longest label.
             let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            self.gutter = (longest as f64 * 6.2 + 10.0).clamp(GUTTER_W, GUTTER_MAX_W);
+            self.gutter = (longest as f64 * 6.8 + 10.0).clamp(GUTTER_W, GUTTER_MAX_W);
         }
         if self.gutter == 0.0 {
             self.gutter = GUTTER_W;
@@ -240,7 +240,7 @@ fn draw(scene: &mut Scene, canvas: &HtmlCanvasElement) -> Result<usize, JsValue>
     let font = style.get_property_value("font-family").unwrap_or_default();
     ctx.set_fill_style_str(&bg);
     ctx.fill_rect(0.0, 0.0, css_w, css_h);
-    ctx.set_font(&format!("11px {font}"));
+    ctx.set_font(&format!("12px {font}"));
 
     let (t0, t1) = (scene.t0, scene.t1);
     let plot_w = css_w - gutter;
