@@ -441,3 +441,19 @@ test('chart text is drawn at 12 px or more at 1440 wide, and every y label fits'
   }
   await page.close();
 });
+
+test('on a 360 px phone no results tab widens the page: wide tables scroll inside it', async () => {
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  await page.goto(server.url);
+  await status(page).getByText('Run 1 finished').waitFor();
+  for (const name of ['Summary', 'Charts', 'Latency', 'Timeline', 'Routing']) {
+    await page.getByRole('tab', { name, exact: true }).click();
+    await page.getByRole('tabpanel').first().waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.equal(width, 360, `${name}: the page is ${width} px wide`);
+  }
+  // The routing table is wider than the phone: it scrolls in its own box.
+  const box = page.locator('.table-scroll', { has: page.locator('table.routing-table') }).first();
+  assert.ok(await box.evaluate((e) => e.scrollWidth > e.clientWidth), 'the routing table scrolls');
+  await page.close();
+});

@@ -63,33 +63,35 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
     };
     html! {
         <div>
-            <table class="summary-table" data-testid="deployment-pools">
-                <caption>{ "Pools" }</caption>
-                <thead><tr>
-                    <th scope="col">{ "Pool" }</th>
-                    <th scope="col">{ "Role" }</th>
-                    <th scope="col" class="num">{ "Workers" }</th>
-                    <th scope="col">{ "GPU" }</th>
-                    <th scope="col" class="num" title="Routed to it (mixed, prefill) or decoded on it (decode)">{ "Requests" }</th>
-                    <th scope="col" class="num" title="Mean share of the run its workers ran steps">{ "Busy %" }</th>
-                    <th scope="col" class="num" title="Achieved FLOP/s of peak, mean over its workers">{ "FLOP/s %" }</th>
-                    <th scope="col" class="num" title="Achieved HBM bandwidth of peak, mean over its workers">{ "HBM BW %" }</th>
-                </tr></thead>
-                <tbody>
-                    { for d.pools.iter().enumerate().map(|(i, p)| html! {
-                        <tr data-testid="deployment-pool">
-                            <th scope="row">{ &p.name }</th>
-                            <td>{ p.role }</td>
-                            { cell(format!("pool-{i}-workers"), p.workers as f64, p.workers.to_string()) }
-                            <td>{ gpus.get(i).cloned().unwrap_or_default() }</td>
-                            { cell(format!("pool-{i}-requests"), p.requests as f64, p.requests.to_string()) }
-                            { cell(format!("pool-{i}-busy"), p.busy, pct(p.busy)) }
-                            { cell(format!("pool-{i}-compute_utilization"), p.compute_utilization, pct(p.compute_utilization)) }
-                            { cell(format!("pool-{i}-memory_utilization"), p.memory_utilization, pct(p.memory_utilization)) }
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="summary-table" data-testid="deployment-pools">
+                    <caption>{ "Pools" }</caption>
+                    <thead><tr>
+                        <th scope="col">{ "Pool" }</th>
+                        <th scope="col">{ "Role" }</th>
+                        <th scope="col" class="num">{ "Workers" }</th>
+                        <th scope="col">{ "GPU" }</th>
+                        <th scope="col" class="num" title="Routed to it (mixed, prefill) or decoded on it (decode)">{ "Requests" }</th>
+                        <th scope="col" class="num" title="Mean share of the run its workers ran steps">{ "Busy %" }</th>
+                        <th scope="col" class="num" title="Achieved FLOP/s of peak, mean over its workers">{ "FLOP/s %" }</th>
+                        <th scope="col" class="num" title="Achieved HBM bandwidth of peak, mean over its workers">{ "HBM BW %" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for d.pools.iter().enumerate().map(|(i, p)| html! {
+                            <tr data-testid="deployment-pool">
+                                <th scope="row">{ &p.name }</th>
+                                <td>{ p.role }</td>
+                                { cell(format!("pool-{i}-workers"), p.workers as f64, p.workers.to_string()) }
+                                <td>{ gpus.get(i).cloned().unwrap_or_default() }</td>
+                                { cell(format!("pool-{i}-requests"), p.requests as f64, p.requests.to_string()) }
+                                { cell(format!("pool-{i}-busy"), p.busy, pct(p.busy)) }
+                                { cell(format!("pool-{i}-compute_utilization"), p.compute_utilization, pct(p.compute_utilization)) }
+                                { cell(format!("pool-{i}-memory_utilization"), p.memory_utilization, pct(p.memory_utilization)) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
             <p class="note">
                 { "Pool balance (busiest pool's busy share over the idlest's; 1 = balanced): " }
                 <span data-testid="deployment-pool_balance"
@@ -103,22 +105,24 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
 
 fn split_table(d: &DeploymentReport) -> Html {
     html! {
-        <table class="summary-table" data-testid="deployment-split">
-            <caption>{ "Time to the first two tokens (ms)" }</caption>
-            <thead><tr>
-                <th scope="col">{ "Part" }</th>
-                <th scope="col" class="num">{ "Count" }</th>
-                <th scope="col" class="num">{ "Mean" }</th>
-                <th scope="col" class="num">{ "Median" }</th>
-                <th scope="col" class="num">{ "P90" }</th>
-                <th scope="col" class="num">{ "P99" }</th>
-            </tr></thead>
-            <tbody>
-                { latency_row("TTFT: queueing", "ttft_queueing", &d.ttft_queueing) }
-                { latency_row("TTFT: prefill", "ttft_prefill", &d.ttft_prefill) }
-                { latency_row("KV transfer (before the 2nd token)", "transfer", &d.transfer) }
-            </tbody>
-        </table>
+        <div class="table-scroll">
+            <table class="summary-table" data-testid="deployment-split">
+                <caption>{ "Time to the first two tokens (ms)" }</caption>
+                <thead><tr>
+                    <th scope="col">{ "Part" }</th>
+                    <th scope="col" class="num">{ "Count" }</th>
+                    <th scope="col" class="num">{ "Mean" }</th>
+                    <th scope="col" class="num">{ "Median" }</th>
+                    <th scope="col" class="num">{ "P90" }</th>
+                    <th scope="col" class="num">{ "P99" }</th>
+                </tr></thead>
+                <tbody>
+                    { latency_row("TTFT: queueing", "ttft_queueing", &d.ttft_queueing) }
+                    { latency_row("TTFT: prefill", "ttft_prefill", &d.ttft_prefill) }
+                    { latency_row("KV transfer (before the 2nd token)", "transfer", &d.transfer) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 
@@ -129,18 +133,20 @@ fn transfer_facts(d: &DeploymentReport) -> Html {
         .map(bytes)
         .unwrap_or_else(|| "n/a".into());
     html! {
-        <table class="summary-table" data-testid="deployment-transfer-table">
-            <caption>{ "KV transfers" }</caption>
-            <tbody>
-                <tr><th scope="row">{ "Transfers completed" }</th>
-                    { cell("deployment-transfers".into(), d.transfers as f64, d.transfers.to_string()) }</tr>
-                <tr><th scope="row">{ "Bytes moved" }</th>
-                    { cell("deployment-transfer_bytes".into(), d.transfer_bytes as f64, bytes(d.transfer_bytes)) }</tr>
-                <tr><th scope="row">{ "Mean per transfer" }</th><td class="num">{ mean }</td></tr>
-                <tr><th scope="row">{ "Prompt tokens found in decode caches" }</th>
-                    { cell("deployment-transfer_cached_tokens".into(), d.transfer_cached_tokens as f64, d.transfer_cached_tokens.to_string()) }</tr>
-            </tbody>
-        </table>
+        <div class="table-scroll">
+            <table class="summary-table" data-testid="deployment-transfer-table">
+                <caption>{ "KV transfers" }</caption>
+                <tbody>
+                    <tr><th scope="row">{ "Transfers completed" }</th>
+                        { cell("deployment-transfers".into(), d.transfers as f64, d.transfers.to_string()) }</tr>
+                    <tr><th scope="row">{ "Bytes moved" }</th>
+                        { cell("deployment-transfer_bytes".into(), d.transfer_bytes as f64, bytes(d.transfer_bytes)) }</tr>
+                    <tr><th scope="row">{ "Mean per transfer" }</th><td class="num">{ mean }</td></tr>
+                    <tr><th scope="row">{ "Prompt tokens found in decode caches" }</th>
+                        { cell("deployment-transfer_cached_tokens".into(), d.transfer_cached_tokens as f64, d.transfer_cached_tokens.to_string()) }</tr>
+                </tbody>
+            </table>
+        </div>
     }
 }
 

@@ -242,36 +242,38 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
             <p class="note">
                 { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
             </p>
-            <table class="routing-table">
-                <thead>
-                    <tr>
-                        <th scope="col" class="num">{ "Request" }</th>
-                        <th scope="col" class="num">{ "Time (s)" }</th>
-                        <th scope="col" class="num">{ "Worker" }</th>
-                        <th scope="col">{ "Candidates: score (outstanding, prefix tokens)" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for d.iter().take(ROUTING_ROWS).map(|r| html! {
+            <div class="table-scroll">
+                <table class="routing-table">
+                    <thead>
                         <tr>
-                            <td class="num">{ r.request }</td>
-                            <td class="num">{ format!("{:.3}", r.time) }</td>
-                            <td class="num">{ r.decision.worker }</td>
-                            <td class="candidates">
-                                { for r.decision.candidates.iter().map(|c| {
-                                    let chosen = c.worker == r.decision.worker;
-                                    let prefix = c.prefix.map(|p| format!(", {}", p.tokens())).unwrap_or_default();
-                                    html! {
-                                        <span class={classes!("candidate", chosen.then_some("chosen"))}>
-                                            { format!("w{}: {} ({}{prefix})", c.worker, short(c.score), c.outstanding) }
-                                        </span>
-                                    }
-                                }) }
-                            </td>
+                            <th scope="col" class="num">{ "Request" }</th>
+                            <th scope="col" class="num">{ "Time (s)" }</th>
+                            <th scope="col" class="num">{ "Worker" }</th>
+                            <th scope="col">{ "Candidates: score (outstanding, prefix tokens)" }</th>
                         </tr>
-                    }) }
-                </tbody>
-            </table>
+                    </thead>
+                    <tbody>
+                        { for d.iter().take(ROUTING_ROWS).map(|r| html! {
+                            <tr>
+                                <td class="num">{ r.request }</td>
+                                <td class="num">{ format!("{:.3}", r.time) }</td>
+                                <td class="num">{ r.decision.worker }</td>
+                                <td class="candidates">
+                                    { for r.decision.candidates.iter().map(|c| {
+                                        let chosen = c.worker == r.decision.worker;
+                                        let prefix = c.prefix.map(|p| format!(", {}", p.tokens())).unwrap_or_default();
+                                        html! {
+                                            <span class={classes!("candidate", chosen.then_some("chosen"))}>
+                                                { format!("w{}: {} ({}{prefix})", c.worker, short(c.score), c.outstanding) }
+                                            </span>
+                                        }
+                                    }) }
+                                </td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
         </div>
     }
 }
@@ -298,48 +300,50 @@ pub fn worker_table(props: &WorkerTableProps) -> Html {
     };
     html! {
         <div data-testid="worker-table">
-            <table class="routing-table">
-                <thead>
-                    <tr>
-                        <th scope="col" class="num">{ "Worker" }</th>
-                        if props.pools.is_some() {
-                            <th scope="col">{ "Pool" }</th>
-                        }
-                        <th scope="col" class="num">{ "Requests" }</th>
-                        <th scope="col" class="num">{ "Load %" }</th>
-                        <th scope="col" class="num">{ "Prompt tok" }</th>
-                        <th scope="col" class="num">{ "Output tok" }</th>
-                        <th scope="col" class="num" title="Prompt tokens found in blocks other requests computed">{ "GPU hit %" }</th>
-                        <th scope="col" class="num" title="Prompt tokens a preempted request found again in its own blocks">{ "Re-hit %" }</th>
-                        <th scope="col" class="num">{ "Prefill tok" }</th>
-                        <th scope="col" class="num" title="Share of the run it was running a step">{ "Busy %" }</th>
-                        <th scope="col" class="num" title="Achieved FLOP/s over the run, of peak">{ "FLOP/s %" }</th>
-                        <th scope="col" class="num" title="Achieved HBM bandwidth over the run, of peak">{ "HBM BW %" }</th>
-                        <th scope="col" class="num">{ "Preemptions" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for t.workers.iter().map(|w| html! {
+            <div class="table-scroll">
+                <table class="routing-table">
+                    <thead>
                         <tr>
-                            <td class="num">{ w.worker }</td>
-                            if let Some(p) = &props.pools {
-                                <td data-testid="worker-pool">{ p.name(w.worker).unwrap_or("–") }</td>
+                            <th scope="col" class="num">{ "Worker" }</th>
+                            if props.pools.is_some() {
+                                <th scope="col">{ "Pool" }</th>
                             }
-                            <td class="num">{ w.requests }</td>
-                            <td class="num">{ pct(w.load_share) }</td>
-                            <td class="num">{ w.prompt_tokens }</td>
-                            <td class="num">{ w.output_tokens }</td>
-                            <td class="num">{ pct(w.gpu_hit_rate) }</td>
-                            <td class="num">{ pct(w.gpu_rehit_rate) }</td>
-                            <td class="num">{ w.prefill_tokens }</td>
-                            <td class="num">{ pct(w.busy) }</td>
-                            <td class="num">{ pct(w.compute_utilization) }</td>
-                            <td class="num">{ pct(w.memory_utilization) }</td>
-                            <td class="num">{ w.preemptions }</td>
+                            <th scope="col" class="num">{ "Requests" }</th>
+                            <th scope="col" class="num">{ "Load %" }</th>
+                            <th scope="col" class="num">{ "Prompt tok" }</th>
+                            <th scope="col" class="num">{ "Output tok" }</th>
+                            <th scope="col" class="num" title="Prompt tokens found in blocks other requests computed">{ "GPU hit %" }</th>
+                            <th scope="col" class="num" title="Prompt tokens a preempted request found again in its own blocks">{ "Re-hit %" }</th>
+                            <th scope="col" class="num">{ "Prefill tok" }</th>
+                            <th scope="col" class="num" title="Share of the run it was running a step">{ "Busy %" }</th>
+                            <th scope="col" class="num" title="Achieved FLOP/s over the run, of peak">{ "FLOP/s %" }</th>
+                            <th scope="col" class="num" title="Achieved HBM bandwidth over the run, of peak">{ "HBM BW %" }</th>
+                            <th scope="col" class="num">{ "Preemptions" }</th>
                         </tr>
-                    }) }
-                </tbody>
-            </table>
+                    </thead>
+                    <tbody>
+                        { for t.workers.iter().map(|w| html! {
+                            <tr>
+                                <td class="num">{ w.worker }</td>
+                                if let Some(p) = &props.pools {
+                                    <td data-testid="worker-pool">{ p.name(w.worker).unwrap_or("–") }</td>
+                                }
+                                <td class="num">{ w.requests }</td>
+                                <td class="num">{ pct(w.load_share) }</td>
+                                <td class="num">{ w.prompt_tokens }</td>
+                                <td class="num">{ w.output_tokens }</td>
+                                <td class="num">{ pct(w.gpu_hit_rate) }</td>
+                                <td class="num">{ pct(w.gpu_rehit_rate) }</td>
+                                <td class="num">{ w.prefill_tokens }</td>
+                                <td class="num">{ pct(w.busy) }</td>
+                                <td class="num">{ pct(w.compute_utilization) }</td>
+                                <td class="num">{ pct(w.memory_utilization) }</td>
+                                <td class="num">{ w.preemptions }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
             <p class="note">{ format!("Load imbalance (most requests on one worker over the mean): {imbalance}.") }</p>
         </div>
     }

@@ -81,18 +81,20 @@ fn table(report: &SloReport) -> Html {
         <section class="slo" data-testid="slo-table">
             <h3>{ format!("SLO: {}", report.describe_targets()) }</h3>
             <p class="note">{ "Judged on each stage's measurement window: the requests arriving after its warm-up." }</p>
-            <table class="summary-table">
-                <thead><tr>
-                    <th>{ "Scope" }</th><th>{ "Requests" }</th><th>{ "Attained" }</th>
-                    <th>{ "Attainment (%)" }</th><th>{ "Goodput (req/s)" }</th>
-                    <th>{ "Goodput (tok/s)" }</th>
-                    { for report.overall.percentiles.iter().map(|c| html! {
-                        <th>{ format!("P{} {} (ms) ≤ {}", c.p, metric(c.metric), c.max_ms) }</th>
-                    }) }
-                    <th>{ "Met" }</th>
-                </tr></thead>
-                <tbody>{ for rows.map(|(scope, s)| row(scope, s)) }</tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="summary-table">
+                    <thead><tr>
+                        <th>{ "Scope" }</th><th>{ "Requests" }</th><th>{ "Attained" }</th>
+                        <th>{ "Attainment (%)" }</th><th>{ "Goodput (req/s)" }</th>
+                        <th>{ "Goodput (tok/s)" }</th>
+                        { for report.overall.percentiles.iter().map(|c| html! {
+                            <th>{ format!("P{} {} (ms) ≤ {}", c.p, metric(c.metric), c.max_ms) }</th>
+                        }) }
+                        <th>{ "Met" }</th>
+                    </tr></thead>
+                    <tbody>{ for rows.map(|(scope, s)| row(scope, s)) }</tbody>
+                </table>
+            </div>
         </section>
     }
 }

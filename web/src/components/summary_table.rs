@@ -269,44 +269,46 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                 html! {
                     <div class="summary-stage">
                         { banner(i, window) }
-                        <table class="summary-table">
-                            <caption>{ caption }</caption>
-                            <thead>
-                                <tr>
-                                    <th scope="col">{ "Metric" }</th>
-                                    <th scope="col" class="num">{ props.label.clone() }</th>
-                                    if let Some((_, label)) = pinned {
-                                        <th scope="col" class="num">{ label.clone() }</th>
-                                        <th scope="col" class="num">{ "Change" }</th>
-                                    }
-                                </tr>
-                            </thead>
-                            <tbody>
-                                { for rows(stage).into_iter().map(|r| {
-                                    let theirs = other_rows.as_ref()
-                                        .and_then(|o| o.iter().find(|x| x.key == r.key))
-                                        .map(|x| x.value);
-                                    let class = theirs.and_then(|p| verdict(r.better, r.value, p)).map(|better| {
-                                        if better { "better" } else { "worse" }
-                                    });
-                                    html! {
-                                        <tr class={classes!(class)}>
-                                            <th scope="row">{ &r.label }</th>
-                                            { cell(format!("summary-{i}-{}", r.key), r.value, r.format) }
-                                            if pinned.is_some() {
-                                                { match theirs {
-                                                    Some(p) => cell(format!("pinned-{i}-{}", r.key), p, r.format),
-                                                    None => html! { <td class="num">{ "—" }</td> },
-                                                } }
-                                                <td class="num change">
-                                                    { theirs.map(|p| relative_change(r.value, p)).unwrap_or_default() }
-                                                </td>
-                                            }
-                                        </tr>
-                                    }
-                                }) }
-                            </tbody>
-                        </table>
+                        <div class="table-scroll">
+                            <table class="summary-table">
+                                <caption>{ caption }</caption>
+                                <thead>
+                                    <tr>
+                                        <th scope="col">{ "Metric" }</th>
+                                        <th scope="col" class="num">{ props.label.clone() }</th>
+                                        if let Some((_, label)) = pinned {
+                                            <th scope="col" class="num">{ label.clone() }</th>
+                                            <th scope="col" class="num">{ "Change" }</th>
+                                        }
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    { for rows(stage).into_iter().map(|r| {
+                                        let theirs = other_rows.as_ref()
+                                            .and_then(|o| o.iter().find(|x| x.key == r.key))
+                                            .map(|x| x.value);
+                                        let class = theirs.and_then(|p| verdict(r.better, r.value, p)).map(|better| {
+                                            if better { "better" } else { "worse" }
+                                        });
+                                        html! {
+                                            <tr class={classes!(class)}>
+                                                <th scope="row">{ &r.label }</th>
+                                                { cell(format!("summary-{i}-{}", r.key), r.value, r.format) }
+                                                if pinned.is_some() {
+                                                    { match theirs {
+                                                        Some(p) => cell(format!("pinned-{i}-{}", r.key), p, r.format),
+                                                        None => html! { <td class="num">{ "—" }</td> },
+                                                    } }
+                                                    <td class="num change">
+                                                        { theirs.map(|p| relative_change(r.value, p)).unwrap_or_default() }
+                                                    </td>
+                                                }
+                                            </tr>
+                                        }
+                                    }) }
+                                </tbody>
+                            </table>
+                        </div>
                         { window.map(|w| window_table(i, w)).unwrap_or_default() }
                     </div>
                 }

@@ -84,19 +84,21 @@ pub fn window_table(stage: usize, w: &MeasuredWindow) -> Html {
         "keeps up"
     };
     html! {
-        <table class="summary-table window-table" data-testid={format!("window-{stage}")}>
-            <caption title="The requests arriving after the warm-up and up to the last arrival: what the SLO and sweeps judge. The table above counts every request of the stage.">
-                { format!("Measurement window ({load})") }
-            </caption>
-            <tbody>
-                { for rows(w).into_iter().map(|(label, key, value)| html! {
-                    <tr>
-                        <th scope="row">{ label }</th>
-                        <td class="num" data-testid={format!("window-{stage}-{key}")}>{ value }</td>
-                    </tr>
-                }) }
-            </tbody>
-        </table>
+        <div class="table-scroll">
+            <table class="summary-table window-table" data-testid={format!("window-{stage}")}>
+                <caption title="The requests arriving after the warm-up and up to the last arrival: what the SLO and sweeps judge. The table above counts every request of the stage.">
+                    { format!("Measurement window ({load})") }
+                </caption>
+                <tbody>
+                    { for rows(w).into_iter().map(|(label, key, value)| html! {
+                        <tr>
+                            <th scope="row">{ label }</th>
+                            <td class="num" data-testid={format!("window-{stage}-{key}")}>{ value }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 
