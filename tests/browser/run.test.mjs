@@ -457,3 +457,29 @@ test('on a 360 px phone no results tab widens the page: wide tables scroll insid
   assert.ok(await box.evaluate((e) => e.scrollWidth > e.clientWidth), 'the routing table scrolls');
   await page.close();
 });
+
+test('talk mode on a 360 px phone shows its whole stage on the first screen', async () => {
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+  await page.goto(server.url);
+  await status(page).getByText('Run 1 finished').waitFor();
+  await page.keyboard.press('t');
+  const canvas = page.getByTestId('talk-canvas');
+  await canvas.waitFor();
+  const box = await canvas.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 360, `canvas x ${box.x}..${box.x + box.width}`);
+  assert.ok(box.y + box.height <= 740, `canvas ends at ${box.y + box.height} px, below the screen`);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360);
+  await page.close();
+});
+
+test('a 10,000-character value keeps its field and error the width of the form', async () => {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(server.url);
+  await status(page).getByText('Run 1 finished').waitFor();
+  await page.locator('#simulation-seed').fill('9'.repeat(10_000));
+  await page.getByText("'99999999999999999999…' (10000 characters) is not a number").waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1440);
+  const input = await page.locator('#simulation-seed').boundingBox();
+  assert.ok(input.width < 600, `the field is ${input.width} px wide`);
+  await page.close();
+});

@@ -242,8 +242,14 @@ fn draw(
     let now = p.at(t);
     // Counters (a race lane's are the race view's).
     if !compact {
+        // Three counters a third of the width apart: their type shrinks with the canvas
+        // (30 px from 600 px wide) so that on a phone they do not run into each other.
+        let (big, small) = (
+            (css_w / 20.0).clamp(13.0, 30.0),
+            (css_w / 37.5).clamp(11.0, 16.0),
+        );
         ctx.set_fill_style_str(&fg);
-        ctx.set_font("600 30px system-ui, sans-serif");
+        ctx.set_font(&format!("600 {big}px system-ui, sans-serif"));
         ctx.set_text_baseline("top");
         let _ = ctx.fill_text(&format!("t = {t:.1} s"), 12.0, 8.0);
         let _ = ctx.fill_text(&format!("{} completed", now.completed), css_w * 0.30, 8.0);
@@ -252,11 +258,12 @@ fn draw(
             css_w * 0.66,
             8.0,
         );
-        ctx.set_font("16px system-ui, sans-serif");
+        ctx.set_font(&format!("{small}px system-ui, sans-serif"));
         ctx.set_fill_style_str(&muted);
-        let _ = ctx.fill_text("simulated time", 12.0, 44.0);
-        let _ = ctx.fill_text("requests", css_w * 0.30, 44.0);
-        let _ = ctx.fill_text("output throughput", css_w * 0.66, 44.0);
+        let below = 8.0 + big * 1.2;
+        let _ = ctx.fill_text("simulated time", 12.0, below);
+        let _ = ctx.fill_text("requests", css_w * 0.30, below);
+        let _ = ctx.fill_text("output throughput", css_w * 0.66, below);
     }
 
     // Router: a box in the left third, centred on the worker lanes.

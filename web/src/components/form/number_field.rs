@@ -66,7 +66,7 @@ pub(crate) fn parse_number(text: &str, limits: Limits) -> Result<f64, String> {
         .parse()
         .ok()
         .filter(|x: &f64| x.is_finite())
-        .ok_or_else(|| format!("'{t}' is not a number"))?;
+        .ok_or_else(|| format!("{} is not a number", quoted(t)))?;
     if limits.integer && x.fract() != 0.0 {
         return Err("must be a whole number".into());
     }
@@ -77,6 +77,18 @@ pub(crate) fn parse_number(text: &str, limits: Limits) -> Result<f64, String> {
         return Err(format!("must be at most {max}"));
     }
     Ok(x)
+}
+
+/// `text` in quotes, cut short (with its length) past a field's width: a pasted page of
+/// text must not become a page of error message.
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 20;
+    let n = text.chars().count();
+    if n <= SHOWN + 4 {
+        return format!("'{text}'");
+    }
+    let head: String = text.chars().take(SHOWN).collect();
+    format!("'{head}…' ({n} characters)")
 }
 
 /// The value one `step` up or down from `x`, on the step grid, within the limits.
@@ -239,6 +251,15 @@ mod tests {
         assert_eq!(
             parse_number("NaN", ANY),
             Err("'NaN' is not a number".into())
+        );
+        // A long paste is quoted in part.
+        let long = "9".repeat(10_000);
+        assert_eq!(
+            parse_number(&long, ANY),
+            Err(format!(
+                "'{}…' (10000 characters) is not a number",
+                "9".repeat(20)
+            ))
         );
     }
 
