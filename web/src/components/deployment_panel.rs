@@ -63,7 +63,7 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
     };
     html! {
         <div>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="summary-table" data-testid="deployment-pools">
                     <caption>{ "Pools" }</caption>
                     <thead><tr>
@@ -105,7 +105,7 @@ fn pools_table(d: &DeploymentReport, gpus: &[String]) -> Html {
 
 fn split_table(d: &DeploymentReport) -> Html {
     html! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
             <table class="summary-table" data-testid="deployment-split">
                 <caption>{ "Time to the first two tokens (ms)" }</caption>
                 <thead><tr>
@@ -133,7 +133,7 @@ fn transfer_facts(d: &DeploymentReport) -> Html {
         .map(bytes)
         .unwrap_or_else(|| "n/a".into());
     html! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
             <table class="summary-table" data-testid="deployment-transfer-table">
                 <caption>{ "KV transfers" }</caption>
                 <tbody>

@@ -242,7 +242,7 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
             <p class="note">
                 { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="routing-table">
                     <thead>
                         <tr>
@@ -300,7 +300,7 @@ pub fn worker_table(props: &WorkerTableProps) -> Html {
     };
     html! {
         <div data-testid="worker-table">
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="routing-table">
                     <thead>
                         <tr>

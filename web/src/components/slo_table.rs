@@ -81,7 +81,7 @@ fn table(report: &SloReport) -> Html {
         <section class="slo" data-testid="slo-table">
             <h3>{ format!("SLO: {}", report.describe_targets()) }</h3>
             <p class="note">{ "Judged on each stage's measurement window: the requests arriving after its warm-up." }</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="summary-table">
                     <thead><tr>
                         <th>{ "Scope" }</th><th>{ "Requests" }</th><th>{ "Attained" }</th>

@@ -269,7 +269,7 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                 html! {
                     <div class="summary-stage">
                         { banner(i, window) }
-                        <div class="table-scroll">
+                        <div class="table-scroll" tabindex="0">
                             <table class="summary-table">
                                 <caption>{ caption }</caption>
                                 <thead>

@@ -36,7 +36,7 @@ pub fn sweep_table(r: &SweepResults) -> Html {
     html! {
         // A column per figure is wider than the results column: it scrolls on its own
         // instead of widening the page.
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
             <table class="summary-table" data-testid="sweep-table">
                 <thead><tr>{ for head.iter().map(|h| html! { <th>{ h }</th> }) }</tr></thead>
                 <tbody>{ for body.into_iter().map(|row| {

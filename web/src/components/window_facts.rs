@@ -84,7 +84,7 @@ pub fn window_table(stage: usize, w: &MeasuredWindow) -> Html {
         "keeps up"
     };
     html! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0">
             <table class="summary-table window-table" data-testid={format!("window-{stage}")}>
                 <caption title="The requests arriving after the warm-up and up to the last arrival: what the SLO and sweeps judge. The table above counts every request of the stage.">
                     { format!("Measurement window ({load})") }
