@@ -287,7 +287,7 @@ test('a field showing a value that is not valid holds the run back and says whic
   assert.deepEqual(errors, []);
 });
 
-test('the theme button overrides the system colour scheme; narrow screens stack the panes', async () => {
+test('the theme button overrides the system colour scheme; narrow screens show one pane at a time', async () => {
   const { page, errors } = await ready();
   const bg = () => page.locator('.app').evaluate((el) => getComputedStyle(el).backgroundColor);
   const theme = page.getByRole('button', { name: /^Theme:/ });
@@ -298,11 +298,25 @@ test('the theme button overrides the system colour scheme; narrow screens stack 
   assert.equal(await bg(), 'rgb(20, 23, 27)');
   await page.screenshot({ path: `${artifacts}/dark.png` });
 
+  // A phone opens on the results; the editor is one tab away, and Run comes back.
   await page.setViewportSize({ width: 600, height: 900 });
-  const editorBox = await page.getByRole('region', { name: 'Scenario editor' }).boundingBox();
-  const resultsBox = await page.getByRole('region', { name: 'Results' }).boundingBox();
-  assert.ok(resultsBox.y > editorBox.y + editorBox.height - 1, 'results sit below the editor');
+  const editor = page.getByRole('region', { name: 'Scenario editor' });
+  const results = page.getByRole('region', { name: 'Results' });
+  const panes = page.getByTestId('pane-switch');
+  await results.waitFor();
+  assert.equal(await editor.isVisible(), false);
+  assert.equal(await panes.getByRole('tab', { name: 'Results' }).getAttribute('aria-selected'), 'true');
   await page.screenshot({ path: `${artifacts}/narrow.png`, fullPage: true });
+  await panes.getByRole('tab', { name: 'Scenario' }).click();
+  await editor.waitFor();
+  assert.equal(await results.isVisible(), false);
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await results.waitFor();
+  assert.equal(await editor.isVisible(), false);
+  // Wide again: both panes, no tabs.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await editor.waitFor();
+  assert.equal(await panes.isVisible(), false);
   assert.deepEqual(errors, []);
 });
 
@@ -313,11 +327,12 @@ test('the results tabs follow the arrow keys, Home and End, and run outcomes are
   assert.equal(await status.getAttribute('aria-live'), 'polite');
   assert.equal(await status.getAttribute('role'), 'status');
   await status.getByText(/Run 1 finished/).waitFor();
-  const tab = (name) => page.getByRole('tab', { name });
-  const selected = async () => page.locator('[role=tab][aria-selected=true]').textContent();
+  const tabs = page.getByRole('tablist', { name: 'Results' });
+  const tab = (name) => tabs.getByRole('tab', { name });
+  const selected = async () => tabs.locator('[role=tab][aria-selected=true]').textContent();
   await tab('Summary').focus();
   // One tab stop: only the selected tab is in the Tab order.
-  assert.equal(await page.locator('[role=tab][tabindex="0"]').count(), 1);
+  assert.equal(await tabs.locator('[role=tab][tabindex="0"]').count(), 1);
   await page.keyboard.press('ArrowRight');
   assert.equal(await selected(), 'Charts');
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Charts');

@@ -7,6 +7,7 @@ use crate::components::help::Help;
 use crate::components::import_report::ImportReportPanel;
 use crate::components::json_view::JsonView;
 use crate::components::notices::Notices;
+use crate::components::pane_switch::PaneSwitch;
 use crate::components::presets::Presets;
 use crate::components::race_panel::RacePanel;
 use crate::components::race_view::RaceView;
@@ -21,7 +22,7 @@ use crate::hooks::{
     use_shortcuts,
 };
 use crate::link::{link_action, location_hash};
-use crate::state::{Action, AppState, Level, RunStatus, View};
+use crate::state::{Action, AppState, Level, Pane, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -272,8 +273,9 @@ pub fn app() -> Html {
                 <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()}
                     idle={if state.run.is_running() { "Simulating… it plays when the run finishes" } else { "Run a scenario to play it back" }} />
             }
-            <main class="app-main">
-                <section class="editor" aria-label="Scenario editor">
+            <PaneSwitch pane={state.pane} on_action={on_action.clone()} />
+            <main class={classes!("app-main", match state.pane { Pane::Results => "show-results", Pane::Scenario => "show-scenario" })}>
+                <section class="editor" id="pane-scenario" aria-label="Scenario editor">
                     <h2>{ "Scenario" }</h2>
                     if editor_panels {
                         <Presets on_action={on_action.clone()} />
@@ -283,7 +285,7 @@ pub fn app() -> Html {
                     <JsonView text={state.scenario.text.clone()} parse_error={state.scenario.parse_error.clone()}
                         on_edit={on_action.reform(Action::EditScenario)} />
                 </section>
-                <section class="results" aria-label="Results">
+                <section class="results" id="pane-results" aria-label="Results">
                     <h2>{ "Results" }</h2>
                     if talk {
                         if let RunStatus::Finished { results, .. } = &state.run {

@@ -7,6 +7,7 @@ pub mod help;
 pub mod import_report;
 pub mod json_view;
 pub mod notices;
+pub mod pane_switch;
 pub mod presets;
 pub mod race_panel;
 pub mod race_view;

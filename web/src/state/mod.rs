@@ -22,7 +22,7 @@ pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
 pub use scenario_doc::{ParseError, Scenario};
 use talk::step_speed;
 pub use talk::{TalkState, TALK_SPEEDS};
-pub use view::{Level, Notice, Theme, View};
+pub use view::{Level, Notice, Pane, Theme, View};
 
 /// Most notices kept on screen; older ones drop off first.
 pub const MAX_NOTICES: usize = 5;
@@ -45,6 +45,8 @@ pub struct AppState {
     pub theme: Theme,
     /// Whether the keyboard-shortcut help is open.
     pub help_open: bool,
+    /// The pane a narrow screen shows.
+    pub pane: Pane,
     /// The last share link made, shown so it can be copied by hand.
     pub share_link: Option<String>,
     /// The race being run or played back (the race view shows it).
@@ -211,6 +213,8 @@ pub enum Action {
         /// Where the text came from (a file's name).
         source: String,
     },
+    /// Show a pane on a narrow screen.
+    ShowPane(Pane),
     /// Close the import report.
     DismissImportReport,
     /// Turn on every `opal_compat` switch, so the imported config runs as the original
@@ -240,6 +244,7 @@ impl AppState {
             talk: TalkState::default(),
             theme: Theme::System,
             help_open: false,
+            pane: Pane::Results,
             share_link: None,
             race: None,
             data_files: Rc::default(),
@@ -320,7 +325,12 @@ impl AppState {
                     }
                 }
             }
-            Action::Run => self.start_run(),
+            Action::Run => {
+                // On a phone, Run shows what it starts.
+                self.pane = Pane::Results;
+                self.start_run();
+            }
+            Action::ShowPane(pane) => self.pane = pane,
             Action::RunProgress { id, progress } => {
                 if let RunStatus::Running {
                     id: current,

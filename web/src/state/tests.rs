@@ -545,3 +545,13 @@ fn talk_mode_plays_by_itself_running_the_scenario_first_when_nothing_has_run() {
     finish(&mut s, 60.0);
     assert!(!s.talk.playing);
 }
+
+#[test]
+fn a_phone_shows_the_results_first_and_run_returns_to_them() {
+    let mut s = state();
+    assert_eq!(s.pane, Pane::Results, "the page opens on its answer");
+    s.apply(Action::ShowPane(Pane::Scenario));
+    assert_eq!(s.pane, Pane::Scenario);
+    s.apply(Action::Run);
+    assert_eq!(s.pane, Pane::Results, "Run shows what it starts");
+}

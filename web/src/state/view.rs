@@ -19,6 +19,16 @@ impl View {
     }
 }
 
+/// Which pane a narrow screen (a phone) shows; a wide one shows both side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pane {
+    /// The results, first: the page opens on an answer.
+    #[default]
+    Results,
+    /// The scenario editor.
+    Scenario,
+}
+
 /// How loud a notice is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
