@@ -76,15 +76,17 @@ debian_packages() {
     || die "could not install ${missing[*]}"
 }
 
-# Node packages pinned in tests/package.json: binaryen (wasm-opt for release builds) and
-# playwright-core (the browser tests' driver library; it never downloads a browser).
+# Node packages pinned in tests/package.json: binaryen (wasm-opt for release builds),
+# playwright-core (the browser tests' driver library; it never downloads a browser) and
+# axe-core (the accessibility audit the browser tests run in the page).
 node_modules() {
   command -v npm >/dev/null || die "install Node.js 20.11+ and npm"
   # The browser tests' per-test time limit (node --test-timeout) came in Node.js 20.11.
   node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' \
     || die "Node.js $(node --version) is too old: the tests need 20.11+"
-  if [ -d tests/node_modules/playwright-core ] && [ -x tests/node_modules/.bin/wasm-opt ]; then return; fi
-  say "installing binaryen and playwright-core under tests/"
+  if [ -d tests/node_modules/playwright-core ] && [ -x tests/node_modules/.bin/wasm-opt ] \
+    && [ -d tests/node_modules/axe-core ]; then return; fi
+  say "installing binaryen, playwright-core and axe-core under tests/"
   (cd tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 timeout 300 npm install --no-audit --no-fund --fetch-timeout=30000 --fetch-retries=1 >/dev/null) \
     || die "npm install failed in tests/"
 }
