@@ -29,7 +29,7 @@ const notices = (page) => page.getByTestId('notices');
 /** Types a scenario, clicks Share and returns the link shown in the share box. */
 async function makeLink(page, doc) {
   await editor(page).fill(JSON.stringify(doc, null, 2));
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const link = await page.getByTestId('share-link').inputValue();
   assert.match(link, /#s=v1\.[A-Za-z0-9_-]+$/);
   return link;

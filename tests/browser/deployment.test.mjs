@@ -83,9 +83,8 @@ test('the disaggregation preset shows the native engine\'s deployment, its trans
   const { page, errors } = await openPage(browser, server.url);
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.getByRole('heading', { name: 'Opal' }).waitFor();
-  await page.getByTestId('presets').locator('summary').click();
+  // One click loads the preset and runs it.
   await page.locator(`[data-preset="${PRESET}"]`).click();
-  await page.getByRole('button', { name: 'Run', exact: true }).click();
   await status(page).getByText('Run 2 finished').waitFor({ timeout: 120_000 });
 
   // The deployment panel equals the CLI's report on the same document, value for value.
@@ -179,7 +178,7 @@ test('a share link carries the deployment and reproduces the run', async () => {
   await status(page).getByText('Run 2 finished').waitFor({ timeout: 60_000 });
   const here = await panelNumbers(page, 2);
   assert.equal(here.transfers, 40);
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const link = await page.getByTestId('share-link').inputValue();
 
   const fresh = await openPage(browser, link);

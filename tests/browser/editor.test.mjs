@@ -75,12 +75,14 @@ test('stages are added, retyped, reordered and removed through the JSON document
   assert.deepEqual(errors, []);
 });
 
-test('a preset loads its scenario and says so', async () => {
+test('the preset gallery is open, and one click loads a preset, says so and runs it', async () => {
   const { page, errors } = await ready();
-  await page.getByTestId('presets').locator('summary').click();
+  // The gallery of questions is the editor's first section, open.
+  assert.ok(await page.getByTestId('presets').evaluate((d) => d.open));
   await page.getByTestId('presets').screenshot({ path: `${artifacts}/editor-presets.png` });
   await page.locator('[data-preset="routing_prefix_vs_round_robin"]').click();
   await page.getByTestId('notices').getByText('Loaded preset "Routing: round robin vs prefix-aware on shared prompts".').waitFor();
+  await page.getByTestId('run-status').getByText('Run 2 finished').waitFor();
   const expected = JSON.parse(fs.readFileSync(path.join(examples, 'routing_prefix_vs_round_robin.json'), 'utf8'));
   assert.deepEqual(await doc(page), expected);
   assert.equal(await page.locator('#router-policy-policy').inputValue(), 'max_prefix');

@@ -136,7 +136,6 @@ test('the race preset opens the race in one click, four lanes fit, and a bad pat
   const { page, errors } = await openPage(browser, server.url);
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.getByRole('heading', { name: 'Opal' }).waitFor();
-  await page.getByTestId('presets').locator('summary').click();
   await page.locator('[data-preset="race_round_robin_vs_prefix"]').click();
   await page.getByTestId('race-view').waitFor();
   await page.keyboard.press('Escape');

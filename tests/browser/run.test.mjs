@@ -351,7 +351,7 @@ test('a share link opened in a fresh page runs the scenario and gives the same n
   await editor(page).fill(JSON.stringify(doc, null, 2));
   await run(page, 2);
   const here = await tableNumbers(page);
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const link = await page.getByTestId('share-link').inputValue();
 
   const fresh = await openTimedPage(browser, link, { results: SUMMARY });

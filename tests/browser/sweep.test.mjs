@@ -23,7 +23,6 @@ async function openPreset(name) {
   const { page, errors } = await openPage(browser, server.url);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByRole('heading', { name: 'Opal' }).waitFor();
-  await page.getByTestId('presets').locator('summary').click();
   await page.locator(`[data-preset="${name}"]`).click();
   return { page, errors, panel: page.getByTestId('sweep-panel') };
 }
@@ -175,7 +174,7 @@ test('the sweep form writes the sweep section, shows its problems by field, and 
   assert.equal(await page.locator('#sweep-vary-0-values').inputValue(), '1, 2, 4');
   await panel.getByText('Sweep: 6 runs').waitFor();
   // A share link carries the sweep: a fresh page opens with the same document and panel.
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const link = await page.getByTestId('share-link').inputValue();
   const fresh = await openPage(browser, link);
   await fresh.page.getByTestId('sweep-panel').getByText('Sweep: 6 runs').waitFor();

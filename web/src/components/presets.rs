@@ -1,5 +1,5 @@
-//! The preset picker: the engine's built-in scenarios (title and description), each loaded
-//! with its data files in one click.
+//! The preset gallery: the engine's built-in scenarios (the question each answers, and
+//! how), open at the top of the editor; one click loads one with its data files and runs it.
 
 use crate::state::Action;
 use yew::prelude::*;
@@ -11,14 +11,14 @@ pub struct PresetsProps {
     pub on_action: Callback<Action>,
 }
 
-/// A collapsible list of presets.
+/// The gallery of presets, open until folded away.
 #[function_component(Presets)]
 pub fn presets(props: &PresetsProps) -> Html {
     let presets = opal::document::presets();
     html! {
-        <details class="field-group presets" data-testid="presets">
-            <summary>{ "Presets" }</summary>
-            <p class="field-group-description">{ "Start from a built-in scenario; its data files come with it. This replaces the scenario being edited." }</p>
+        <details class="field-group presets" data-testid="presets" open=true>
+            <summary>{ "Presets: questions it answers" }</summary>
+            <p class="field-group-description">{ "One click loads a built-in scenario, with its data files, and runs it. This replaces the scenario being edited." }</p>
             <div class="preset-list">
                 { for presets.iter().map(|p| {
                     let id = p.id.to_string();

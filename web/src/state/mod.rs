@@ -552,10 +552,21 @@ impl AppState {
             self.scenario = Scenario::new(preset.json);
             self.import_report = None;
             self.notify(Level::Info, format!("Loaded preset \"{}\".", preset.title));
-            // A race preset is one click from the race: Esc returns to its document.
-            if self.has_race() && self.scenario.is_runnable() {
-                self.start_race();
+        }
+        // A preset is a question: one click shows its answer. A race preset opens the race
+        // (Esc returns to its document); the others run, in place of a run under way (its
+        // driver stops it when the running id changes, and its late reports are ignored).
+        if !self.scenario.is_runnable() {
+            return;
+        }
+        if self.has_race() {
+            self.start_race();
+        } else {
+            if self.run.is_running() {
+                self.run = RunStatus::Idle;
             }
+            self.pane = Pane::Results;
+            self.start_run();
         }
     }
 

@@ -555,3 +555,23 @@ fn a_phone_shows_the_results_first_and_run_returns_to_them() {
     s.apply(Action::Run);
     assert_eq!(s.pane, Pane::Results, "Run shows what it starts");
 }
+
+#[test]
+fn a_preset_is_one_click_from_its_answer() {
+    let mut s = state();
+    s.apply(Action::ShowPane(Pane::Scenario));
+    s.apply(Action::LoadPreset("routing_prefix_vs_round_robin".into()));
+    assert!(s.run.is_running(), "the preset runs at once");
+    assert_eq!(s.pane, Pane::Results, "a phone shows the answer");
+    // A click while a run is under way runs the new preset in its place; the old run's
+    // late result is ignored.
+    let old = running_id(&s);
+    s.apply(Action::LoadPreset("default".into()));
+    let new = running_id(&s);
+    assert!(new > old && s.run.is_running());
+    s.apply(Action::RunFailed {
+        id: old,
+        message: "late".into(),
+    });
+    assert_eq!(running_id(&s), new, "the old run's report changes nothing");
+}
