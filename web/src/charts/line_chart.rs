@@ -14,7 +14,7 @@ use super::marks::{
 };
 use super::scale::{extent, nearest_index, LinearScale};
 use super::svg::{color_class, legend, path_data, pointer_x, x_axis, y_axis, LegendItem, Plot};
-use super::ticks::{nice_domain, ticks, usable_range};
+use super::ticks::{nice_domain, ticks, usable_range, Ticks};
 
 /// Palette slot of the grey used for legend entries that name a run rather than a series.
 const NEUTRAL: usize = 7;
@@ -87,6 +87,8 @@ struct Layout {
     plot: Plot,
     x: LinearScale,
     y: LinearScale,
+    /// The y axis's ticks (the plot's left margin fits their labels).
+    y_ticks: Ticks,
     /// Per run (current, pinned), per series: SVG path data.
     paths: Vec<Vec<String>>,
     summary: String,
@@ -213,15 +215,13 @@ pub fn line_chart(props: &LineChartProps) -> Html {
         layout.x.domain().1,
         (plot.width() / 90.0) as usize,
     );
-    let yd = layout.y.domain();
-    let yt = ticks(yd.0, yd.1, 5);
     let view_box = format!("0 0 {} {}", width, props.height);
     html! {
         <figure class="chart">
             <div class="chart-body">
                 <svg ref={svg.clone()} class="chart-svg" viewBox={view_box} role="img" aria-label={layout.summary.clone()}
                     {onmousemove} {onmouseleave}>
-                    { y_axis(&plot, &layout.y, &yt, props.y_unit) }
+                    { y_axis(&plot, &layout.y, &layout.y_ticks, props.y_unit) }
                     { x_axis(&plot, &layout.x, &xt, props.x_unit, &props.x_label) }
                     { bands(&props.bands, &layout.x, &plot) }
                     { for layout.paths.iter().enumerate().flat_map(|(r, paths)| paths.iter().enumerate().map(move |(i, d)| html! {
@@ -294,7 +294,8 @@ fn layout(
     // Counts and rates read best against zero; only a series that goes negative moves the floor.
     let (y_lo, y_hi) = usable_range(y_lo.min(0.0), y_hi);
     let (y_lo, y_hi) = nice_domain(y_lo, y_hi, 5);
-    plot.fit_y_labels(&ticks(y_lo, y_hi, 5), y_unit);
+    let y_ticks = ticks(y_lo, y_hi, 5);
+    plot.fit_y_labels(&y_ticks, y_unit);
     let x = LinearScale::new((x_lo, x_hi), (plot.x0, plot.x1));
     let y = LinearScale::new((y_lo, y_hi), (plot.y1, plot.y0));
     let columns = plot.width() as usize;
@@ -317,6 +318,7 @@ fn layout(
         plot,
         x,
         y,
+        y_ticks,
         paths,
         summary: summary(title, &runs, (x_lo, x_hi), (x_unit, y_unit)),
     }

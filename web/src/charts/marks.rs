@@ -117,8 +117,8 @@ pub fn mark_legend(entries: &[&(MarkStyle, AttrValue)], plot: &Plot) -> Html {
     let mut at = plot.x0;
     let items = entries.iter().map(|(style, label)| {
         let x = at;
-        // As the series' legend: about 7.1 px per character, plus the swatch.
-        at += 30.0 + 7.1 * label.chars().count() as f64;
+        // As the series' legend: the label, plus the swatch.
+        at += 30.0 + super::svg::CHAR_PX * label.chars().count() as f64;
         html! {
             <g class={classes!("chart-point-mark", style.class())}>
                 { shape(*style, x + 9.0, y) }

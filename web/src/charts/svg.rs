@@ -25,6 +25,10 @@ pub const MARGIN: Margin = Margin {
     left: 64.0,
 };
 
+/// About a character's width at the charts' 12 px font, px: what legends and axis
+/// labels are laid out by.
+pub const CHAR_PX: f64 = 7.1;
+
 /// Space reserved on each side of the plot area, in px.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Margin {
@@ -68,15 +72,15 @@ impl Plot {
         self.x1 - self.x0
     }
 
-    /// Widens the left margin until the y axis's labels for `ticks` fit (about 6.8 px a
-    /// character at the chart's 12 px font, and the gap to the axis).
+    /// Widens the left margin until the y axis's labels for `ticks` fit ([`CHAR_PX`] a
+    /// character, and the gap to the axis).
     pub fn fit_y_labels(&mut self, ticks: &Ticks, unit: Unit) {
         let longest = tick_labels(&ticks.values, ticks.step, unit)
             .iter()
             .map(|l| l.chars().count())
             .max()
             .unwrap_or(0);
-        let need = 6.8 * longest as f64 + 12.0;
+        let need = CHAR_PX * longest as f64 + 12.0;
         self.x0 = self.x0.max(need).min(self.x1 - 1.0);
     }
 }
@@ -167,8 +171,8 @@ pub fn legend(items: &[LegendItem], plot: &Plot) -> Html {
     let mut x = plot.x0;
     let entries = items.iter().map(|item| {
         let at = x;
-        // About 7.1 px per character at the chart's 12px font, plus the swatch.
-        x += 30.0 + 7.1 * item.label.chars().count() as f64;
+        // The label, plus the swatch.
+        x += 30.0 + CHAR_PX * item.label.chars().count() as f64;
         let dash = item.dashed.then_some("5 3");
         html! {
             <g class={classes!("chart-legend-item", color_class(item.color))}>
@@ -216,10 +220,10 @@ mod tests {
     #[test]
     fn the_left_margin_widens_for_long_y_labels() {
         use crate::charts::ticks::ticks;
-        // "3500 tok/s" is 10 characters: 6.8 · 10 + 12 = 80 px, past the 64 px margin.
+        // "3500 tok/s" is 10 characters: 7.1 · 10 + 12 = 83 px, past the 64 px margin.
         let mut p = Plot::new(454, 260);
         p.fit_y_labels(&ticks(0.0, 3500.0, 5), Unit::TokPerSec);
-        assert_eq!(p.x0, 80.0);
+        assert_eq!(p.x0, 83.0);
         // Short labels ("25") keep the margin; a chart too narrow never inverts.
         let mut p = Plot::new(454, 260);
         p.fit_y_labels(&ticks(0.0, 25.0, 5), Unit::Count);

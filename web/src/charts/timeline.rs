@@ -99,9 +99,10 @@ impl Scene {
     fn load(&mut self, data: &RequestPhases, labels: &Rc<[String]>, height: f64) {
         if !Rc::ptr_eq(&self.labels, labels) {
             self.labels = labels.clone();
-            // About 6.8 px per character at 12 px; the gutter fits the longest label.
+            // The gutter fits the longest label (drawn at the charts' 12 px).
             let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            self.gutter = (longest as f64 * 6.8 + 10.0).clamp(GUTTER_W, GUTTER_MAX_W);
+            self.gutter =
+                (longest as f64 * super::svg::CHAR_PX + 10.0).clamp(GUTTER_W, GUTTER_MAX_W);
         }
         if self.gutter == 0.0 {
             self.gutter = GUTTER_W;

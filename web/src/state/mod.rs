@@ -483,11 +483,12 @@ impl AppState {
     fn reproduce_original(&mut self) {
         let all = serde_json::to_value(opal::scenario::OpalCompatConfig::all())
             .expect("plain data serializes");
-        if self.scenario.document.is_none() {
-            // set_field says why nothing changed: the JSON has an error.
-            return self.set_field("opal_compat", all);
-        }
+        // Without a document (the JSON has an error) set_field says why nothing changed.
+        let editable = self.scenario.document.is_some();
         self.set_field("opal_compat", all);
+        if !editable {
+            return;
+        }
         if let Some(report) = &mut self.import_report {
             let (source, old) = &**report;
             let mut new = old.clone();
@@ -562,7 +563,9 @@ impl AppState {
         if self.has_race() {
             self.start_race();
         } else {
-            if self.run.is_running() {
+            // Superseded only when the new run can start (a field showing an invalid value
+            // holds it back, and start_run says so).
+            if self.run.is_running() && self.held_by_drafts("running").is_none() {
                 self.run = RunStatus::Idle;
             }
             self.pane = Pane::Results;
