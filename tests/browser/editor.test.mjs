@@ -78,7 +78,8 @@ test('stages are added, retyped, reordered and removed through the JSON document
 test('the preset gallery is open, and one click loads a preset, says so and runs it', async () => {
   const { page, errors } = await ready();
   // The gallery of questions is the editor's first section, open.
-  assert.ok(await page.getByTestId('presets').evaluate((d) => d.open));
+  const fold = page.getByTestId('presets').getByRole('button', { name: 'Presets: questions it answers' });
+  assert.equal(await fold.getAttribute('aria-expanded'), 'true');
   await page.getByTestId('presets').screenshot({ path: `${artifacts}/editor-presets.png` });
   await page.locator('[data-preset="routing_prefix_vs_round_robin"]').click();
   await page.getByTestId('notices').getByText('Loaded preset "Routing: round robin vs prefix-aware on shared prompts".').waitFor();

@@ -3,6 +3,7 @@
 //! unlike vLLM, so that the figures will differ, with a button that turns on the
 //! `opal_compat` switches that reproduce the original. Dismissable.
 
+use crate::components::disclosure::Disclosure;
 use opal::document::ImportReport;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -30,8 +31,7 @@ pub fn import_report_panel(props: &ImportReportProps) -> Html {
                 <h3>{ format!("Imported {source} (original Opal format): {} keys mapped, {} ignored", report.mapped.len(), report.ignored.len()) }</h3>
                 <button type="button" onclick={close} aria-label="Dismiss the import report">{ "Dismiss" }</button>
             </header>
-            <details open=true>
-                <summary>{ "Mapped" }</summary>
+            <Disclosure title="Mapped">
                 <table>
                     <thead><tr><th>{ "Opal key" }</th><th>{ "Scenario field" }</th><th>{ "Note" }</th></tr></thead>
                     <tbody>
@@ -41,10 +41,9 @@ pub fn import_report_panel(props: &ImportReportProps) -> Html {
                         }) }
                     </tbody>
                 </table>
-            </details>
+            </Disclosure>
             if !report.ignored.is_empty() {
-                <details open=true>
-                    <summary>{ "Ignored" }</summary>
+                <Disclosure title="Ignored">
                     <table>
                         <thead><tr><th>{ "Opal key" }</th><th>{ "Why" }</th></tr></thead>
                         <tbody>
@@ -53,28 +52,26 @@ pub fn import_report_panel(props: &ImportReportProps) -> Html {
                             }) }
                         </tbody>
                     </table>
-                </details>
+                </Disclosure>
             }
             if report.compat {
                 <p data-testid="import-compat">{ "opal_compat is on: runs follow the original's prompts, batching and delays where they depart from vLLM, and give its figures." }</p>
             } else if !report.behaviours.is_empty() {
-                <details open=true data-testid="import-behaviours">
-                    <summary>{ "Why the figures will differ from the original's" }</summary>
+                <Disclosure title="Why the figures will differ from the original's" testid="import-behaviours">
                     <ul>
                         { for report.behaviours.iter().map(|d| html! { <li>{ d }</li> }) }
                     </ul>
                     <button type="button" onclick={reproduce} data-testid="reproduce-original">
                         { "Run as the original does (turn on every opal_compat switch)" }
                     </button>
-                </details>
+                </Disclosure>
             }
             if !report.differs.is_empty() {
-                <details open=true data-testid="import-differs">
-                    <summary>{ "Unlike the original, whatever opal_compat says" }</summary>
+                <Disclosure title="Unlike the original, whatever opal_compat says" testid="import-differs">
                     <ul>
                         { for report.differs.iter().map(|d| html! { <li>{ d }</li> }) }
                     </ul>
-                </details>
+                </Disclosure>
             }
         </section>
     }

@@ -2,6 +2,7 @@
 //! column and a button that puts the caret there. What was typed is never replaced.
 
 use crate::state::ParseError;
+use gloo_timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -32,13 +33,55 @@ pub fn caret_offset(text: &str, line: usize, column: usize) -> u32 {
 }
 
 /// The JSON editor.
+///
+/// The textarea is left to the browser between edits: a multi-line insertion (a paste
+/// through automation, an input method) fires an input event per line, and parsing and
+/// checking the whole document at each made such an edit quadratic. Every input event only
+/// marks the text dirty; it is read and sent once the browser's task ends, or at once when
+/// the textarea loses focus, so a Run or Share clicked next sees what was typed.
 #[function_component(JsonView)]
 pub fn json_view(props: &JsonViewProps) -> Html {
     let area_ref = use_node_ref();
-    let oninput = props.on_edit.reform(|e: InputEvent| {
-        let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-        area.value()
-    });
+    // The text this editor last showed or sent; an edit back to it is no edit.
+    let shown = use_mut_ref(|| Rc::<str>::from(""));
+    let pending = use_mut_ref(|| None::<Timeout>);
+    {
+        let (area_ref, shown) = (area_ref.clone(), shown.clone());
+        use_effect_with(props.text.clone(), move |text| {
+            if let Some(area) = area_ref.cast::<web_sys::HtmlTextAreaElement>() {
+                if *shown.borrow() != *text {
+                    area.set_value(text);
+                }
+            }
+            *shown.borrow_mut() = text.clone();
+        });
+    }
+    let flush = {
+        let (area_ref, shown, pending) = (area_ref.clone(), shown.clone(), pending.clone());
+        let on_edit = props.on_edit.clone();
+        Rc::new(move || {
+            pending.borrow_mut().take();
+            let Some(area) = area_ref.cast::<web_sys::HtmlTextAreaElement>() else {
+                return;
+            };
+            let text = area.value();
+            if *shown.borrow().as_ref() != *text {
+                *shown.borrow_mut() = Rc::from(text.as_str());
+                on_edit.emit(text);
+            }
+        })
+    };
+    let oninput = {
+        let (flush, pending) = (flush.clone(), pending.clone());
+        Callback::from(move |_: InputEvent| {
+            let mut pending = pending.borrow_mut();
+            if pending.is_none() {
+                let flush = flush.clone();
+                *pending = Some(Timeout::new(0, move || flush()));
+            }
+        })
+    };
+    let onblur = Callback::from(move |_: FocusEvent| flush());
     let go_to_error = {
         let area_ref = area_ref.clone();
         let text = props.text.clone();
@@ -62,7 +105,7 @@ pub fn json_view(props: &JsonViewProps) -> Html {
         <div class="json-view">
             <label for="scenario-json">{ "Scenario JSON" }</label>
             <textarea id="scenario-json" class="scenario-json" spellcheck="false" ref={area_ref}
-                value={props.text.to_string()} {oninput}
+                {oninput} {onblur}
                 aria-invalid={if invalid { "true" } else { "false" }}
                 aria-describedby={invalid.then_some("json-error")} />
             if let Some(e) = &props.parse_error {

@@ -1,6 +1,7 @@
 //! The app's pieces, each a function component with its own props.
 
 pub mod deployment_panel;
+pub mod disclosure;
 pub mod form;
 pub mod header;
 pub mod help;

@@ -1,6 +1,7 @@
 //! The preset gallery: the engine's built-in scenarios (the question each answers, and
 //! how), open at the top of the editor; one click loads one with its data files and runs it.
 
+use crate::components::disclosure::Disclosure;
 use crate::state::Action;
 use yew::prelude::*;
 
@@ -16,8 +17,7 @@ pub struct PresetsProps {
 pub fn presets(props: &PresetsProps) -> Html {
     let presets = opal::document::presets();
     html! {
-        <details class="field-group presets" data-testid="presets" open=true>
-            <summary>{ "Presets: questions it answers" }</summary>
+        <Disclosure class={classes!("field-group", "presets")} testid="presets" title="Presets: questions it answers">
             <p class="field-group-description">{ "One click loads a built-in scenario, with its data files, and runs it. This replaces the scenario being edited." }</p>
             <div class="preset-list">
                 { for presets.iter().map(|p| {
@@ -31,6 +31,6 @@ pub fn presets(props: &PresetsProps) -> Html {
                     }
                 }) }
             </div>
-        </details>
+        </Disclosure>
     }
 }

@@ -1,6 +1,7 @@
 //! The editor's race section: the entrants (label and merge patch each), quick entrants per
 //! routing policy, and Start race.
 
+use crate::components::disclosure::Disclosure;
 use crate::components::scenario_form::edit::{policy_default, POLICIES};
 use crate::state::{Action, Level, Scenario};
 use opal::race::MAX_ENTRANTS;
@@ -125,8 +126,7 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
     };
 
     html! {
-        <details class="field-group race-panel" data-testid="race-panel" open={has_race}>
-            <summary>{ "Race" }</summary>
+        <Disclosure class={classes!("field-group", "race-panel")} testid="race-panel" title="Race" open={has_race}>
             <p class="field-group-description">
                 { "Race 2 to 4 variants of this scenario on the same arrivals, played back side by side. \
                    Each entrant is a label and a JSON merge patch over the scenario (null removes a field)." }
@@ -204,7 +204,7 @@ pub fn race_panel(props: &RacePanelProps) -> Html {
                     </button>
                 </div>
             }
-        </details>
+        </Disclosure>
     }
 }
 

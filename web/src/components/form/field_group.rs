@@ -1,5 +1,7 @@
-//! A collapsible, titled section of fields (`<details>`: Enter/Space on the title toggles it).
+//! A collapsible, titled section of fields (a [`Disclosure`]: Enter or Space on its title
+//! folds it).
 
+use crate::components::disclosure::Disclosure;
 use yew::prelude::*;
 
 /// Props of [`FieldGroup`].
@@ -25,8 +27,7 @@ pub struct FieldGroupProps {
 #[function_component(FieldGroup)]
 pub fn field_group(props: &FieldGroupProps) -> Html {
     html! {
-        <details class="field-group" open={props.open}>
-            <summary>{ &props.title }</summary>
+        <Disclosure class="field-group" title={props.title.clone()} open={props.open}>
             if let Some(d) = &props.description {
                 <p class="field-group-description">{ d }</p>
             }
@@ -34,6 +35,6 @@ pub fn field_group(props: &FieldGroupProps) -> Html {
                 <legend class="visually-hidden">{ &props.title }</legend>
                 { props.children.clone() }
             </fieldset>
-        </details>
+        </Disclosure>
     }
 }
