@@ -130,7 +130,7 @@ test('the sweep form writes the sweep section, shows its problems by field, and 
   await page.getByRole('heading', { name: 'Opal' }).waitFor();
   const doc = () => editor(page).inputValue().then(JSON.parse);
   const section = page.locator('.scenario-form > .field-group').last();
-  await section.locator('summary').first().click();
+  await section.locator('.disclosure-title').first().click();
   await section.getByTestId('add-sweep').click();
   assert.deepEqual((await doc()).sweep, {
     vary: [{ path: 'workload.stages[0].request_rate', from: 5, to: 60, steps: 12 }] });

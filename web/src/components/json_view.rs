@@ -32,13 +32,20 @@ pub fn caret_offset(text: &str, line: usize, column: usize) -> u32 {
     text[..byte].encode_utf16().count() as u32
 }
 
+/// Characters past which the text is read only once typing pauses: checking a document
+/// this long takes a good part of a frame, and the browser's own edit of it about as long.
+const LONG_TEXT: u32 = 100_000;
+/// How long typing must pause before a long text is read.
+const LONG_TEXT_PAUSE_MS: u32 = 300;
+
 /// The JSON editor.
 ///
 /// The textarea is left to the browser between edits: a multi-line insertion (a paste
 /// through automation, an input method) fires an input event per line, and parsing and
 /// checking the whole document at each made such an edit quadratic. Every input event only
-/// marks the text dirty; it is read and sent once the browser's task ends, or at once when
-/// the textarea loses focus, so a Run or Share clicked next sees what was typed.
+/// marks the text dirty; it is read and sent once the browser's task ends (a long text once
+/// typing pauses), or at once when the textarea loses focus, so a Run or Share clicked next
+/// sees what was typed.
 #[function_component(JsonView)]
 pub fn json_view(props: &JsonViewProps) -> Html {
     let area_ref = use_node_ref();
@@ -72,12 +79,16 @@ pub fn json_view(props: &JsonViewProps) -> Html {
         })
     };
     let oninput = {
-        let (flush, pending) = (flush.clone(), pending.clone());
+        let (flush, pending, area_ref) = (flush.clone(), pending.clone(), area_ref.clone());
         Callback::from(move |_: InputEvent| {
+            let long = area_ref
+                .cast::<web_sys::HtmlTextAreaElement>()
+                .is_some_and(|a| a.text_length() > LONG_TEXT);
             let mut pending = pending.borrow_mut();
-            if pending.is_none() {
+            if long || pending.is_none() {
                 let flush = flush.clone();
-                *pending = Some(Timeout::new(0, move || flush()));
+                let wait = if long { LONG_TEXT_PAUSE_MS } else { 0 };
+                *pending = Some(Timeout::new(wait, move || flush()));
             }
         })
     };

@@ -141,7 +141,17 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let state = use_reducer(SweepState::default);
     let handle = use_mut_ref(|| None::<SweepHandle>);
     let text = props.scenario.text.clone();
-    let shape = use_memo(text.clone(), |t| shape(t));
+    // Reading the scenario whole is the costly part of an edit of a long document: only
+    // one the engine accepts and that has a sweep is read here.
+    let has_sweep = props.scenario.is_runnable()
+        && props
+            .scenario
+            .document
+            .as_ref()
+            .is_some_and(|d| d.get("sweep").is_some());
+    let shape = use_memo((text.clone(), has_sweep), |(t, has)| {
+        has.then(|| shape(t)).flatten()
+    });
     let Some(shape) = &*shape else {
         return html! {};
     };

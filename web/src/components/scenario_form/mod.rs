@@ -36,7 +36,7 @@ pub struct ScenarioFormProps {
 }
 
 /// What every section needs: the document, its problems, and a way to change it.
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct FormCtx {
     /// The parsed document (an empty object while the JSON does not parse).
     pub doc: Rc<Value>,
@@ -48,6 +48,19 @@ pub struct FormCtx {
     pub on_action: Callback<Action>,
     /// The JSON does not parse: fields are read-only.
     pub disabled: bool,
+}
+
+/// Contexts are equal when they hold the same document, not an equal one: every section and
+/// stage card compares its context on each render, and comparing contents walked the whole
+/// document each time (seconds a keystroke with thousands of stages).
+impl PartialEq for FormCtx {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.doc, &other.doc)
+            && self.scenario == other.scenario
+            && Rc::ptr_eq(&self.data_files, &other.data_files)
+            && self.on_action == other.on_action
+            && self.disabled == other.disabled
+    }
 }
 
 /// A DOM id for the field at `path`: `workload.stages[1].type` → `workload-stages-1-type`.
