@@ -1,11 +1,12 @@
-//! Runs a scenario's sweep on the Web Worker pool ([`crate::worker`]): every point's first
-//! run is submitted at once (the pool runs one per core, the rest wait in order), and a
+//! Runs a scenario's sweep on the Web Worker pool ([`crate::worker`]): points are begun in
+//! order, two per worker at a time (the pool runs one per core, the next waits), and a
 //! search's probes follow one another, each in a worker. The page only steps the searches
 //! and reads each run's figures ([`PointRun`], the engine's own loop of
 //! [`SweepPlan::run_point`]), so a point's numbers are the CLI's, bit for bit: the worker
 //! reads the same scenario text and sends its results back as exact bytes.
 
 use crate::run_driver::describe_problems;
+use crate::worker::runner::{now_ms, queue_task};
 use crate::worker::{self, RunEvent, RunTicket};
 use opal::scenario::ScenarioData;
 use opal::sweep::{PointRun, PointStep, SweepPlan, SweepPoint};
@@ -13,19 +14,28 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use yew::Callback;
 
-/// How often a running sweep reports, ms. Reported at every point, a sweep of a thousand
-/// short runs redrew its thousand-row table a thousand times, and the workers waited on the
-/// page's thread between runs.
+/// How often a running sweep reports, ms, at most. Reported at every point, a sweep of a
+/// thousand short runs redrew its thousand-row table a thousand times, and the workers
+/// waited on the page's thread between runs.
 pub const REPORT_EVERY_MS: u32 = 100;
+/// Points begun at a time, per worker: one running and one waiting to, so that a worker
+/// that finishes finds its next run at once. Begun all at once, the points of a
+/// 10,000-point sweep held the page's thread for 2 s before the first run started.
+const IN_FLIGHT_PER_WORKER: usize = 2;
+/// A report waits at least this many times as long as the last one took to draw, so the
+/// page's thread stays mostly free to hand the workers their next runs however long the
+/// sweep's table and curves grow.
+const REPORT_GAP_PER_DRAW: f64 = 3.0;
 
 /// What a running sweep reports.
 #[derive(Clone)]
 pub struct SweepCallbacks {
     /// Points finished since the last call (in any order), at most every
-    /// [`REPORT_EVERY_MS`]: the panel redraws its table and curves at each call.
+    /// [`REPORT_EVERY_MS`], and less often while drawing them takes long: the panel redraws
+    /// its table and curves at each call.
     pub on_points: Callback<Vec<SweepPoint>>,
-    /// Points done so far, counting the running runs' fractions (0 to the point count), at
-    /// most every [`REPORT_EVERY_MS`].
+    /// Points done so far, counting the running runs' fractions (0 to the point count), with
+    /// the points.
     pub on_progress: Callback<f64>,
     /// The sweep is over: an error message when it could not start, else `None`.
     pub on_end: Callback<Option<String>>,
@@ -70,10 +80,14 @@ struct Sweep {
     // compiled once per key and value type.
     /// Points in progress, by index.
     points: Vec<Option<PointRun>>,
+    /// The first point not begun yet.
+    next_point: usize,
     /// Points finished and not reported yet.
     unreported: Vec<SweepPoint>,
     /// The next report, once one is due.
     report_due: Option<gloo_timers::callback::Timeout>,
+    /// How long the last report took, drawing included, ms.
+    report_cost_ms: f64,
     /// Each point's run in the pool.
     tickets: Vec<Option<RunTicket>>,
     /// How far each running run has got, 0 to 1.
@@ -96,23 +110,23 @@ pub fn start(text: &str, files: Vec<(String, String)>, callbacks: SweepCallbacks
             return SweepHandle { sweep: None };
         }
     };
-    let points: Vec<Option<PointRun>> =
-        (0..plan.len()).map(|i| Some(plan.begin_point(i))).collect();
-    let n = points.len();
+    let n = plan.len();
     let sweep = Rc::new(RefCell::new(Sweep {
         plan,
         files,
         callbacks,
-        points,
+        points: (0..n).map(|_| None).collect(),
+        next_point: 0,
         unreported: Vec::new(),
         report_due: None,
+        report_cost_ms: 0.0,
         tickets: (0..n).map(|_| None).collect(),
         fractions: vec![None; n],
         finished: 0,
         over: false,
     }));
-    for i in 0..n {
-        step(&sweep, i);
+    for _ in 0..n.min(IN_FLIGHT_PER_WORKER * worker::capacity()) {
+        begin_next(&sweep);
     }
     SweepHandle { sweep: Some(sweep) }
 }
@@ -122,6 +136,22 @@ fn set<T>(slots: &mut [Option<T>], i: usize, value: Option<T>) {
     if let Some(slot) = slots.get_mut(i) {
         *slot = value;
     }
+}
+
+/// Begins the first point not begun yet, if the sweep goes on and has one.
+fn begin_next(sweep: &Rc<RefCell<Sweep>>) {
+    let i = {
+        let mut s = sweep.borrow_mut();
+        let i = s.next_point;
+        if s.over || i >= s.plan.len() {
+            return;
+        }
+        s.next_point += 1;
+        let point = s.plan.begin_point(i);
+        set(&mut s.points, i, Some(point));
+        i
+    };
+    step(sweep, i);
 }
 
 /// Moves point `i` on: submits its next run, or reports it finished.
@@ -160,6 +190,14 @@ fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
                 on_end.emit(None);
             } else {
                 report_soon(sweep);
+                // In a task of its own: a point can end at once (its run refused), and
+                // beginning the next one here would recurse through every point.
+                let weak = Rc::downgrade(sweep);
+                queue_task(move || {
+                    if let Some(sweep) = weak.upgrade() {
+                        begin_next(&sweep);
+                    }
+                });
             }
         }
     }
@@ -167,6 +205,7 @@ fn step(sweep: &Rc<RefCell<Sweep>>, i: usize) {
 
 /// Reports the points finished since the last report, and the progress.
 fn report(sweep: &Rc<RefCell<Sweep>>) {
+    let started = now_ms();
     let mut s = sweep.borrow_mut();
     s.report_due = None;
     let points = std::mem::take(&mut s.unreported);
@@ -177,17 +216,26 @@ fn report(sweep: &Rc<RefCell<Sweep>>) {
         callbacks.on_points.emit(points);
     }
     callbacks.on_progress.emit(done);
+    // The panel draws in this task's microtasks: the next task sees what it cost.
+    let weak = Rc::downgrade(sweep);
+    queue_task(move || {
+        if let Some(sweep) = weak.upgrade() {
+            sweep.borrow_mut().report_cost_ms = now_ms() - started;
+        }
+    });
 }
 
-/// Makes sure a report comes within [`REPORT_EVERY_MS`].
+/// Makes sure a report comes: after [`REPORT_EVERY_MS`], or [`REPORT_GAP_PER_DRAW`] times
+/// what the last one took if longer.
 fn report_soon(sweep: &Rc<RefCell<Sweep>>) {
     let mut s = sweep.borrow_mut();
     if s.report_due.is_some() {
         return;
     }
     let weak = Rc::downgrade(sweep);
+    let gap = f64::from(REPORT_EVERY_MS).max(REPORT_GAP_PER_DRAW * s.report_cost_ms);
     s.report_due = Some(gloo_timers::callback::Timeout::new(
-        REPORT_EVERY_MS,
+        gap.min(f64::from(u32::MAX)) as u32,
         move || {
             if let Some(sweep) = weak.upgrade() {
                 report(&sweep);

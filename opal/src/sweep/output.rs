@@ -184,7 +184,8 @@ impl SweepResults {
             .collect()
     }
 
-    fn columns(&self) -> Vec<String> {
+    /// The table's header: the point, its axes, then the figures.
+    pub fn columns(&self) -> Vec<String> {
         let mut c = vec!["point".to_string()];
         c.extend(self.header.axes.iter().cloned());
         c.extend(self.search_column().map(String::from));
@@ -210,7 +211,8 @@ impl SweepResults {
         c
     }
 
-    fn cells(&self, p: &SweepPoint, digits: usize) -> Vec<String> {
+    /// Point `p`'s row of the table (`digits` decimals), under [`Self::columns`].
+    pub fn cells(&self, p: &SweepPoint, digits: usize) -> Vec<String> {
         let num = |x: f64| {
             if x.is_nan() {
                 String::new()

@@ -96,15 +96,49 @@ fn shape(style: MarkStyle, cx: f64, cy: f64) -> Html {
     }
 }
 
-/// The marks, each with its note as a tooltip.
+/// Marks closer than this, in px both ways, to one of the same style already drawn are left
+/// out: the chart could not show them apart, and a sweep of thousands of short points marks
+/// most of them (drawn whole, each progress report redrew thousands of marks).
+const MARK_CELL_PX: f64 = 3.0;
+/// The most cells a mark's position is counted in, each way.
+const MARK_CELLS: usize = 1024;
+
+/// The marks to draw and where (px): one per few pixels of each style, the first of those
+/// that would land on the same spot.
+fn thinned<'a>(
+    marks: &'a [PointMark],
+    x: &LinearScale,
+    y: &LinearScale,
+) -> Vec<(&'a PointMark, f64, f64)> {
+    let cell = |px: f64| (px / MARK_CELL_PX).clamp(0.0, (MARK_CELLS - 1) as f64) as usize;
+    let placed: Vec<(&PointMark, f64, f64)> = marks
+        .iter()
+        .filter(|m| m.x.is_finite() && m.y.is_finite())
+        .map(|m| (m, x.map(m.x), y.map(m.y)))
+        .collect();
+    let (cols, rows) = placed.iter().fold((0, 0), |(c, r), &(_, px, py)| {
+        (c.max(cell(px) + 1), r.max(cell(py) + 1))
+    });
+    let mut taken = vec![false; 2 * cols * rows];
+    placed
+        .into_iter()
+        .filter(|&(m, px, py)| {
+            let style = usize::from(m.style == MarkStyle::Unsure);
+            let at = (style * cols + cell(px)) * rows + cell(py);
+            !std::mem::replace(&mut taken[at], true)
+        })
+        .collect()
+}
+
+/// The marks, each with its note as a tooltip; one per few pixels of each style.
 pub fn point_marks(marks: &[PointMark], x: &LinearScale, y: &LinearScale) -> Html {
-    let drawn = marks.iter().filter(|m| m.x.is_finite() && m.y.is_finite());
+    let drawn = thinned(marks, x, y);
     html! {
         <g class="chart-point-marks">
-            { for drawn.map(|m| html! {
+            { for drawn.into_iter().map(|(m, px, py)| html! {
                 <g class={classes!("chart-point-mark", m.style.class())} data-testid="chart-point-mark">
                     <title>{ m.note.clone() }</title>
-                    { shape(m.style, x.map(m.x), y.map(m.y)) }
+                    { shape(m.style, px, py) }
                 </g>
             }) }
         </g>
@@ -193,5 +227,37 @@ mod tests {
         // Another series at the same x, or the same series elsewhere, has no note.
         assert_eq!(note_at(&marks, 0, 20.0), None);
         assert_eq!(note_at(&marks, 1, 10.0), None);
+    }
+
+    #[test]
+    fn marks_on_the_same_spot_are_drawn_once_per_style() {
+        // 0..1000 over 0..100 px: ten points to a pixel.
+        let x = LinearScale::new((0.0, 1000.0), (0.0, 100.0));
+        let y = LinearScale::new((0.0, 1.0), (100.0, 0.0));
+        let at = |x: f64, style| mark(0, x, style, "n");
+        let marks = [
+            at(0.0, MarkStyle::Unsure),
+            at(10.0, MarkStyle::Unsure), // 1 px on: the same 3 px cell, left out
+            at(10.0, MarkStyle::Warning), // the other style: drawn
+            at(500.0, MarkStyle::Unsure), // 50 px on: drawn
+            at(f64::NAN, MarkStyle::Unsure),
+        ];
+        let drawn: Vec<(f64, MarkStyle)> = thinned(&marks, &x, &y)
+            .iter()
+            .map(|(m, _, _)| (m.x, m.style))
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                (0.0, MarkStyle::Unsure),
+                (10.0, MarkStyle::Warning),
+                (500.0, MarkStyle::Unsure)
+            ]
+        );
+        // Ten thousand marks along a line are drawn at most once per cell: 34 cells wide.
+        let many: Vec<PointMark> = (0..10_000)
+            .map(|i| at(f64::from(i) / 10.0, MarkStyle::Unsure))
+            .collect();
+        assert_eq!(thinned(&many, &x, &y).len(), 34);
     }
 }

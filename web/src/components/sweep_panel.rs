@@ -8,7 +8,7 @@
 //! share link or a run, and nothing else reads it.
 
 use crate::components::sweep_curves::{knees, Bounds, SweepCurves};
-use crate::components::sweep_table::sweep_table;
+use crate::components::sweep_table::SweepTable;
 use crate::files;
 use crate::state::Scenario;
 use crate::sweep_driver::{self, SweepCallbacks, SweepHandle};
@@ -240,7 +240,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 axis={shape.x_label.clone()} axis_values={shape.x.clone()}
                 curves={shape.curves} bounds={shape.bounds} has_slo={shape.has_slo} />
             { knee_list(shape, &results) }
-            { sweep_table(&results) }
+            <SweepTable {results} />
         </section>
     }
 }

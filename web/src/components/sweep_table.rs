@@ -6,34 +6,58 @@ use crate::components::sweep_curves::point_caveat;
 use opal::sweep::SweepResults;
 use yew::prelude::*;
 
-/// One row of the table: its cells, and why its verdict has a caveat (its tooltip).
+/// Rows drawn at first, and drawn more at a time: a sweep may have thousands of points, and
+/// the page laid out its whole table again at each report while it ran.
+const ROWS_SHOWN: usize = 100;
+
+/// One row of the table: its point, its cells, and why its verdict has a caveat (its
+/// tooltip).
 #[derive(Debug, PartialEq)]
 pub struct Row {
+    /// The point's index in the sweep.
+    pub index: usize,
     /// The cells, in the header's order.
     pub cells: Vec<String>,
     /// The caveat's note, when the point is overloaded or too short to judge.
     pub note: Option<String>,
 }
 
-/// The header and one row per point.
-pub fn rows(r: &SweepResults) -> (Vec<String>, Vec<Row>) {
-    let mut table = r.table(2);
-    let head = table.remove(0);
-    let body = table
-        .into_iter()
-        .zip(&r.points)
-        .map(|(cells, p)| Row {
-            cells,
+/// The header and one row for each of the first `n` points.
+pub fn rows(r: &SweepResults, n: usize) -> (Vec<String>, Vec<Row>) {
+    let body = r
+        .points
+        .iter()
+        .take(n)
+        .map(|p| Row {
+            index: p.index,
+            cells: r.cells(p, 2),
             note: p.metrics.as_ref().and_then(point_caveat).map(|c| c.1),
         })
         .collect();
-    (head, body)
+    (r.columns(), body)
 }
 
-/// The table, scrolling on its own when wider than the results column.
-pub fn sweep_table(r: &SweepResults) -> Html {
-    let (head, body) = rows(r);
+/// Props of [`SweepTable`].
+#[derive(Properties, PartialEq)]
+pub struct SweepTableProps {
+    /// The points so far.
+    pub results: SweepResults,
+}
+
+/// The table (the engine's, as the CLI prints it), scrolling on its own when wider than
+/// the results column; the first [`ROWS_SHOWN`] rows until more are asked for.
+#[function_component(SweepTable)]
+pub fn sweep_table(props: &SweepTableProps) -> Html {
+    let shown = use_state(|| ROWS_SHOWN);
+    let n = props.results.points.len();
+    let drawn = n.min(*shown);
+    let (head, body) = rows(&props.results, drawn);
+    let show_more = {
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(drawn + ROWS_SHOWN))
+    };
     html! {
+        <>
         // A column per figure is wider than the results column: it scrolls on its own
         // instead of widening the page.
         <div class="table-scroll" tabindex="0">
@@ -42,13 +66,20 @@ pub fn sweep_table(r: &SweepResults) -> Html {
                 <tbody>{ for body.into_iter().map(|row| {
                     let class = row.note.is_some().then_some("caveat");
                     html! {
-                        <tr {class} title={row.note}>
+                        <tr key={row.index} {class} title={row.note}>
                             { for row.cells.into_iter().map(|c| html! { <td>{ c }</td> }) }
                         </tr>
                     }
                 }) }</tbody>
             </table>
         </div>
+        if drawn < n {
+            <p class="note" data-testid="sweep-rows-hidden">
+                { format!("Rows {} to {n} are not drawn here (Sweep CSV has them all once the sweep ends). ", drawn + 1) }
+                <button type="button" onclick={show_more}>{ format!("Show {} more", ROWS_SHOWN.min(n - drawn)) }</button>
+            </p>
+        }
+        </>
     }
 }
 
@@ -78,7 +109,7 @@ mod tests {
 
     /// Each row's (measured, load, SLO met) cells and whether it has a note.
     fn columns(r: &SweepResults) -> Vec<(String, String, String, bool)> {
-        let (head, body) = rows(r);
+        let (head, body) = rows(r, usize::MAX);
         let at = |name: &str| head.iter().position(|h| h == name).unwrap();
         let (measured, load, met) = (at("measured req"), at("load"), at("SLO met"));
         body.into_iter()
@@ -115,7 +146,7 @@ mod tests {
             ]
         );
         // The note is the point's reason.
-        let (_, body) = rows(&r);
+        let (_, body) = rows(&r, usize::MAX);
         assert_eq!(
             body[1].note.as_deref(),
             Some("overloaded: stage 0: served 15 of 20")
