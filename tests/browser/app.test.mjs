@@ -102,11 +102,11 @@ test('a short link holding 5,000 stages opens, runs and draws its long lists a p
   assert.ok(link.length < 1500, `${link.length} characters`);
   const { page, errors } = await ready(link);
   await page.getByTestId('run-status').getByText('Run 1 finished').waitFor({ timeout: 60_000 });
-  // The form draws 50 stage cards and says where the rest are; 50 more on request.
+  // The form draws 20 stage cards and says where the rest are; 20 more on request.
   const hidden = page.getByTestId('stages-hidden');
-  assert.match(await hidden.textContent(), /^Stages 51 to 5000 are not drawn here/);
-  await hidden.getByRole('button', { name: 'Show 50 more' }).click();
-  assert.match(await hidden.textContent(), /^Stages 101 to 5000 are not drawn here/);
+  assert.match(await hidden.textContent(), /^Stages 21 to 5000 are not drawn here/);
+  await hidden.getByRole('button', { name: 'Show 20 more' }).click();
+  assert.match(await hidden.textContent(), /^Stages 41 to 5000 are not drawn here/);
   // The results draw 20 stage tables, and the charts do not shade 5,000 windows.
   assert.equal(await page.getByTestId('summary').locator('.summary-stage').count(), 20);
   assert.match(await page.getByTestId('stage-tables-hidden').textContent(), /^Stages 20 to 4999 are not drawn here/);

@@ -7,9 +7,10 @@ use serde_json::Value;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Stage cards drawn at first, and drawn more at a time: a long list (a link may hold
-/// thousands of stages, each card a few hundred elements) is drawn as asked for.
-const STAGES_SHOWN: usize = 50;
+/// Stage cards drawn at first, and drawn more at a time: a long list (a link or a paste may
+/// hold thousands of stages, each card a few hundred elements) is drawn as asked for, and
+/// a pasted document's first cards draw within a few frames.
+const STAGES_SHOWN: usize = 20;
 
 /// The list of stages.
 #[function_component(WorkloadSection)]
