@@ -42,3 +42,43 @@ test('the site works from a sub-path of a static host (relative asset paths)', a
     await sub.close();
   }
 });
+
+test('once opened, the site works with the network gone, from a sub-path too', async () => {
+  const sub = await serveDist('/talks/opal/');
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(sub.url);
+    const status = page.getByTestId('run-status');
+    await status.getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+    // The service worker has kept the page and every file it names.
+    const kept = await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      for (let i = 0; i < 100; i++) {
+        const cache = await caches.open('opal-offline');
+        const names = (await cache.keys()).map((r) => new URL(r.url).pathname);
+        if (names.some((n) => n.endsWith('_bg.wasm'))) return names.sort();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return [];
+    });
+    assert.deepEqual(kept.map((n) => n.replace(/-[0-9a-f]{16}/, '-HASH')), [
+      '/talks/opal/', '/talks/opal/opal-web-HASH.js', '/talks/opal/opal-web-HASH_bg.wasm',
+      '/talks/opal/style-HASH.css', '/talks/opal/worker.js',
+    ]);
+    // The network goes: the host is gone and the browser is offline.
+    await sub.close();
+    await context.setOffline(true);
+    await page.reload();
+    await status.getByText('Run 1 finished').waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await status.getByText('Run 2 finished').waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: `${artifacts}/offline.png` });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await sub.close();
+  }
+});
