@@ -40,7 +40,7 @@ test('a share link opened in a fresh page restores the same scenario', async () 
   const link = await makeLink(page, SCENARIO);
   // The address bar carries the link too, so copying the URL works as well.
   assert.equal(page.url(), link);
-  await notices(page).getByText(/Link copied|the link is selected in the box/).waitFor();
+  await notices(page).getByText(/Link copied|select the link in its box/).waitFor();
   await page.screenshot({ path: `${artifacts}/share-link.png` });
 
   const fresh = await ready(link);
@@ -347,4 +347,41 @@ test('the results tabs follow the arrow keys, Home and End, and run outcomes are
   const panel = page.getByRole('tabpanel');
   assert.equal(await panel.getAttribute('aria-labelledby'), await tab('Summary').getAttribute('id'));
   assert.deepEqual(errors, []);
+});
+
+test('an embed link shows only its run playing, or its race, sized for an iframe', async () => {
+  const { page, errors } = await ready();
+  const link = await makeLink(page, SCENARIO);
+  // The share box offers the iframe that embeds the link's run.
+  const code = await page.getByTestId('share-embed').inputValue();
+  assert.equal(code, `<iframe src="${link}&amp;embed" width="960" height="540" style="border:0" `
+    + 'title="Opal: a simulated LLM serving run" loading="lazy"></iframe>');
+
+  // The embed runs itself and plays, with nothing of the editor or the results.
+  const embed = await openPage(browser, `${link}&embed`);
+  await embed.page.setViewportSize({ width: 960, height: 540 });
+  await embed.page.getByTestId('talk-canvas').waitFor({ timeout: 60_000 });
+  assert.equal(await embed.page.getByRole('region', { name: 'Scenario editor' }).count(), 0);
+  assert.equal(await embed.page.getByRole('region', { name: 'Results' }).count(), 0);
+  const clock = embed.page.getByRole('slider', { name: 'Simulated time' });
+  const at = Number(await clock.inputValue());
+  await embed.page.waitForFunction((t) => Number(document.querySelector('input[type=range]').value) > t, at);
+  // Esc leaves nothing; the credit opens the whole app on the same scenario.
+  await embed.page.keyboard.press('Escape');
+  await embed.page.getByTestId('talk-canvas').waitFor();
+  assert.equal(await embed.page.getByTestId('embed-open').getAttribute('href'), link);
+  await embed.page.screenshot({ path: `${artifacts}/embed-run.png` });
+
+  // A link holding a race embeds the race.
+  const race = JSON.parse(fs.readFileSync(new URL('../../examples/race_round_robin_vs_prefix.json', import.meta.url), 'utf8'));
+  const raceLink = await makeLink(page, race);
+  const raced = await openPage(browser, `${raceLink}&embed`);
+  await raced.page.setViewportSize({ width: 960, height: 540 });
+  await raced.page.getByTestId('race-view').waitFor({ timeout: 60_000 });
+  assert.equal(await raced.page.getByRole('region', { name: 'Scenario editor' }).count(), 0);
+  // It plays by itself once its entrants have run.
+  await raced.page.waitForFunction(() => Number(document.querySelector('input[type=range]')?.value) > 0,
+    null, { timeout: 180_000 });
+  await raced.page.screenshot({ path: `${artifacts}/embed-race.png` });
+  assert.deepEqual([...errors, ...embed.errors, ...raced.errors], []);
 });

@@ -21,7 +21,7 @@ use crate::hooks::{
     use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
     use_shortcuts,
 };
-use crate::link::{link_action, location_hash};
+use crate::link::{link_action, location_hash, split_embed, EMBED_FLAG};
 use crate::state::{Action, AppState, Level, Pane, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
@@ -66,7 +66,14 @@ fn initial_state() -> AppState {
 fn opening_state(fragment: &str) -> AppState {
     let mut state = AppState::new(default_scenario());
     match link_action(fragment, "Opened the default scenario instead") {
-        Some(action) => state.apply(action),
+        Some(action) => {
+            let opens = matches!(action, Action::OpenLink(_));
+            state.apply(action);
+            // An embed of a link that opened; a damaged one shows the app and its notice.
+            if opens && split_embed(fragment).1 {
+                state.apply(Action::Embed);
+            }
+        }
         None => {
             state.apply(Action::Run);
             state.opening_run = true;
@@ -90,15 +97,16 @@ fn import_file(file: web_sys::File, dispatch: Callback<Action>) {
     });
 }
 
-fn copy_link(link: String, dispatch: Callback<Action>) {
+/// Copies `text` (`what`: "Link" or "Embed code") to the clipboard, and says so.
+fn copy_text(text: String, what: &'static str, dispatch: Callback<Action>) {
     wasm_bindgen_futures::spawn_local(async move {
-        let message = match files::copy_text(&link).await {
-            Ok(()) => "Link copied to the clipboard.",
-            Err(_) => "The clipboard is not available here: the link is selected in the box, copy it with Ctrl/⌘+C.",
+        let message = match files::copy_text(&text).await {
+            Ok(()) => format!("{what} copied to the clipboard."),
+            Err(_) => format!("The clipboard is not available here: select the {} in its box and copy it with Ctrl/⌘+C.", what.to_lowercase()),
         };
         dispatch.emit(Action::Notify {
             level: Level::Info,
-            message: message.into(),
+            message,
         });
     });
 }
@@ -134,6 +142,9 @@ pub fn app() -> Html {
 
     let file_input = use_node_ref();
     let dragging = use_state(|| false);
+    if state.embed {
+        return embed_page(&state, race, end_s, on_action);
+    }
 
     let on_share = {
         let text = state.scenario.text.clone();
@@ -161,7 +172,7 @@ pub fn app() -> Html {
                     );
                 }
                 on_action.emit(Action::ShowShareLink(Some(link.clone())));
-                copy_link(link, on_action.clone());
+                copy_text(link, "Link", on_action.clone());
             }
         })
     };
@@ -251,7 +262,7 @@ pub fn app() -> Html {
                 aria-label="Import a scenario file" data-testid="import-file" ref={file_input} onchange={on_file_chosen} />
             if let Some(link) = &state.share_link {
                 <SharePanel link={AttrValue::from(link.clone())}
-                    on_copy={{ let link = link.clone(); let a = on_action.clone(); Callback::from(move |()| copy_link(link.clone(), a.clone())) }}
+                    on_copy={{ let a = on_action.clone(); Callback::from(move |(text, what): (AttrValue, &'static str)| copy_text(text.to_string(), what, a.clone())) }}
                     on_close={on_action.reform(|()| Action::ShowShareLink(None))} />
             }
             <Notices notices={state.notices.clone()} on_dismiss={on_action.reform(Action::Dismiss)} />
@@ -313,10 +324,82 @@ pub fn app() -> Html {
     }
 }
 
+/// An embed: the playback bar and the run's playback (or the race's lanes), and a link to
+/// the whole app on the same scenario.
+fn embed_page(
+    state: &AppState,
+    race: Option<&crate::state::RaceRun>,
+    end_s: Option<f64>,
+    on_action: Callback<Action>,
+) -> Html {
+    let class = classes!(
+        "app",
+        "embed",
+        "talk",
+        format!("theme-{}", state.theme.name()),
+        race.is_some().then_some("racing")
+    );
+    let whole_app = window()
+        .and_then(|w| w.location().href().ok())
+        .map(|href| {
+            href.strip_suffix(EMBED_FLAG)
+                .map(String::from)
+                .unwrap_or(href)
+        })
+        .unwrap_or_default();
+    let idle = match (race, &state.run) {
+        (Some(_), _) | (None, RunStatus::Running { .. }) => "Simulating…",
+        (None, RunStatus::Failed { .. }) => "The run failed",
+        _ => "Nothing to play",
+    };
+    html! {
+        <div {class}>
+            <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} {idle} />
+            <main class="embed-main">
+                if let Some(race) = race {
+                    <RaceView race={race.clone()} talk={state.talk} {on_action} />
+                } else if let RunStatus::Finished { results, .. } = &state.run {
+                    if let Some(note) = too_big_to_play(results.requests.len()) {
+                        <p class="note" data-testid="talk-too-big">{ note }</p>
+                    } else {
+                        <TalkView results={results.clone()} talk={state.talk} />
+                    }
+                } else if let RunStatus::Failed { message, .. } = &state.run {
+                    <p class="run-failed" role="alert">{ message }</p>
+                }
+            </main>
+            <p class="embed-credit">
+                <a href={whole_app} target="_blank" rel="noopener" data-testid="embed-open">
+                    { "Opal: open this scenario to edit, run and compare" }
+                </a>
+            </p>
+        </div>
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::link::link_action;
+
+    #[test]
+    fn an_embed_link_opens_its_run_in_talk_mode_and_stays_there() {
+        let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
+        let mut state = opening_state(&format!("#{fragment}&embed"));
+        assert!(state.embed);
+        assert!(state.run.is_running(), "it runs itself");
+        assert_eq!(state.view, View::Talk);
+        assert!(
+            state.talk.play_when_finished,
+            "and plays when the run finishes"
+        );
+        // Esc and `t` have nothing to go back to.
+        state.apply(Action::ToggleTalk);
+        assert_eq!(state.view, View::Talk);
+        // The same link without the flag opens the app; a damaged one with it too.
+        assert!(!opening_state(&format!("#{fragment}")).embed);
+        assert!(!opening_state("#s=v1.eJy!&embed").embed);
+    }
 
     #[test]
     fn a_plain_page_opens_the_default_scenario_running() {

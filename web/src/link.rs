@@ -5,11 +5,23 @@
 use crate::share;
 use crate::state::{Action, Level};
 
+/// What a share link carries after its scenario to open as an embed: the run's playback
+/// (or its race) alone, sized for an iframe.
+pub const EMBED_FLAG: &str = "&embed";
+
+/// `fragment` without its embed flag, and whether it had one.
+pub fn split_embed(fragment: &str) -> (&str, bool) {
+    match fragment.strip_suffix(EMBED_FLAG) {
+        Some(rest) => (rest, true),
+        None => (fragment, false),
+    }
+}
+
 /// What a URL fragment asks for: nothing, open and run a scenario (a share link promises
 /// the identical run), or a notice that the link is damaged. `otherwise` says what happens
-/// instead, e.g. "opened the default scenario".
+/// instead, e.g. "opened the default scenario". An embed flag is left to the caller.
 pub fn link_action(fragment: &str, otherwise: &str) -> Option<Action> {
-    match share::decode(fragment)? {
+    match share::decode(split_embed(fragment).0)? {
         Ok(text) => Some(Action::OpenLink(text)),
         // A link that holds more than a scenario may is whole, not damaged.
         Err(e @ share::DecodeError::TooLarge) => Some(Action::Notify {
@@ -42,6 +54,17 @@ mod tests {
             Some(Action::Notify { message, .. }) => message,
             other => panic!("not a notice: {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_embed_flag_is_split_from_the_link() {
+        assert_eq!(split_embed("#s=v1.abc&embed"), ("#s=v1.abc", true));
+        assert_eq!(split_embed("#s=v1.abc"), ("#s=v1.abc", false));
+        let fragment = format!("#{}&embed", share::encode("{}").unwrap());
+        assert!(matches!(
+            link_action(&fragment, "x"),
+            Some(Action::OpenLink(_))
+        ));
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub struct AppState {
     pub share_link: Option<String>,
     /// The race being run or played back (the race view shows it).
     pub race: Option<RaceRun>,
+    /// The page is an embed (a share link's `&embed`): the run's playback, or its race,
+    /// alone, for an iframe; the editor and the views that lead to it stay away.
+    pub embed: bool,
     // ---- editor: data files ----
     /// Trace and sessions files picked in this tab, by file name (what a stage's
     /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
@@ -125,6 +128,8 @@ pub enum Action {
     Unpin,
     /// Enter or leave talk mode.
     ToggleTalk,
+    /// Show only the opened link's playback (its race, if it holds one), for an iframe.
+    Embed,
     /// Tell the user something.
     Notify {
         /// How prominently it is shown.
@@ -247,6 +252,7 @@ impl AppState {
             pane: Pane::Results,
             share_link: None,
             race: None,
+            embed: false,
             data_files: Rc::default(),
             import_report: None,
             field_drafts: BTreeMap::new(),
@@ -393,6 +399,18 @@ impl AppState {
                 ),
             },
             Action::Unpin => self.pinned = None,
+            // An embed has nothing else to show.
+            Action::ToggleTalk | Action::LeaveRace if self.embed => {}
+            Action::Embed => {
+                self.embed = true;
+                if self.view == View::Race {
+                    // The race's clock starts once its last entrant has finished.
+                    self.talk.playing = true;
+                } else {
+                    self.view = View::Talk;
+                    self.enter_talk();
+                }
+            }
             Action::ToggleTalk => {
                 self.view = match self.view {
                     View::Talk | View::Race => View::Editor,
