@@ -19,8 +19,8 @@ use yew::Callback;
 /// waited on the page's thread between runs.
 pub const REPORT_EVERY_MS: u32 = 100;
 /// Points begun at a time, per worker: one running and one waiting to, so that a worker
-/// that finishes finds its next run at once. Begun all at once, the points of a
-/// 10,000-point sweep held the page's thread for 2 s before the first run started.
+/// that finishes finds its next run at once. Begun all at once, the points of a large
+/// sweep held the page's thread before its first run started.
 const IN_FLIGHT_PER_WORKER: usize = 2;
 /// A report waits at least this many times as long as the last one took to draw, so the
 /// page's thread stays mostly free to hand the workers their next runs however long the

@@ -2,8 +2,8 @@
 //! `aria-expanded` says whether the content below it is shown.
 //!
 //! Not `<details>`: while any `<details>` in the document is closed, Chromium replaces a
-//! textarea's selection with a pasted text about ten times slower (docs/robustness.md), and
-//! the scenario's JSON is pasted into one. A folded section here renders no content at all.
+//! textarea's selection with a pasted text many times slower (docs/robustness.md), and the
+//! scenario's JSON is pasted into one. A folded section here renders no content at all.
 
 use yew::prelude::*;
 

@@ -52,7 +52,7 @@ pub struct FormCtx {
 
 /// Contexts are equal when they hold the same document, not an equal one: every section and
 /// stage card compares its context on each render, and comparing contents walked the whole
-/// document each time (seconds a keystroke with thousands of stages).
+/// document each time.
 impl PartialEq for FormCtx {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.doc, &other.doc)
