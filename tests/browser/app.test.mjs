@@ -142,8 +142,14 @@ test('? opens the shortcut help, Esc closes it, and letters typed in the JSON st
   assert.deepEqual(errors, []);
 });
 
+/** The height of the first chart's first label, px on screen. */
+const chartText = (page) => page.locator('.chart-svg text').first()
+  .evaluate((t) => t.getBoundingClientRect().height);
+
 test('t switches talk mode: large type, results only, playback bar', async () => {
   const { page, errors } = await ready();
+  await page.getByRole('tablist', { name: 'Results' }).getByRole('tab', { name: 'Charts' }).click();
+  const editorText = await chartText(page);
   await page.locator('body').click({ position: { x: 5, y: 400 } });
   await page.keyboard.press('t');
   await page.locator('.app.talk').waitFor();
@@ -155,6 +161,9 @@ test('t switches talk mode: large type, results only, playback bar', async () =>
   assert.ok(await page.getByRole('group', { name: 'Playback' }).isVisible());
   const size = await page.locator('.app').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
   assert.ok(size >= 20, `talk mode type is ${size}px`);
+  // Its charts' labels too: 1.5 times the editor's.
+  const talkText = await chartText(page);
+  assert.ok(talkText >= 1.4 * editorText, `chart labels ${editorText} px, in talk mode ${talkText} px`);
   await page.screenshot({ path: `${artifacts}/talk-mode.png` });
   await page.getByRole('button', { name: 'Talk mode' }).click();
   await page.locator('.app.talk').waitFor({ state: 'detached' });

@@ -2,6 +2,7 @@
 //! share link at startup, file import by picker or drag-and-drop; the effects (runs,
 //! shortcuts, links pasted later, playback) are hooks in [`crate::hooks`].
 
+use crate::charts::ChartScale;
 use crate::components::header::Header;
 use crate::components::help::Help;
 use crate::components::import_report::ImportReportPanel;
@@ -26,6 +27,9 @@ use crate::state::{Action, AppState, Level, Pane, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
+
+/// How much larger talk mode draws the results' charts: their 12 px text at 18 px.
+const TALK_CHART_SCALE: f64 = 1.5;
 
 /// The scenario a fresh page opens with: the engine's default (`examples/default.json`).
 pub fn default_scenario() -> &'static str {
@@ -254,7 +258,10 @@ pub fn app() -> Html {
         dragging.then_some("dragging"),
     );
     let close_overlays = on_action.reform(|()| Action::CloseOverlays);
+    // Talk mode's charts are drawn larger, to be read from the back of a room.
+    let chart_scale = ChartScale(if talk { TALK_CHART_SCALE } else { 1.0 });
     html! {
+        <ContextProvider<ChartScale> context={chart_scale}>
         <div {class} {ondragover} {ondragleave} {ondrop}>
             <Header running={state.run.is_running()} {talk} theme={state.theme}
                 on_action={on_action.clone()} {on_share} {on_import} {on_export} />
@@ -321,6 +328,7 @@ pub fn app() -> Html {
                 <div class="drop-hint" aria-hidden="true">{ "Drop a scenario JSON file to open it" }</div>
             }
         </div>
+        </ContextProvider<ChartScale>>
     }
 }
 

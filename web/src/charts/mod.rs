@@ -54,6 +54,7 @@ mod timeline;
 
 pub use cdf::CdfInput;
 pub use cdf_chart::{CdfChart, CdfChartProps, CdfRun};
+pub use drawn_width::ChartScale;
 pub use format::Unit;
 pub use histogram::{Histogram, HistogramProps, HistogramRun};
 pub use line_chart::{LineChart, LineChartProps, LineRun, Series};
