@@ -40,6 +40,8 @@ const HOP_WALL_S: f64 = 0.35;
 const MAX_DOTS: usize = 400;
 /// Most request squares drawn per queue; the rest are counted in the number beside it.
 const MAX_SQUARES: u32 = 48;
+/// A generous width of one character of the lanes' 14 px labels, px.
+const LABEL_CHAR_PX: f64 = 8.0;
 
 /// Where playback stood at the last render, for extrapolating between ticks.
 #[derive(Clone, Copy, Default)]
@@ -335,7 +337,7 @@ fn draw(
         ctx.set_text_baseline("middle");
         let _ = ctx.fill_text(&format!("worker {w}"), worker_x + 8.0, mid);
         let queue_x = worker_x + label_w;
-        let batch_x = worker_x + (css_w - worker_x) * if compact { 0.42 } else { 0.45 };
+        let nominal_batch_x = worker_x + (css_w - worker_x) * if compact { 0.42 } else { 0.45 };
         // Two rows of squares; a narrow lane fits fewer per row (the counts say the rest).
         let fit = |room: f64| {
             if compact {
@@ -344,10 +346,7 @@ fn draw(
                 MAX_SQUARES / 2
             }
         };
-        let (queue_row, batch_row) = (
-            fit(batch_x - queue_x - 84.0),
-            fit((css_w - 12.0 - batch_x - 150.0) / 2.0),
-        );
+        let queue_row = fit(nominal_batch_x - queue_x - 84.0);
         let row = |x0: f64, n: u32, colour: &str, per_row: u32| -> f64 {
             ctx.set_fill_style_str(colour);
             let shown = n.min(per_row * 2);
@@ -365,15 +364,22 @@ fn draw(
         let end = row(queue_x, state.waiting, &waiting_c, queue_row);
         ctx.set_fill_style_str(&muted);
         ctx.set_font("14px system-ui, sans-serif");
-        let _ = ctx.fill_text(&format!("{} waiting", state.waiting), end + 6.0, mid);
+        let waiting = format!("{} waiting", state.waiting);
+        let _ = ctx.fill_text(&waiting, end + 6.0, mid);
+        // A narrow lane (a race's, an embed's) moves the batch past the queue's count.
+        let waiting_end = end + 6.0 + LABEL_CHAR_PX * waiting.chars().count() as f64;
+        let batch_x = nominal_batch_x.max(waiting_end + 12.0);
+        let batch_row = fit((css_w - 12.0 - batch_x - 150.0) / 2.0);
         let p_end = row(batch_x, state.prefill, &prefill_c, batch_row);
         let d_end = row(p_end + 6.0, state.decode, &decode_c, batch_row);
         ctx.set_fill_style_str(&muted);
-        let _ = ctx.fill_text(
-            &format!("{} prefill · {} decode", state.prefill, state.decode),
-            d_end + 6.0,
-            mid,
-        );
+        // Where the words do not fit, the counts alone (the legend names the colours).
+        let mut counts = format!("{} prefill · {} decode", state.prefill, state.decode);
+        let room = css_w - 16.0 - (d_end + 6.0);
+        if LABEL_CHAR_PX * counts.chars().count() as f64 > room {
+            counts = format!("{} · {}", state.prefill, state.decode);
+        }
+        let _ = ctx.fill_text(&counts, d_end + 6.0, mid);
     }
     let lanes = talk_pools::Lanes {
         top,
