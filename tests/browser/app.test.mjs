@@ -358,7 +358,7 @@ test('the results tabs follow the arrow keys, Home and End, and run outcomes are
   assert.deepEqual(errors, []);
 });
 
-test('an embed link shows only its run playing, or its race, sized for an iframe', async () => {
+test('an embed link shows only its run playing, its timeline, or its race, sized for an iframe', async () => {
   const { page, errors } = await ready();
   const link = await makeLink(page, SCENARIO);
   // The share box offers the iframe that embeds the link's run.
@@ -381,6 +381,15 @@ test('an embed link shows only its run playing, or its race, sized for an iframe
   assert.equal(await embed.page.getByTestId('embed-open').getAttribute('href'), link);
   await embed.page.screenshot({ path: `${artifacts}/embed-run.png` });
 
+  // `=timeline` embeds the request timeline instead, drawn once the run ends.
+  const timeline = await openPage(browser, `${link}&embed=timeline`);
+  await timeline.page.setViewportSize({ width: 960, height: 540 });
+  await timeline.page.getByTestId('timeline').locator('canvas').waitFor({ timeout: 60_000 });
+  assert.equal(await timeline.page.getByRole('region', { name: 'Scenario editor' }).count(), 0);
+  assert.equal(await timeline.page.getByRole('group', { name: 'Playback' }).count(), 0);
+  assert.equal(await timeline.page.getByTestId('embed-open').getAttribute('href'), link);
+  await timeline.page.screenshot({ path: `${artifacts}/embed-timeline.png` });
+
   // A link holding a race embeds the race.
   const race = JSON.parse(fs.readFileSync(new URL('../../examples/race_round_robin_vs_prefix.json', import.meta.url), 'utf8'));
   const raceLink = await makeLink(page, race);
@@ -392,5 +401,5 @@ test('an embed link shows only its run playing, or its race, sized for an iframe
   await raced.page.waitForFunction(() => Number(document.querySelector('input[type=range]')?.value) > 0,
     null, { timeout: 180_000 });
   await raced.page.screenshot({ path: `${artifacts}/embed-race.png` });
-  assert.deepEqual([...errors, ...embed.errors, ...raced.errors], []);
+  assert.deepEqual([...errors, ...embed.errors, ...timeline.errors, ...raced.errors], []);
 });

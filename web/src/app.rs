@@ -12,6 +12,7 @@ use crate::components::pane_switch::PaneSwitch;
 use crate::components::presets::Presets;
 use crate::components::race_panel::RacePanel;
 use crate::components::race_view::RaceView;
+use crate::components::result_panels::TimelineOfRun;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
@@ -23,7 +24,7 @@ use crate::hooks::{
     use_shortcuts,
 };
 use crate::link::{link_action, location_hash, split_embed, EMBED_FLAG};
-use crate::state::{Action, AppState, Level, Pane, RunStatus, View};
+use crate::state::{Action, AppState, EmbedView, Level, Pane, RunStatus, View};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -74,8 +75,8 @@ fn opening_state(fragment: &str) -> AppState {
             let opens = matches!(action, Action::OpenLink(_));
             state.apply(action);
             // An embed of a link that opened; a damaged one shows the app and its notice.
-            if opens && split_embed(fragment).1 {
-                state.apply(Action::Embed);
+            if let (true, (_, Some(view))) = (opens, split_embed(fragment)) {
+                state.apply(Action::Embed(view));
             }
         }
         None => {
@@ -146,8 +147,8 @@ pub fn app() -> Html {
 
     let file_input = use_node_ref();
     let dragging = use_state(|| false);
-    if state.embed {
-        return embed_page(&state, race, end_s, on_action);
+    if let Some(view) = state.embed {
+        return embed_page(&state, view, race, end_s, on_action);
     }
 
     let on_share = {
@@ -332,10 +333,11 @@ pub fn app() -> Html {
     }
 }
 
-/// An embed: the playback bar and the run's playback (or the race's lanes), and a link to
-/// the whole app on the same scenario.
+/// An embed: the playback bar and the run's playback (or the race's lanes), or the run's
+/// request timeline; and a link to the whole app on the same scenario.
 fn embed_page(
     state: &AppState,
+    view: EmbedView,
     race: Option<&crate::state::RaceRun>,
     end_s: Option<f64>,
     on_action: Callback<Action>,
@@ -349,10 +351,9 @@ fn embed_page(
     );
     let whole_app = window()
         .and_then(|w| w.location().href().ok())
-        .map(|href| {
-            href.strip_suffix(EMBED_FLAG)
-                .map(String::from)
-                .unwrap_or(href)
+        .map(|href| match href.rsplit_once(EMBED_FLAG) {
+            Some((app, _)) => app.to_string(),
+            None => href,
         })
         .unwrap_or_default();
     let idle = match (race, &state.run) {
@@ -362,10 +363,16 @@ fn embed_page(
     };
     html! {
         <div {class}>
-            <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} {idle} />
+            if race.is_some() || view == EmbedView::Playback {
+                <TalkBar talk={state.talk} {end_s} on_action={on_action.clone()} {idle} />
+            }
             <main class="embed-main">
                 if let Some(race) = race {
                     <RaceView race={race.clone()} talk={state.talk} {on_action} />
+                } else if let (RunStatus::Finished { results, .. }, EmbedView::Timeline) = (&state.run, view) {
+                    <TimelineOfRun results={results.clone()} scenario={state.scenario.text.clone()} />
+                } else if let (RunStatus::Running { .. }, EmbedView::Timeline) = (&state.run, view) {
+                    <p class="note">{ "Simulating…" }</p>
                 } else if let RunStatus::Finished { results, .. } = &state.run {
                     if let Some(note) = too_big_to_play(results.requests.len()) {
                         <p class="note" data-testid="talk-too-big">{ note }</p>
@@ -394,7 +401,7 @@ mod tests {
     fn an_embed_link_opens_its_run_in_talk_mode_and_stays_there() {
         let fragment = share::encode("{\"simulation\":{\"seed\":7}}").unwrap();
         let mut state = opening_state(&format!("#{fragment}&embed"));
-        assert!(state.embed);
+        assert_eq!(state.embed, Some(EmbedView::Playback));
         assert!(state.run.is_running(), "it runs itself");
         assert_eq!(state.view, View::Talk);
         assert!(
@@ -405,8 +412,13 @@ mod tests {
         state.apply(Action::ToggleTalk);
         assert_eq!(state.view, View::Talk);
         // The same link without the flag opens the app; a damaged one with it too.
-        assert!(!opening_state(&format!("#{fragment}")).embed);
-        assert!(!opening_state("#s=v1.eJy!&embed").embed);
+        assert_eq!(opening_state(&format!("#{fragment}")).embed, None);
+        assert_eq!(opening_state("#s=v1.eJy!&embed").embed, None);
+        // The timeline's embed runs and waits for the run, without playback.
+        let state = opening_state(&format!("#{fragment}&embed=timeline"));
+        assert_eq!(state.embed, Some(EmbedView::Timeline));
+        assert!(state.run.is_running());
+        assert_eq!(state.view, View::Editor);
     }
 
     #[test]

@@ -3,17 +3,21 @@
 //! [`crate::hooks::use_link_listener`].
 
 use crate::share;
-use crate::state::{Action, Level};
+use crate::state::{Action, EmbedView, Level};
 
 /// What a share link carries after its scenario to open as an embed: the run's playback
-/// (or its race) alone, sized for an iframe.
+/// (or its race) alone, sized for an iframe; `=timeline` after it, the request timeline.
 pub const EMBED_FLAG: &str = "&embed";
 
-/// `fragment` without its embed flag, and whether it had one.
-pub fn split_embed(fragment: &str) -> (&str, bool) {
-    match fragment.strip_suffix(EMBED_FLAG) {
-        Some(rest) => (rest, true),
-        None => (fragment, false),
+/// `fragment` without its embed flag, and what the flag asks for.
+pub fn split_embed(fragment: &str) -> (&str, Option<EmbedView>) {
+    let Some((rest, view)) = fragment.rsplit_once(EMBED_FLAG) else {
+        return (fragment, None);
+    };
+    match view {
+        "" => (rest, Some(EmbedView::Playback)),
+        "=timeline" => (rest, Some(EmbedView::Timeline)),
+        _ => (fragment, None),
     }
 }
 
@@ -58,8 +62,19 @@ mod tests {
 
     #[test]
     fn an_embed_flag_is_split_from_the_link() {
-        assert_eq!(split_embed("#s=v1.abc&embed"), ("#s=v1.abc", true));
-        assert_eq!(split_embed("#s=v1.abc"), ("#s=v1.abc", false));
+        let playback = Some(EmbedView::Playback);
+        assert_eq!(split_embed("#s=v1.abc&embed"), ("#s=v1.abc", playback));
+        let timeline = Some(EmbedView::Timeline);
+        assert_eq!(
+            split_embed("#s=v1.abc&embed=timeline"),
+            ("#s=v1.abc", timeline)
+        );
+        assert_eq!(split_embed("#s=v1.abc"), ("#s=v1.abc", None));
+        // An unknown view is no flag: the link then says it is damaged.
+        assert_eq!(
+            split_embed("#s=v1.abc&embed=x"),
+            ("#s=v1.abc&embed=x", None)
+        );
         let fragment = format!("#{}&embed", share::encode("{}").unwrap());
         assert!(matches!(
             link_action(&fragment, "x"),

@@ -5,9 +5,10 @@ use crate::charts::{
     describe_request, Band, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart,
     LineRun, RequestPhases, Timeline, Unit,
 };
-use crate::deployment_view::{describe_transfer, transfer_index, WorkerPools};
+use crate::deployment_view::{describe_transfer, transfer_index, worker_pools, WorkerPools};
 use crate::results_view::{
-    describe_decision, short, window_bands, Latencies, RunSeries, TimelineSample, MAX_BANDS,
+    decision_index, describe_decision, request_phases, short, window_bands, Latencies, RunSeries,
+    TimelineSample, MAX_BANDS,
 };
 use crate::state::EngineResults;
 use opal::stats::WorkerTable as Workers;
@@ -215,6 +216,34 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480}
                 lane_labels={(*lane_labels).clone()} />
         </div>
+    }
+}
+
+/// Props of [`TimelineOfRun`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct TimelineOfRunProps {
+    /// The run's results.
+    pub results: EngineResults,
+    /// The scenario it ran (for its pools).
+    pub scenario: Rc<str>,
+}
+
+/// A run's request timeline on its own (an embed's), derived from its results.
+#[function_component(TimelineOfRun)]
+pub fn timeline_of_run(props: &TimelineOfRunProps) -> Html {
+    let drawn = use_memo(props.results.clone(), |r| {
+        (
+            request_phases(&r.requests, &r.transfers),
+            decision_index(&r.decisions, r.requests.len()),
+        )
+    });
+    let pools = use_memo(
+        (props.results.clone(), props.scenario.clone()),
+        |(r, scenario)| worker_pools(scenario, r.workers.workers.len() as u32, &r.transfers),
+    );
+    html! {
+        <TimelinePanel results={props.results.clone()} phases={drawn.0.clone()}
+            decisions={drawn.1.clone()} pools={(*pools).clone()} />
     }
 }
 

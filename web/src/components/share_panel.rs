@@ -48,6 +48,7 @@ pub fn share_panel(props: &SharePanelProps) -> Html {
             <label for="share-embed">{ "Embed its run in a page or slide" }</label>
             <input id="share-embed" data-testid="share-embed" readonly=true value={embed.clone()} {onfocus} />
             <button onclick={copy(&embed, "Embed code")} aria-label="Copy the embed code">{ "Copy" }</button>
+            <small>{ "It plays the run (or the race). For the request timeline instead, end its link with &embed=timeline." }</small>
         </div>
     }
 }

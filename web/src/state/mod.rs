@@ -22,7 +22,7 @@ pub use run::{EngineResults, PinnedRun, Progress, RunStatus};
 pub use scenario_doc::{ParseError, Scenario};
 use talk::step_speed;
 pub use talk::{TalkState, TALK_SPEEDS};
-pub use view::{Level, Notice, Pane, Theme, View};
+pub use view::{EmbedView, Level, Notice, Pane, Theme, View};
 
 /// Most notices kept on screen; older ones drop off first.
 pub const MAX_NOTICES: usize = 5;
@@ -51,9 +51,9 @@ pub struct AppState {
     pub share_link: Option<String>,
     /// The race being run or played back (the race view shows it).
     pub race: Option<RaceRun>,
-    /// The page is an embed (a share link's `&embed`): the run's playback, or its race,
+    /// The page is an embed (a share link's `&embed`): one view of the run, or its race,
     /// alone, for an iframe; the editor and the views that lead to it stay away.
-    pub embed: bool,
+    pub embed: Option<EmbedView>,
     // ---- editor: data files ----
     /// Trace and sessions files picked in this tab, by file name (what a stage's
     /// `trace_file` / `sessions_file` names). Kept out of the scenario and its share link.
@@ -128,8 +128,9 @@ pub enum Action {
     Unpin,
     /// Enter or leave talk mode.
     ToggleTalk,
-    /// Show only the opened link's playback (its race, if it holds one), for an iframe.
-    Embed,
+    /// Show only one view of the opened link's run (its race, if it holds one), for an
+    /// iframe.
+    Embed(EmbedView),
     /// Tell the user something.
     Notify {
         /// How prominently it is shown.
@@ -252,7 +253,7 @@ impl AppState {
             pane: Pane::Results,
             share_link: None,
             race: None,
-            embed: false,
+            embed: None,
             data_files: Rc::default(),
             import_report: None,
             field_drafts: BTreeMap::new(),
@@ -400,13 +401,13 @@ impl AppState {
             },
             Action::Unpin => self.pinned = None,
             // An embed has nothing else to show.
-            Action::ToggleTalk | Action::LeaveRace if self.embed => {}
-            Action::Embed => {
-                self.embed = true;
+            Action::ToggleTalk | Action::LeaveRace if self.embed.is_some() => {}
+            Action::Embed(view) => {
+                self.embed = Some(view);
                 if self.view == View::Race {
                     // The race's clock starts once its last entrant has finished.
                     self.talk.playing = true;
-                } else {
+                } else if view == EmbedView::Playback {
                     self.view = View::Talk;
                     self.enter_talk();
                 }

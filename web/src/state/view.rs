@@ -19,6 +19,15 @@ impl View {
     }
 }
 
+/// What an embed (a share link's `&embed`) shows of its run, for an iframe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedView {
+    /// Talk mode's playback of the run (`&embed`), or its race when the link holds one.
+    Playback,
+    /// The request timeline, a lane per worker (`&embed=timeline`).
+    Timeline,
+}
+
 /// Which pane a narrow screen (a phone) shows; a wide one shows both side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Pane {
