@@ -12,7 +12,7 @@ use crate::components::pane_switch::PaneSwitch;
 use crate::components::presets::Presets;
 use crate::components::race_panel::RacePanel;
 use crate::components::race_view::RaceView;
-use crate::components::result_panels::TimelineOfRun;
+use crate::components::result_panels::TimelinePanel;
 use crate::components::results::Results;
 use crate::components::scenario_form::ScenarioForm;
 use crate::components::share_panel::SharePanel;
@@ -23,8 +23,10 @@ use crate::hooks::{
     use_after_first_paint, use_link_listener, use_playback_ticker, use_race_driver, use_run_driver,
     use_shortcuts,
 };
-use crate::link::{link_action, location_hash, split_embed, EMBED_FLAG};
-use crate::state::{Action, AppState, EmbedView, Level, Pane, RunStatus, View};
+use crate::link::{link_action, location_hash, split_embed};
+use crate::state::{
+    Action, AppState, EmbedView, EngineResults, Level, Pane, RunStatus, TalkState, View,
+};
 use crate::{files, share};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -308,11 +310,7 @@ pub fn app() -> Html {
                     <h2>{ "Results" }</h2>
                     if talk {
                         if let RunStatus::Finished { results, .. } = &state.run {
-                            if let Some(note) = too_big_to_play(results.requests.len()) {
-                                <p class="note" data-testid="talk-too-big">{ note }</p>
-                            } else {
-                                <TalkView results={results.clone()} talk={state.talk} />
-                            }
+                            { playback(results, state.talk) }
                         }
                     }
                     <Results scenario={state.scenario.clone()} run={state.run.clone()} pinned={state.pinned.clone()}
@@ -330,6 +328,14 @@ pub fn app() -> Html {
             }
         </div>
         </ContextProvider<ChartScale>>
+    }
+}
+
+/// Talk mode's playback of a finished run, or why a run this large is not played.
+fn playback(results: &EngineResults, talk: TalkState) -> Html {
+    match too_big_to_play(results.requests.len()) {
+        Some(note) => html! { <p class="note" data-testid="talk-too-big">{ note }</p> },
+        None => html! { <TalkView results={results.clone()} {talk} /> },
     }
 }
 
@@ -351,10 +357,7 @@ fn embed_page(
     );
     let whole_app = window()
         .and_then(|w| w.location().href().ok())
-        .map(|href| match href.rsplit_once(EMBED_FLAG) {
-            Some((app, _)) => app.to_string(),
-            None => href,
-        })
+        .map(|href| split_embed(&href).0.to_string())
         .unwrap_or_default();
     let idle = match (race, &state.run) {
         (Some(_), _) | (None, RunStatus::Running { .. }) => "Simulating…",
@@ -369,16 +372,12 @@ fn embed_page(
             <main class="embed-main">
                 if let Some(race) = race {
                     <RaceView race={race.clone()} talk={state.talk} {on_action} />
-                } else if let (RunStatus::Finished { results, .. }, EmbedView::Timeline) = (&state.run, view) {
-                    <TimelineOfRun results={results.clone()} scenario={state.scenario.text.clone()} />
+                } else if let (RunStatus::Finished { results, scenario, .. }, EmbedView::Timeline) = (&state.run, view) {
+                    <TimelinePanel results={results.clone()} scenario={AttrValue::from(scenario.clone())} />
                 } else if let (RunStatus::Running { .. }, EmbedView::Timeline) = (&state.run, view) {
                     <p class="note">{ "Simulating…" }</p>
                 } else if let RunStatus::Finished { results, .. } = &state.run {
-                    if let Some(note) = too_big_to_play(results.requests.len()) {
-                        <p class="note" data-testid="talk-too-big">{ note }</p>
-                    } else {
-                        <TalkView results={results.clone()} talk={state.talk} />
-                    }
+                    { playback(results, state.talk) }
                 } else if let RunStatus::Failed { message, .. } = &state.run {
                     <p class="run-failed" role="alert">{ message }</p>
                 }

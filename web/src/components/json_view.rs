@@ -190,13 +190,12 @@ pub fn json_view(props: &JsonViewProps) -> Html {
         })
     };
     let invalid = props.parse_error.is_some();
-    let described = [(large, "json-large"), (invalid, "json-error")]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, id)| *id)
-        .collect::<Vec<_>>()
-        .join(" ");
-    let described = (!described.is_empty()).then_some(described);
+    let described = match (large, invalid) {
+        (true, true) => Some("json-large json-error"),
+        (true, false) => Some("json-large"),
+        (false, true) => Some("json-error"),
+        (false, false) => None,
+    };
     html! {
         <div class="json-view">
             <label for="scenario-json">{ "Scenario JSON" }</label>

@@ -7,6 +7,7 @@ pub mod header;
 pub mod help;
 pub mod import_report;
 pub mod json_view;
+pub mod list_tail;
 pub mod notices;
 pub mod pane_switch;
 pub mod presets;

@@ -3,7 +3,7 @@
 
 use crate::charts::{
     describe_request, Band, CdfChart, CdfInput, CdfRun, Histogram, HistogramRun, LineChart,
-    LineRun, RequestPhases, Timeline, Unit,
+    LineRun, Timeline, Unit,
 };
 use crate::deployment_view::{describe_transfer, transfer_index, worker_pools, WorkerPools};
 use crate::results_view::{
@@ -155,28 +155,34 @@ pub fn latency_panel(props: &RunsProps) -> Html {
 /// Props of [`TimelinePanel`].
 #[derive(Properties, PartialEq, Clone)]
 pub struct TimelinePanelProps {
-    /// The run's results (for routing decisions).
+    /// The run's results.
     pub results: EngineResults,
-    /// Its request phases.
-    pub phases: RequestPhases,
-    /// Request id → index of its routing decision.
-    pub decisions: Rc<[Option<u32>]>,
-    /// Each worker's pool (runs with a `deployment`).
-    #[prop_or_default]
-    pub pools: Option<WorkerPools>,
+    /// The scenario it ran (its deployment names the lanes' pools).
+    pub scenario: AttrValue,
 }
 
 /// The request timeline, one lane per worker (labelled with its pool), with the routing
-/// decision and any KV transfer in the tooltip.
+/// decision and any KV transfer in the tooltip; derived from the run when first shown.
 #[function_component(TimelinePanel)]
 pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
+    let drawn = use_memo(props.results.clone(), |r| {
+        (
+            request_phases(&r.requests, &r.transfers),
+            decision_index(&r.decisions, r.requests.len()),
+        )
+    });
+    let (phases, decisions) = (&drawn.0, &drawn.1);
+    let pools = use_memo(
+        (props.results.clone(), props.scenario.clone()),
+        |(r, scenario)| worker_pools(scenario, r.workers.workers.len() as u32, &r.transfers),
+    );
     let transfers = {
         let results = props.results.clone();
         use_memo(results.clone(), move |_| {
             transfer_index(&results.transfers, results.requests.len())
         })
     };
-    let lane_labels = use_memo(props.pools.clone(), |pools| -> Rc<[String]> {
+    let lane_labels = use_memo((*pools).clone(), |pools| -> Rc<[String]> {
         match pools {
             Some(p) => (0..p.of_worker.len() as u32).map(|w| p.label(w)).collect(),
             None => Rc::from(Vec::new()),
@@ -185,9 +191,9 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
     let tooltip = {
         let (results, phases, decisions, pools, transfers) = (
             props.results.clone(),
-            props.phases.clone(),
-            props.decisions.clone(),
-            props.pools.clone(),
+            phases.clone(),
+            decisions.clone(),
+            (*pools).clone(),
             transfers.clone(),
         );
         Callback::from(move |i: usize| {
@@ -213,37 +219,9 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             if let Some(sample) = sample {
                 <p class="note" data-testid="timeline-sample">{ sample.caption() }</p>
             }
-            <Timeline title="Requests by worker" data={props.phases.clone()} {tooltip} height={480}
+            <Timeline title="Requests by worker" data={phases.clone()} {tooltip} height={480}
                 lane_labels={(*lane_labels).clone()} />
         </div>
-    }
-}
-
-/// Props of [`TimelineOfRun`].
-#[derive(Properties, PartialEq, Clone)]
-pub struct TimelineOfRunProps {
-    /// The run's results.
-    pub results: EngineResults,
-    /// The scenario it ran (for its pools).
-    pub scenario: Rc<str>,
-}
-
-/// A run's request timeline on its own (an embed's), derived from its results.
-#[function_component(TimelineOfRun)]
-pub fn timeline_of_run(props: &TimelineOfRunProps) -> Html {
-    let drawn = use_memo(props.results.clone(), |r| {
-        (
-            request_phases(&r.requests, &r.transfers),
-            decision_index(&r.decisions, r.requests.len()),
-        )
-    });
-    let pools = use_memo(
-        (props.results.clone(), props.scenario.clone()),
-        |(r, scenario)| worker_pools(scenario, r.workers.workers.len() as u32, &r.transfers),
-    );
-    html! {
-        <TimelinePanel results={props.results.clone()} phases={drawn.0.clone()}
-            decisions={drawn.1.clone()} pools={(*pools).clone()} />
     }
 }
 

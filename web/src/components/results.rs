@@ -8,7 +8,6 @@ use super::slo_table::SloTable;
 use super::summary_table::SummaryTable;
 use crate::deployment_view::{worker_pools, WorkerPools};
 use crate::files;
-use crate::results_view::{decision_index, request_phases};
 use crate::state::{Action, EngineResults, Level, PinnedRun, RunStatus, Scenario};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -145,24 +144,13 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                 .map(|(r, label)| Rc::new(RunView::of(r, label)))
         })
     };
-    let timeline = {
-        let results = props.results.clone();
-        let shown = *tab == Tab::Timeline;
-        use_memo((results.clone(), shown), move |(_, shown)| {
-            shown.then(|| {
-                (
-                    request_phases(&results.requests, &results.transfers),
-                    decision_index(&results.decisions, results.requests.len()),
-                )
-            })
-        })
-    };
 
-    // Each worker's pool, for lane labels and per-worker tables (None without a deployment);
-    // only the Timeline and Routing tabs show them, so a run's first paint does not wait.
+    // Each worker's pool, for the per-worker tables (None without a deployment); only the
+    // Routing tab shows them, so a run's first paint does not wait. (The Timeline tab
+    // derives its lanes itself.)
     let pools: Rc<Option<WorkerPools>> = {
         let results = props.results.clone();
-        let shown = matches!(*tab, Tab::Timeline | Tab::Routing);
+        let shown = *tab == Tab::Routing;
         use_memo(
             (results.clone(), props.scenario.clone(), shown),
             move |(_, scenario, shown)| {
@@ -269,11 +257,8 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                         Some(v) => html! { <LatencyPanel run={v.clone()} pinned={(*pinned_view).clone()} /> },
                         None => html! {},
                     },
-                    Tab::Timeline => match &*timeline {
-                        Some((phases, decisions)) => html! {
-                            <TimelinePanel results={props.results.clone()} phases={phases.clone()} decisions={decisions.clone()} pools={(*pools).clone()} />
-                        },
-                        None => html! {},
+                    Tab::Timeline => html! {
+                        <TimelinePanel results={props.results.clone()} scenario={props.scenario.clone()} />
                     },
                     Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} /> },
                 } }

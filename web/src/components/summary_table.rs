@@ -3,6 +3,7 @@
 //! stage's measurement window, and above it a banner when the stage was overloaded.
 
 use super::window_facts::{banner, window_table};
+use crate::components::list_tail::list_tail;
 use crate::results_view::{relative_change, verdict, Better};
 use crate::state::EngineResults;
 use opal::stats::{LatencySummary, StageSummary};
@@ -314,10 +315,9 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                 }
             }) }
             if drawn < n {
-                <p class="note" data-testid="stage-tables-hidden">
-                    { format!("Stages {drawn} to {} are not drawn here (Results JSON has them all). ", n - 1) }
-                    <button type="button" onclick={show_more}>{ format!("Show {} more", TABLES_SHOWN.min(n - drawn)) }</button>
-                </p>
+                { list_tail("stage-tables-hidden",
+                    format!("Stages {drawn} to {} are not drawn here (Results JSON has them all). ", n - 1),
+                    TABLES_SHOWN.min(n - drawn), show_more) }
             }
         </div>
     }

@@ -2,6 +2,7 @@
 //! requests and its load: ok, overloaded or unsure), each row whose verdict has a caveat
 //! tinted and saying why on hover.
 
+use crate::components::list_tail::list_tail;
 use crate::components::sweep_curves::point_caveat;
 use opal::sweep::SweepResults;
 use yew::prelude::*;
@@ -74,10 +75,9 @@ pub fn sweep_table(props: &SweepTableProps) -> Html {
             </table>
         </div>
         if drawn < n {
-            <p class="note" data-testid="sweep-rows-hidden">
-                { format!("Rows {} to {n} are not drawn here (Sweep CSV has them all once the sweep ends). ", drawn + 1) }
-                <button type="button" onclick={show_more}>{ format!("Show {} more", ROWS_SHOWN.min(n - drawn)) }</button>
-            </p>
+            { list_tail("sweep-rows-hidden",
+                format!("Rows {} to {n} are not drawn here (Sweep CSV has them all once the sweep ends). ", drawn + 1),
+                ROWS_SHOWN.min(n - drawn), show_more) }
         }
         </>
     }

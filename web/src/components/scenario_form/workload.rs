@@ -3,6 +3,7 @@
 use super::stage::StageCard;
 use super::{edit, SectionProps};
 use crate::components::form::FieldGroup;
+use crate::components::list_tail::list_tail;
 use serde_json::Value;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -64,10 +65,9 @@ pub fn workload_section(props: &SectionProps) -> Html {
                 html! { <StageCard key={i} ctx={c.clone()} index={i} len={n} {on_move} {on_remove} /> }
             }) }
             if drawn < n {
-                <p class="note" data-testid="stages-hidden">
-                    { format!("Stages {} to {n} are not drawn here (the JSON and the problems list have them all). ", drawn + 1) }
-                    <button type="button" onclick={show_more}>{ format!("Show {} more", STAGES_SHOWN.min(n - drawn)) }</button>
-                </p>
+                { list_tail("stages-hidden",
+                    format!("Stages {} to {n} are not drawn here (the JSON and the problems list have them all). ", drawn + 1),
+                    STAGES_SHOWN.min(n - drawn), show_more) }
             }
             <div class="list-add">
                 <button type="button" onclick={on_add}>{ "+ Add stage" }</button>
