@@ -27,6 +27,9 @@ cargo test --workspace "${NOT_TESTED[@]}"
 step "fidelity against real vLLM runs"
 cargo run --release -q -p opal-fidelity --bin fidelity -- --check
 
+step "preset gallery: its pictures are what the presets give"
+cargo run --release -q -p opal --bin gallery -- --check
+
 step "web unit tests (native)"
 cargo test -p opal-web
 

@@ -4,9 +4,11 @@
 //! The simulation itself is the `opal-engine` crate (its kernel, the platform's components
 //! and the run). This crate is the layer above it: it reads and checks scenario documents
 //! ([`document`]), holds the built-in presets and the import of original Opal configs, and
-//! runs what a document asks beyond one run ([`sweep`], [`race`]).
+//! runs what a document asks beyond one run ([`sweep`], [`race`]), and the pictures of the
+//! presets' answers ([`gallery`]).
 
 pub mod document;
+pub mod gallery;
 pub mod race;
 pub mod sweep;
 
