@@ -80,13 +80,36 @@ test('the preset gallery is open, and one click loads a preset, says so and runs
   // The gallery of questions is the editor's first section, open.
   const fold = page.getByTestId('presets').getByRole('button', { name: 'Presets: questions it answers' });
   assert.equal(await fold.getAttribute('aria-expanded'), 'true');
+  // Every card shows a small picture of its preset's answer and says the answer in words.
+  const cards = page.getByTestId('presets').locator('.preset-card');
+  const count = await cards.count();
+  assert.ok(count >= 16, `${count} cards`);
+  assert.equal(await cards.locator('svg.preset-chart').count(), count);
+  assert.equal(await cards.locator('.preset-answer').count(), count);
   await page.getByTestId('presets').screenshot({ path: `${artifacts}/editor-presets.png` });
-  await page.locator('[data-preset="routing_prefix_vs_round_robin"]').click();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByTestId('presets').screenshot({ path: `${artifacts}/editor-presets-dark.png` });
+  await page.emulateMedia({ colorScheme: 'light' });
+  const card = page.locator('[data-preset="routing_prefix_vs_round_robin"]');
+  const answer = await card.locator('.preset-answer').textContent();
+  await card.click();
   await page.getByTestId('notices').getByText('Loaded preset "Routing: round robin vs prefix-aware on shared prompts".').waitFor();
   await page.getByTestId('run-status').getByText('Run 2 finished').waitFor();
   const expected = JSON.parse(fs.readFileSync(path.join(examples, 'routing_prefix_vs_round_robin.json'), 'utf8'));
   assert.deepEqual(await doc(page), expected);
   assert.equal(await page.locator('#router-policy-policy').inputValue(), 'max_prefix');
+  // The card's answer is the run's: p99 TTFT over its completed requests, interpolated
+  // between ranks as the engine's percentiles are, from the results the tab exports.
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Results JSON' }).click(),
+  ]);
+  const { requests } = JSON.parse(fs.readFileSync(await file.path(), 'utf8'));
+  const ttft = requests.filter((r) => r.failed == null && r.completion != null)
+    .map((r) => r.first_token - r.created).sort((a, b) => a - b);
+  const h = (ttft.length - 1) * 0.99;
+  const p99 = ttft[Math.floor(h)] + (h - Math.floor(h)) * (ttft[Math.ceil(h)] - ttft[Math.floor(h)]);
+  assert.equal(answer, `p99 TTFT ${(p99 * 1000).toFixed(0)} ms over ${ttft.length} requests`);
   assert.deepEqual(errors, []);
 });
 

@@ -104,6 +104,18 @@ test('a sweep runs on the worker pool, draws its curves, marks the knee and equa
   // than two decimals' worth of digits).
   const first = JSON.parse(appJson.toString('utf8').split('\n')[2].replace(/,$/, ''));
   assert.ok(String(first.metrics.ttft.p99_ms).length > 8, JSON.stringify(first.metrics.ttft));
+  // The preset's gallery card says, per policy, the highest rate before the first point
+  // that missed the SLO (overloaded, or over a bound) in the sweep just run.
+  const points = appJson.toString('utf8').split('\n').slice(2, 26).map((l) => JSON.parse(l.replace(/,$/, '')));
+  const upTo = ['round_robin', 'max_prefix'].map((policy, k) => {
+    const mine = points.filter((p) => p.index % 2 === k);
+    const met = (p) => p.metrics.overloaded == null && p.metrics.slo.met;
+    const miss = mine.findIndex((p) => !met(p));
+    const held = miss < 0 ? mine : mine.slice(0, miss);
+    return `${policy} ${held.length ? held.at(-1).values[0] : 'none'}`;
+  });
+  const card = page.locator('[data-preset="latency_vs_load_by_policy"]');
+  await card.getByText(`Meets the SLO up to (req/s): ${upTo.join(' · ')}`).waitFor();
   assert.deepEqual(errors, []);
 });
 
@@ -203,6 +215,12 @@ test('a search runs its probes in workers and finds what the CLI finds, byte for
   const point = JSON.parse(appJson.split('\n')[2]);
   assert.equal(point.search.probes.length, 10, JSON.stringify(point.search));
   assert.ok(point.search.value > 1 && point.search.value < 256);
+  // The preset's gallery card says what this search found, a dot for each probe.
+  const card = page.locator('[data-preset="capacity_4xh100_ttft500"]');
+  await card.getByText(`Highest rate meeting the SLO: ${point.search.value.toFixed(1)} req/s`).waitFor();
+  assert.equal(await card.locator('.preset-dot').count(), 10);
+  assert.equal(await card.locator('.preset-dot.missed').count(),
+    point.search.probes.filter((p) => !p.met).length);
   assert.deepEqual(errors, []);
 });
 

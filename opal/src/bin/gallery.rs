@@ -1,11 +1,11 @@
-//! Writes the preset gallery's pictures (`opal/src/gallery/pictures.json`) by running every
+//! Writes the preset gallery's pictures (`opal/src/gallery/pictures.rs`) by running every
 //! preset, or with `--check` fails when the file no longer matches what the presets give.
 //!
 //! `cargo run --release -p opal --bin gallery [-- --check]`
 
 use std::process::ExitCode;
 
-const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/gallery/pictures.json");
+const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/gallery/pictures.rs");
 
 fn main() -> ExitCode {
     let check = match std::env::args().nth(1).as_deref() {
@@ -27,7 +27,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let text = opal::gallery::pictures_json(&pictures);
+    let text = opal::gallery::source(&pictures);
     if check {
         if std::fs::read_to_string(FILE).ok().as_deref() == Some(text.as_str()) {
             println!("gallery: the {} pictures are current", pictures.len());

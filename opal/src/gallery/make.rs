@@ -9,7 +9,7 @@
 //! - A search: each point's probes in the order made, the value tried against the step,
 //!   converging on the answer as the steps go up.
 
-use super::{Axis, Line, Picture, SCALE};
+use super::{Axis, Kept, Line, Picture, SCALE};
 use crate::document::{check, Preset};
 use crate::race;
 use crate::sweep::{Search, SweepPlan, SweepPoint, SweepResults};
@@ -17,6 +17,7 @@ use engine::scenario::{Scenario, ScenarioData};
 use engine::simulation::{Simulation, SimulationResults};
 use engine::stats::LatencySummary;
 use serde_json::Value;
+use std::fmt::Write;
 
 /// Slices of a run's arrivals that a line over time has a point for.
 const SLICES: usize = 30;
@@ -53,13 +54,44 @@ pub fn make(preset: &Preset, threads: usize) -> Result<Picture, String> {
     Ok(picture)
 }
 
-/// The pictures as `pictures.json` holds them: a JSON array, a picture a line.
-pub fn pictures_json(pictures: &[Picture]) -> String {
-    let lines: Vec<String> = pictures
-        .iter()
-        .map(|p| serde_json::to_string(p).expect("a picture serialises"))
-        .collect();
-    format!("[\n{}\n]\n", lines.join(",\n"))
+/// The pictures as `pictures.rs` keeps them: Rust data, a picture a line.
+pub fn source(pictures: &[Picture]) -> String {
+    let mut o = String::from(
+        "//! Each preset's picture, made by running it: written by \
+         `cargo run --release -p opal --bin gallery`, not by hand.\n\n\
+         use super::{Axis, Line, Picture};\n\
+         use std::borrow::Cow::Borrowed as B;\n\n\
+         #[rustfmt::skip]\n\
+         pub(super) const PICTURES: &[Picture] = &[\n",
+    );
+    let axis = |a: &Axis| {
+        format!(
+            "Axis {{ label: B({:?}), from: B({:?}), to: B({:?}) }}",
+            a.label, a.from, a.to
+        )
+    };
+    for p in pictures {
+        let lines: Vec<String> = (p.lines.iter())
+            .map(|l| {
+                format!(
+                    "Line {{ label: B({:?}), points: B(&{:?}), met: B(&{:?}) }}",
+                    l.label, l.points, l.met
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "    Picture {{ id: B({:?}), answer: B({:?}), x: {}, y: {}, lines: B(&[{}]), bound: {:?} }},",
+            p.id,
+            p.answer,
+            axis(&p.x),
+            axis(&p.y),
+            lines.join(", "),
+            p.bound
+        );
+    }
+    o.push_str("];\n");
+    o
 }
 
 fn run(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults, String> {
@@ -148,26 +180,26 @@ fn over_time(runs: &[(String, Scenario)], results: &[SimulationResults]) -> Pict
         format!("p99 TTFT (first seed): {}", each.join(" · "))
     };
     Picture {
-        id: String::new(),
-        answer,
+        id: "".into(),
+        answer: answer.into(),
         x: Axis {
-            label: "arrival, s".into(),
-            from: number(t0),
-            to: number(t1),
+            label: "arrival".into(),
+            from: number(t0).into(),
+            to: format!("{} s", number(t1)).into(),
         },
         y: Axis {
             label: "p90 TTFT".into(),
             from: "0".into(),
-            to: ms(y_to),
+            to: ms(y_to).into(),
         },
         lines: (runs.iter().zip(lines))
             .map(|((label, _), points)| Line {
-                label: label.clone(),
+                label: label.clone().into(),
                 points: points
                     .iter()
                     .map(|&(x, y)| [at(x, t0, t1), at(y, 0.0, y_to)])
                     .collect(),
-                met: Vec::new(),
+                met: Kept::Borrowed(&[]),
             })
             .collect(),
         bound: None,
@@ -210,7 +242,7 @@ fn curves(scenario: &Scenario, points: &[SweepPoint]) -> Picture {
             None => format!("{label} none"),
         });
         lines.push(Line {
-            label,
+            label: label.into(),
             points: judged
                 .iter()
                 .map(|(x, m)| {
@@ -222,37 +254,41 @@ fn curves(scenario: &Scenario, points: &[SweepPoint]) -> Picture {
                 })
                 .collect(),
             met: if scenario.slo.is_some() {
-                met
+                met.into()
             } else {
-                Vec::new()
+                Kept::Borrowed(&[])
             },
         });
     }
     let (x_label, unit) = if !numeric {
-        ("offered load, req/s".into(), "req/s")
+        ("offered load".into(), "req/s")
     } else if vary[0].path.ends_with("request_rate") {
-        ("request rate, req/s".into(), "req/s")
+        ("request rate".into(), "req/s")
     } else {
         let name = vary[0].path.rsplit('.').next().unwrap_or(&vary[0].path);
         (name.replace('_', " "), "")
     };
     Picture {
-        id: String::new(),
+        id: "".into(),
         answer: match unit {
             "" => format!("Meets the SLO up to: {}", holds.join(" · ")),
             unit => format!("Meets the SLO up to ({unit}): {}", holds.join(" · ")),
-        },
+        }
+        .into(),
         x: Axis {
-            label: x_label,
-            from: number(x_from),
-            to: number(x_to),
+            label: x_label.into(),
+            from: number(x_from).into(),
+            to: format!("{} {unit}", number(x_to))
+                .trim_end()
+                .to_string()
+                .into(),
         },
         y: Axis {
             label: "p99 TTFT".into(),
             from: "0".into(),
-            to: ms(y_to),
+            to: ms(y_to).into(),
         },
-        lines,
+        lines: lines.into(),
         bound: bound.map(|b| at(b, 0.0, y_to)),
     }
 }
@@ -286,7 +322,7 @@ fn searched(search: &Search, points: &[SweepPoint]) -> Picture {
         });
         let step_y = |k: usize| at(k as f64, 0.0, (steps.max(2) - 1) as f64);
         lines.push(Line {
-            label,
+            label: label.into(),
             points: (outcome.probes.iter().enumerate())
                 .map(|(k, probe)| [at(probe.value, from, to), step_y(k)])
                 .collect(),
@@ -303,19 +339,23 @@ fn searched(search: &Search, points: &[SweepPoint]) -> Picture {
         (all, false) => format!("{question} ({unit}): {}", all.join(" · ")),
     };
     Picture {
-        id: String::new(),
-        answer,
+        id: "".into(),
+        answer: answer.into(),
         x: Axis {
-            label: format!("value tried, {unit}"),
-            from: number(from),
-            to: number(to),
+            label: format!("{} tried", if whole { "workers" } else { "rate" }).into(),
+            from: number(from).into(),
+            to: match whole {
+                true => number(to),
+                false => format!("{} {unit}", number(to)),
+            }
+            .into(),
         },
         y: Axis {
             label: "search step".into(),
             from: "1".into(),
-            to: steps.to_string(),
+            to: steps.to_string().into(),
         },
-        lines,
+        lines: lines.into(),
         bound: None,
     }
 }
@@ -401,14 +441,14 @@ fn range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// `v`'s place between `from` and `to`, in `0..=SCALE` (clamped: a point off the scale is
 /// drawn at its edge).
-fn at(v: f64, from: f64, to: f64) -> u16 {
+fn at(v: f64, from: f64, to: f64) -> u8 {
     let width = to - from;
     if width.is_nan() || width <= 0.0 || !v.is_finite() {
         return if v >= to { SCALE } else { 0 };
     }
     ((v - from) / (to - from) * f64::from(SCALE))
         .round()
-        .clamp(0.0, f64::from(SCALE)) as u16
+        .clamp(0.0, f64::from(SCALE)) as u8
 }
 
 /// The smallest 1, 2 or 5 × 10ⁿ at or above `v`.
@@ -490,7 +530,7 @@ mod tests {
     fn the_default_run_draws_its_ttft_over_time() {
         let preset = crate::document::preset("default").expect("a default preset");
         let picture = make(&preset, 1).expect("the default runs");
-        assert_eq!(picture.x.label, "arrival, s");
+        assert_eq!(picture.x.label, "arrival");
         assert_eq!(picture.lines.len(), 1);
         assert!(
             picture.answer.ends_with("over 300 requests"),

@@ -10,6 +10,7 @@ pub mod json_view;
 pub mod list_tail;
 pub mod notices;
 pub mod pane_switch;
+pub mod preset_picture;
 pub mod presets;
 pub mod race_panel;
 pub mod race_view;

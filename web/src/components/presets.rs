@@ -1,7 +1,9 @@
-//! The preset gallery: the engine's built-in scenarios (the question each answers, and
-//! how), open at the top of the editor; one click loads one with its data files and runs it.
+//! The preset gallery: the engine's built-in scenarios (the question each answers, a small
+//! picture of its answer, and how), open at the top of the editor; one click loads one with
+//! its data files and runs it.
 
 use crate::components::disclosure::Disclosure;
+use crate::components::preset_picture::{PresetLegend, PresetPicture};
 use crate::state::Action;
 use yew::prelude::*;
 
@@ -23,10 +25,18 @@ pub fn presets(props: &PresetsProps) -> Html {
                 { for presets.iter().map(|p| {
                     let id = p.id.to_string();
                     let onclick = props.on_action.reform(move |_: MouseEvent| Action::LoadPreset(id.clone()));
+                    let picture = opal::gallery::pictures().iter().find(|pic| pic.id == p.id);
                     html! {
-                        <button type="button" class="preset-card" {onclick} data-preset={p.id}>
+                        <button type="button" class="preset-card" {onclick} data-preset={p.id} title={p.description}>
                             <strong>{ p.title }</strong>
-                            <span>{ p.description }</span>
+                            { for picture.map(|picture| html! { <PresetPicture {picture} /> }) }
+                            <span class="preset-text">
+                                { for picture.map(|picture| html! { <>
+                                    <span class="preset-answer">{ &*picture.answer }</span>
+                                    <PresetLegend {picture} />
+                                </> }) }
+                                <span class="preset-description">{ p.description }</span>
+                            </span>
                         </button>
                     }
                 }) }
