@@ -64,7 +64,7 @@ pub mod timing {
 
 /// The `router` section: routing policies and what they decided.
 pub mod router {
-    pub use engine::router::policy::{Basis, CandidateScore, RoutingDecision};
+    pub use engine::router::policy::{Basis, CandidateScore, RoutingDecision, ScoreTerm};
     pub use engine::router::{PolicyConfig, RouterConfig};
 }
 

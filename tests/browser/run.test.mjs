@@ -119,6 +119,43 @@ test('the default scenario runs in the tab and gives the native engine\'s number
   assert.deepEqual(errors, []);
 });
 
+test('an llm-d decision is explained scorer by scorer, in the routing table and the timeline', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  const doc = { simulation: { seed: 5, num_workers: 3 }, router: { policy: { policy: 'llm_d' } },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 40, total_requests: 60,
+      shared_prefix: { groups: 2, length: 512 } }] } };
+  await editor(page).fill(JSON.stringify(doc, null, 2));
+  await run(page, 2);
+  await tab(page, 'Routing');
+  const routing = page.getByTestId('routing');
+  await routing.getByText('Its terms, in order: 3 × precise-prefix-cache-scorer + 2 × queue-scorer + '
+    + '2 × kv-cache-utilization-scorer.').waitFor();
+  // Every candidate of the listed decisions: its score is its weighted scorers' sum (each
+  // figure shown to 3 decimals).
+  const cells = await routing.locator('.candidate').allTextContents();
+  assert.ok(cells.length >= 3 * 60, `${cells.length} candidates`);
+  for (const cell of cells) {
+    const m = cell.match(/^w\d+: (-?[\d.]+) = 3×(-?[\d.]+) \+ 2×(-?[\d.]+) \+ 2×(-?[\d.]+) \(/);
+    assert.ok(m, cell);
+    const [score, prefix, queue, kv] = m.slice(1).map(Number);
+    assert.ok(Math.abs(score - (3 * prefix + 2 * queue + 2 * kv)) < 0.01, cell);
+    assert.ok(queue >= 0 && queue <= 1 && kv >= 0 && kv <= 1, cell);
+  }
+  await tab(page, 'Timeline');
+  const canvas = page.getByTestId('timeline').locator('canvas');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
+    ?.getAttribute('data-bars-drawn')) > 0);
+  const box = await canvas.boundingBox();
+  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
+  for (let dy = 26; dy < box.height && !(await tooltip.count()); dy += 3) {
+    await page.mouse.move(box.x + box.width * 0.3, box.y + dy);
+  }
+  assert.match(await tooltip.textContent(),
+    /worker \d+: score [\d.]+, \d+ outstanding[^\n]*\n {4}= 3 × precise-prefix-cache-scorer [\d.]+ \+ 2 × queue-scorer [\d.]+ \+ 2 × kv-cache-utilization-scorer [\d.]+/);
+  await page.screenshot({ path: `${artifacts}/timeline-llm-d.png` });
+  assert.deepEqual(errors, []);
+});
+
 test('a pinned run is compared with the next one in the table and the charts', async () => {
   const { page, errors } = await openPage(browser, server.url);
   const doc = { simulation: { seed: 3, num_workers: 4 }, router: { policy: { policy: 'round_robin' } },

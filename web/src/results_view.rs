@@ -9,6 +9,7 @@ use crate::charts::requests::NO_PARTNER;
 use crate::charts::{Band, LineRun, RequestPhases, Series};
 use opal::deployment::TransferRecord;
 use opal::measure::MeasuredWindow;
+use opal::router::{PolicyConfig, ScoreTerm};
 use opal::simulation::{RoutingRecord, SimulationResults};
 use opal::stats::{Chunked, RequestRecord};
 use std::rc::Rc;
@@ -300,14 +301,60 @@ pub fn decision_index(decisions: &Chunked<RoutingRecord>, requests: usize) -> Rc
     Rc::from(index)
 }
 
+/// What splitting a run's routing scores into their terms needs from its scenario: the
+/// routing policy and the KV block size (see `PolicyConfig::score_terms`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreSplit {
+    policy: PolicyConfig,
+    block_size: u32,
+}
+
+impl ScoreSplit {
+    /// The split for runs of the scenario document `scenario`; `None` when it does not read.
+    pub fn of(scenario: &str) -> Option<Self> {
+        let s = opal::parse_scenario(scenario).ok()?;
+        Some(Self {
+            policy: s.router.policy,
+            block_size: s.worker.block_size,
+        })
+    }
+
+    /// Each candidate's terms in decision `d` (made for one of `requests`); `None` when its
+    /// policy's score is one figure or the decision kept no candidates.
+    pub fn terms(
+        &self,
+        d: &RoutingRecord,
+        requests: &Chunked<RequestRecord>,
+    ) -> Option<Vec<Vec<ScoreTerm>>> {
+        let request = requests
+            .get(d.request as usize)
+            .filter(|q| q.id == d.request)?;
+        (self.policy).score_terms(&d.decision, request.prompt_tokens, self.block_size)
+    }
+}
+
+/// A score's terms as its router adds them: `3 × queue-scorer 0.5 + …`, or without the
+/// names (`3×0.5 + …`) where a header names them.
+pub fn describe_terms(terms: &[ScoreTerm], named: bool) -> String {
+    let parts: Vec<String> = terms
+        .iter()
+        .map(|t| match named {
+            true => format!("{} × {} {}", short(t.weight), t.name, short(t.value)),
+            false => format!("{}×{}", short(t.weight), short(t.value)),
+        })
+        .collect();
+    parts.join(" + ")
+}
+
 /// A routing decision in words, for the timeline tooltip and the routing table:
-/// `routed to worker 1 by outstanding requests (lowest wins)` and one line per candidate.
-pub fn describe_decision(d: &RoutingRecord) -> String {
+/// `routed to worker 1 by outstanding requests (lowest wins)` and one line per candidate,
+/// with its score's terms under it when the policy adds several (`terms`, per candidate).
+pub fn describe_decision(d: &RoutingRecord, terms: Option<&[Vec<ScoreTerm>]>) -> String {
     let mut out = format!(
         "routed to worker {} at {:.3} s by {}",
         d.decision.worker, d.time, d.decision.basis
     );
-    for c in &d.decision.candidates {
+    for (k, c) in d.decision.candidates.iter().enumerate() {
         let chosen = if c.worker == d.decision.worker {
             " ←"
         } else {
@@ -323,6 +370,9 @@ pub fn describe_decision(d: &RoutingRecord) -> String {
             short(c.score),
             c.outstanding
         ));
+        if let Some(mine) = terms.and_then(|t| t.get(k)) {
+            out.push_str(&format!("\n    = {}", describe_terms(mine, true)));
+        }
     }
     out
 }
@@ -671,11 +721,47 @@ mod tests {
             .map(|i| r.decisions[index[i].unwrap() as usize].decision.worker)
             .collect();
         assert_eq!(workers, [0, 1, 0, 1], "round robin alternates");
-        let text = describe_decision(&r.decisions[index[1].unwrap() as usize]);
+        let text = describe_decision(&r.decisions[index[1].unwrap() as usize], None);
         assert!(
             text.starts_with("routed to worker 1 at 1.000 s by "),
             "{text}"
         );
         assert_eq!(text.lines().count(), 3, "one line per candidate: {text}");
+    }
+
+    #[test]
+    fn an_llm_d_decision_is_explained_scorer_by_scorer() {
+        // Two llm-d pods; the second request sees the first still on its pod: that pod's
+        // queue scorer is 0 and the other's 1 (queues 1 and 0), and each score is the sum
+        // of its three weighted scorers.
+        let text = r#"{"simulation": {"num_workers": 2},
+            "router": {"policy": {"policy": "llm_d"}},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 100, "total_requests": 2}]}}"#;
+        let mut sim =
+            Simulation::new(&opal::parse_scenario(text).unwrap(), &Default::default()).unwrap();
+        sim.run();
+        let r = sim.results();
+        let split = ScoreSplit::of(text).expect("the scenario reads");
+        let d = &r.decisions[1];
+        let terms = split
+            .terms(d, &r.requests)
+            .expect("llm_d adds three scorers");
+        for (c, t) in d.decision.candidates.iter().zip(&terms) {
+            let sum: f64 = t.iter().map(|t| t.weight * t.value).sum();
+            assert!((sum - c.score).abs() < 1e-9, "{sum} vs {}", c.score);
+        }
+        let queues: Vec<f64> = terms.iter().map(|t| t[1].value).collect();
+        let first = r.decisions[0].decision.worker as usize;
+        assert_eq!(queues[first], 0.0);
+        assert_eq!(queues[1 - first], 1.0);
+        let described = describe_decision(d, Some(&terms));
+        assert!(
+            described.contains("\n    = 3 × precise-prefix-cache-scorer "),
+            "{described}"
+        );
+        assert!(
+            described.contains(" + 2 × queue-scorer 1 + "),
+            "{described}"
+        );
     }
 }

@@ -7,10 +7,11 @@ use crate::charts::{
 };
 use crate::deployment_view::{describe_transfer, transfer_index, worker_pools, WorkerPools};
 use crate::results_view::{
-    decision_index, describe_decision, request_phases, short, window_bands, Latencies, RunSeries,
-    TimelineSample, MAX_BANDS,
+    decision_index, describe_decision, describe_terms, request_phases, short, window_bands,
+    Latencies, RunSeries, ScoreSplit, TimelineSample, MAX_BANDS,
 };
 use crate::state::EngineResults;
+use opal::simulation::RoutingRecord;
 use opal::stats::WorkerTable as Workers;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -188,13 +189,15 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             None => Rc::from(Vec::new()),
         }
     });
+    let split = use_memo(props.scenario.clone(), |scenario| ScoreSplit::of(scenario));
     let tooltip = {
-        let (results, phases, decisions, pools, transfers) = (
+        let (results, phases, decisions, pools, transfers, split) = (
             props.results.clone(),
             phases.clone(),
             decisions.clone(),
             (*pools).clone(),
             transfers.clone(),
+            split.clone(),
         );
         Callback::from(move |i: usize| {
             let mut text = describe_request(&phases, i);
@@ -207,8 +210,13 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
                 ));
             }
             if let Some(d) = decisions.get(id).copied().flatten() {
+                let d = &results.decisions[d as usize];
+                let terms = split
+                    .as_ref()
+                    .as_ref()
+                    .and_then(|s| s.terms(d, &results.requests));
                 text.push('\n');
-                text.push_str(&describe_decision(&results.decisions[d as usize]));
+                text.push_str(&describe_decision(d, terms.as_deref()));
             }
             text
         })
@@ -233,6 +241,8 @@ pub const ROUTING_ROWS: usize = 200;
 pub struct RoutingPanelProps {
     /// The run's results.
     pub results: EngineResults,
+    /// The scenario it ran (its policy splits the scores into their terms).
+    pub scenario: AttrValue,
     /// Each worker's pool (runs with a `deployment`).
     #[prop_or_default]
     pub pools: Option<WorkerPools>,
@@ -243,11 +253,26 @@ pub struct RoutingPanelProps {
 pub fn routing_panel(props: &RoutingPanelProps) -> Html {
     let d = &props.results.decisions;
     let basis = d.first().map(|r| r.decision.basis.as_str()).unwrap_or("");
+    let split = use_memo(props.scenario.clone(), |scenario| ScoreSplit::of(scenario));
+    let terms_of = |r: &RoutingRecord| {
+        (split.as_ref().as_ref()).and_then(|s| s.terms(r, &props.results.requests))
+    };
+    // The terms' names, once, from the first decision that has them.
+    let term_names = d.iter().take(ROUTING_ROWS).find_map(|r| {
+        let terms = terms_of(r)?;
+        let names: Vec<String> = (terms.first()?.iter())
+            .map(|t| format!("{} × {}", short(t.weight), t.name))
+            .collect();
+        Some(names.join(" + "))
+    });
     html! {
         <div data-testid="routing">
             <WorkerTable table={props.results.workers.clone()} pools={props.pools.clone()} />
             <p class="note">
                 { format!("{} decisions; the first {} are listed. Score: {basis}.", d.len(), d.len().min(ROUTING_ROWS)) }
+                if let Some(names) = &term_names {
+                    { format!(" Its terms, in order: {names}.") }
+                }
             </p>
             <div class="table-scroll" tabindex="0">
                 <table class="routing-table">
@@ -260,24 +285,27 @@ pub fn routing_panel(props: &RoutingPanelProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for d.iter().take(ROUTING_ROWS).map(|r| html! {
+                        { for d.iter().take(ROUTING_ROWS).map(|r| { let terms = terms_of(r); html! {
                             <tr>
                                 <td class="num">{ r.request }</td>
                                 <td class="num">{ format!("{:.3}", r.time) }</td>
                                 <td class="num">{ r.decision.worker }</td>
                                 <td class="candidates">
-                                    { for r.decision.candidates.iter().map(|c| {
+                                    { for r.decision.candidates.iter().enumerate().map(|(k, c)| {
                                         let chosen = c.worker == r.decision.worker;
                                         let prefix = c.prefix.map(|p| format!(", {}", p.tokens())).unwrap_or_default();
+                                        let sum = terms.as_ref().and_then(|t| t.get(k))
+                                            .map(|t| format!(" = {}", describe_terms(t, false)))
+                                            .unwrap_or_default();
                                         html! {
                                             <span class={classes!("candidate", chosen.then_some("chosen"))}>
-                                                { format!("w{}: {} ({}{prefix})", c.worker, short(c.score), c.outstanding) }
+                                                { format!("w{}: {}{sum} ({}{prefix})", c.worker, short(c.score), c.outstanding) }
                                             </span>
                                         }
                                     }) }
                                 </td>
                             </tr>
-                        }) }
+                        } }) }
                     </tbody>
                 </table>
             </div>

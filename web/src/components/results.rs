@@ -260,7 +260,7 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                     Tab::Timeline => html! {
                         <TimelinePanel results={props.results.clone()} scenario={props.scenario.clone()} />
                     },
-                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} /> },
+                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} scenario={props.scenario.clone()} /> },
                 } }
             </div>
         </div>

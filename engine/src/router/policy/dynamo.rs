@@ -8,7 +8,10 @@
 //! `exp(−c / temperature)`, `c` the costs normalised to 0..1 over the workers (all equal:
 //! uniform).
 
-use super::{Basis, ClusterView, DynamoConfig, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{
+    Basis, CandidateScore, ClusterView, DynamoConfig, RouteRequest, RoutingDecision, RoutingPolicy,
+    ScoreTerm,
+};
 use crate::rng::SimRng;
 
 /// The router and its sampling stream.
@@ -40,15 +43,12 @@ impl RoutingPolicy for Dynamo {
 
     fn choose(&mut self, request: &RouteRequest, cluster: &ClusterView) -> RoutingDecision {
         let w = cluster.workers();
-        let block = cluster.kv().layout().block_size.max(1) as f64;
-        let isl = request.prompt_len as f64;
-        let request_blocks = (isl / block).ceil();
+        let block = cluster.kv().layout().block_size;
+        let request_blocks = (f64::from(request.prompt_len) / f64::from(block.max(1))).ceil();
         let matches = cluster.prefix_matches(request);
         let cost = |k: usize| {
-            let overlap = (matches[k].gpu_tokens as f64 / block)
-                .floor()
-                .min(request_blocks);
-            let prefill = (isl - overlap * block).max(0.0) / block;
+            let (overlap, prefill) =
+                prefill_blocks(request.prompt_len, matches[k].gpu_tokens, block);
             // The request's blocks add to the worker's active ones, less those it shares.
             let decode = w[k].kv_usage * w[k].kv_blocks as f64 + request_blocks - overlap;
             self.config.overlap_score_weight * prefill + decode
@@ -88,4 +88,37 @@ impl RoutingPolicy for Dynamo {
             Some(&matches),
         )
     }
+}
+
+/// The prompt's blocks a worker holding `cached` tokens of it already has (whole blocks, at
+/// most the prompt's), and those it would still compute: `(overlap, prefill)`.
+fn prefill_blocks(prompt: u32, cached: u32, block: u32) -> (f64, f64) {
+    let (isl, block) = (f64::from(prompt), f64::from(block.max(1)));
+    let overlap = (f64::from(cached) / block)
+        .floor()
+        .min((isl / block).ceil());
+    (overlap, (isl - overlap * block).max(0.0) / block)
+}
+
+/// Each candidate's cost as Dynamo's router logs it: the weight times its prefill blocks,
+/// plus its decode blocks (what the cost holds beyond the prefill part; the worker's active
+/// blocks are not kept).
+pub(super) fn terms(
+    c: &DynamoConfig,
+    candidates: &[CandidateScore],
+    prompt: u32,
+    block: u32,
+) -> Vec<Vec<ScoreTerm>> {
+    candidates
+        .iter()
+        .map(|x| {
+            let cached = x.prefix.map_or(0, |p| p.gpu_tokens);
+            let (_, prefill) = prefill_blocks(prompt, cached, block);
+            let decode = x.score - c.overlap_score_weight * prefill;
+            vec![
+                ScoreTerm::new("prefill blocks", c.overlap_score_weight, prefill),
+                ScoreTerm::new("decode blocks", 1.0, decode),
+            ]
+        })
+        .collect()
 }

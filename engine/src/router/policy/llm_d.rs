@@ -12,7 +12,8 @@
 //! Each pod's score is the weighted sum; the highest wins, ties at random.
 
 use super::{
-    Basis, ClusterView, LlmDConfig, PrefixMode, RouteRequest, RoutingDecision, RoutingPolicy,
+    Basis, CandidateScore, ClusterView, LlmDConfig, PrefixMode, RouteRequest, RoutingDecision,
+    RoutingPolicy, ScoreTerm,
 };
 use crate::request::BlockHash;
 use crate::rng::SimRng;
@@ -76,17 +77,10 @@ impl RoutingPolicy for LlmD {
             }
         };
         let (min_q, max_q) = cluster.outstanding_range();
-        let queue = |k: usize| {
-            if max_q == min_q {
-                1.0
-            } else {
-                (max_q - w[k].outstanding) as f64 / (max_q - min_q) as f64
-            }
-        };
         let scores: Vec<f64> = (0..w.len())
             .map(|k| {
                 c.prefix_weight * prefix[k]
-                    + c.queue_weight * queue(k)
+                    + c.queue_weight * queue_score(w[k].outstanding, min_q, max_q)
                     + c.kv_cache_weight * (1.0 - w[k].kv_usage)
             })
             .collect();
@@ -99,4 +93,43 @@ impl RoutingPolicy for LlmD {
         }
         RoutingDecision::scored(cluster, chosen, Basis::Scorers, |k| scores[k], None)
     }
+}
+
+/// The queue scorer: `(max − q) / (max − min)` over the pods' queues, 1 when all are equal.
+fn queue_score(queue: u32, min: u32, max: u32) -> f64 {
+    if max == min {
+        1.0
+    } else {
+        (max - queue) as f64 / (max - min) as f64
+    }
+}
+
+/// Each candidate's scorers, as llm-d's scheduler logs them. The queue and KV scorers are
+/// read from the candidate's evidence; the prefix scorer's value is not kept, so it is what
+/// the score holds beyond the other two.
+pub(super) fn terms(c: &LlmDConfig, candidates: &[CandidateScore]) -> Vec<Vec<ScoreTerm>> {
+    let queues = candidates.iter().map(|x| x.outstanding);
+    let (min_q, max_q) = (queues.clone().min().unwrap_or(0), queues.max().unwrap_or(0));
+    let prefix_name = match c.prefix_mode {
+        PrefixMode::Precise => "precise-prefix-cache-scorer",
+        PrefixMode::Approximate => "prefix-cache-scorer",
+    };
+    candidates
+        .iter()
+        .map(|x| {
+            let queue = queue_score(x.outstanding, min_q, max_q);
+            let kv = 1.0 - x.kv_usage;
+            let rest = x.score - c.queue_weight * queue - c.kv_cache_weight * kv;
+            let prefix = if c.prefix_weight > 0.0 {
+                rest / c.prefix_weight
+            } else {
+                f64::NAN
+            };
+            vec![
+                ScoreTerm::new(prefix_name, c.prefix_weight, prefix),
+                ScoreTerm::new("queue-scorer", c.queue_weight, queue),
+                ScoreTerm::new("kv-cache-utilization-scorer", c.kv_cache_weight, kv),
+            ]
+        })
+        .collect()
 }

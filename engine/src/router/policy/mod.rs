@@ -18,6 +18,7 @@ mod prefix_load;
 mod random;
 mod round_robin;
 mod session_affinity;
+mod terms;
 
 pub use cache_aware::CacheAware;
 pub use dynamo::Dynamo;
@@ -32,6 +33,7 @@ pub use prefix_load::PrefixLoad;
 pub use random::Random;
 pub use round_robin::RoundRobin;
 pub use session_affinity::SessionAffinity;
+pub use terms::ScoreTerm;
 
 use crate::request::PromptContent;
 use crate::rng::SimRng;

@@ -1,6 +1,9 @@
 //! `prefix_load`: weighted trade-off between cached prefix and load.
 
-use super::{Basis, ClusterView, PrefixLoadConfig, RouteRequest, RoutingDecision, RoutingPolicy};
+use super::{
+    Basis, CandidateScore, ClusterView, PrefixLoadConfig, RouteRequest, RoutingDecision,
+    RoutingPolicy, ScoreTerm,
+};
 
 /// Scores each worker `w_prefix · prefix_fraction − w_load · outstanding / max_outstanding`
 /// (load normalised by the busiest worker, 0 when all are idle) and picks the
@@ -44,4 +47,32 @@ impl RoutingPolicy for PrefixLoad {
         }
         RoutingDecision::scored(cluster, chosen, Basis::PrefixLoad, score, Some(&matches))
     }
+}
+
+/// Each candidate's two parts: its cached prefix over the prompt, weighted `w_prefix`, and
+/// its outstanding requests over the most any worker has, weighted `−w_load`.
+pub(super) fn terms(
+    c: &PrefixLoadConfig,
+    candidates: &[CandidateScore],
+    prompt: u32,
+) -> Vec<Vec<ScoreTerm>> {
+    let len = f64::from(prompt.max(1));
+    let max_load = f64::from(
+        candidates
+            .iter()
+            .map(|x| x.outstanding)
+            .max()
+            .unwrap_or(0)
+            .max(1),
+    );
+    candidates
+        .iter()
+        .map(|x| {
+            let prefix = f64::from(x.prefix.map_or(0, |p| p.tokens())) / len;
+            vec![
+                ScoreTerm::new("prefix", c.w_prefix, prefix),
+                ScoreTerm::new("load", -c.w_load, f64::from(x.outstanding) / max_load),
+            ]
+        })
+        .collect()
 }
