@@ -38,7 +38,7 @@ fn every_example_document_parses_and_validates() {
 fn every_preset_is_an_example_file_and_loads_with_its_data() {
     let presets = presets();
     assert_eq!(presets[0].id, "default");
-    assert_eq!(presets.len(), 16);
+    assert_eq!(presets.len(), 17);
     for p in &presets {
         assert_eq!(p.json, example(&format!("{}.json", p.id)), "{}", p.id);
         let scenario = p.scenario().unwrap_or_else(|e| panic!("{}: {e:?}", p.id));

@@ -102,6 +102,17 @@ pub fn presets() -> Vec<Preset> {
             files: &[],
         },
         Preset {
+            id: "latency_vs_load_deployed_routers",
+            title: "Latency vs load: llm-d, SGLang and Dynamo routers (25 runs)",
+            description: "150 system prompts of 6,000 tokens (Zipf) on 8 H100s (Llama-3.1-8B) \
+                          at 20 to 100 req/s, under round robin and the routers people deploy: \
+                          llm-d's scheduler (precise and approximate prefix scorer), SGLang's \
+                          cache-aware balancer and Dynamo's KV router. Where each keeps p99 TTFT \
+                          under 1 s, and where round robin runs out.",
+            json: include_str!("../../../examples/latency_vs_load_deployed_routers.json"),
+            files: &[],
+        },
+        Preset {
             id: "disaggregation_long_prompts",
             title: "Prefill/decode disaggregation: long prompts (25 runs)",
             description: "Prompts of 3,000 to 6,000 tokens, replies of 50 to 150, on 4 H100s: \

@@ -89,15 +89,28 @@ impl SweepResults {
     }
 
     /// The value axis `k` has at a point, for a person: numbers as written, names bare, a
-    /// routing policy by its name.
+    /// routing policy by its name and its plain parameters (`llm_d (prefix_mode
+    /// approximate)`), so two settings of one policy read apart.
     pub fn label(v: &Value) -> String {
         match v {
             Value::String(s) => s.clone(),
-            Value::Object(m) => m
-                .get("policy")
-                .or_else(|| m.get("type"))
-                .or_else(|| m.get("name"))
-                .map_or_else(|| v.to_string(), Self::label),
+            Value::Object(m) => {
+                let Some((key, name)) = ["policy", "type", "name"]
+                    .iter()
+                    .find_map(|k| Some((*k, m.get(*k)?)))
+                else {
+                    return v.to_string();
+                };
+                let params: Vec<String> = m
+                    .iter()
+                    .filter(|(k, v)| k.as_str() != key && !v.is_object() && !v.is_array())
+                    .map(|(k, v)| format!("{k} {}", Self::label(v)))
+                    .collect();
+                match params.is_empty() {
+                    true => Self::label(name),
+                    false => format!("{} ({})", Self::label(name), params.join(", ")),
+                }
+            }
             _ => v.to_string(),
         }
     }

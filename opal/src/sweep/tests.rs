@@ -409,3 +409,26 @@ fn good_tokens_are_billed_the_same_dollars_over_fewer_tokens() {
     assert!(s.slo.is_none());
     assert_eq!(PointMetrics::new(&s, &r).cost_per_million_good_tokens, None);
 }
+
+#[test]
+fn a_policy_with_parameters_is_labelled_apart_from_its_defaults() {
+    let label = |v: &str| SweepResults::label(&serde_json::from_str(v).unwrap());
+    assert_eq!(label(r#"{"policy": "llm_d"}"#), "llm_d");
+    assert_eq!(
+        label(r#"{"policy": "llm_d", "prefix_mode": "approximate"}"#),
+        "llm_d (prefix_mode approximate)"
+    );
+    assert_eq!(
+        label(r#"{"policy": "prefix_load", "w_prefix": 2, "w_load": 1}"#),
+        "prefix_load (w_load 1, w_prefix 2)"
+    );
+    // A deployment is named by its name; its pools are not plain parameters.
+    assert_eq!(
+        label(r#"{"name": "1P:3D", "pools": [{"name": "prefill"}]}"#),
+        "1P:3D"
+    );
+    assert_eq!(
+        label(r#"{"gpu": "B200", "tp": 8}"#),
+        r#"{"gpu":"B200","tp":8}"#
+    );
+}
