@@ -7,7 +7,8 @@ use crate::failure::{print, stream_file, warn, Failure};
 use crate::interrupt;
 use crate::load::{read_data, read_scenario};
 use crate::progress::ProgressBar;
-use opal::simulation::{Simulation, Stop};
+use opal::simulation::{Simulation, SimulationResults, Stop};
+use opal::timing::ErrorBand;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -74,6 +75,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
             results.timing,
             results.render_text()
         ))?;
+        if let (None, Some(band)) = (&halt, scenario.error_band()) {
+            print(&likely(&band, &scenario.hardware.gpu, &results))?;
+        }
     }
     // Even with -q: an overloaded run's percentiles grow with its length, which no table
     // of a finite run can show. (A run stopped here is partial, and says so instead.)
@@ -109,4 +113,30 @@ pub(crate) fn run(args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         (None, None) => ExitCode::SUCCESS,
     })
+}
+
+/// Where each stage's latencies would likely fall on a real vLLM: its figures times the
+/// GPU calibration's error band.
+fn likely(band: &ErrorBand, gpu: &str, results: &SimulationResults) -> String {
+    let mut out = format!(
+        "\nLikely on a real vLLM (measured ÷ predicted, 10th–90th percentile over {} real {gpu} \
+         runs; it held {:.0} % of runs left out of it):\n",
+        band.runs,
+        band.held_out * 100.0
+    );
+    for s in &results.stages {
+        let ranges: Vec<String> = [
+            ("mean TTFT", s.ttft.mean_ms, band.ttft_mean),
+            ("p99 TTFT", s.ttft.p99_ms, band.ttft_p99),
+            ("mean E2E", s.e2e.mean_ms, band.e2e_mean),
+            ("p99 E2E", s.e2e.p99_ms, band.e2e_p99),
+            ("mean ITL", s.itl.mean_ms, band.itl_mean),
+        ]
+        .iter()
+        .filter(|(_, ms, _)| ms.is_finite())
+        .map(|(name, ms, [lo, hi])| format!("{name} {:.1}–{:.1} ms", ms * lo, ms * hi))
+        .collect();
+        out.push_str(&format!("  stage {}: {}\n", s.stage, ranges.join(", ")));
+    }
+    out
 }

@@ -108,6 +108,42 @@ fn run_prints_the_engines_numbers_for_the_default_example() {
 }
 
 #[test]
+fn run_prints_where_a_real_vllm_would_likely_land_from_the_gpus_error_band() {
+    let out = opal(&["run", examples().join("default.json").to_str().unwrap()]);
+    let text = stdout(&out);
+    let band = opal::timing::calibration_for(&opal::hardware::lookup("H100-SXM").unwrap())
+        .error_band
+        .expect("the H100's calibration has real runs");
+    let s = &engine_results("default.json").stages[0];
+    let range = |ms: f64, [lo, hi]: [f64; 2]| format!("{:.1}–{:.1} ms", ms * lo, ms * hi);
+    let want = format!(
+        "  stage 0: mean TTFT {}, p99 TTFT {}, mean E2E {}, p99 E2E {}, mean ITL {}\n",
+        range(s.ttft.mean_ms, band.ttft_mean),
+        range(s.ttft.p99_ms, band.ttft_p99),
+        range(s.e2e.mean_ms, band.e2e_mean),
+        range(s.e2e.p99_ms, band.e2e_p99),
+        range(s.itl.mean_ms, band.itl_mean),
+    );
+    assert!(text.contains(&want), "{want} not in:\n{text}");
+    assert!(text.contains(&format!(
+        "over {} real H100-SXM runs; it held {:.0} % of runs left out of it",
+        band.runs,
+        band.held_out * 100.0
+    )));
+    // A calibration no real run has measured claims no range: the B200's.
+    let dir = scratch("no-band");
+    std::fs::write(
+        dir.join("b200.json"),
+        r#"{"hardware": {"gpu": "B200"},
+            "workload": {"stages": [{"type": "UniformReqRate", "request_rate": 5, "total_requests": 10}]}}"#,
+    )
+    .unwrap();
+    let out = opal_in(&dir, &["run", "b200.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("Likely on a real vLLM"));
+}
+
+#[test]
 fn an_invalid_scenario_exits_2_listing_every_problem_by_field_path() {
     let dir = scratch("invalid");
     std::fs::write(

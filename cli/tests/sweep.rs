@@ -166,6 +166,7 @@ fn run_prints_and_writes_the_slo_report() {
     let scopes: Vec<&str> = slo
         .lines()
         .skip(2)
+        .take_while(|l| !l.is_empty())
         .map(|l| l.split("  ").next().unwrap().trim())
         .collect();
     assert_eq!(scopes, ["run", "stage 0", "worker 0", "worker 1"]);

@@ -14,7 +14,9 @@ pub mod report;
 pub mod run;
 
 pub use replay::{replay, Prediction};
-pub use report::{median_errors, render, Comparison, METRICS};
+pub use report::{
+    band_coverage, error_band, median_errors, render, render_band, Comparison, METRICS,
+};
 pub use run::{builtin_runs, Run};
 
 /// Replays every run with `patch` merged over each run's scenario (`{}` keeps the

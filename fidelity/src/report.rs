@@ -3,6 +3,7 @@
 
 use crate::replay::Prediction;
 use crate::run::Run;
+use engine::timing::ErrorBand;
 use std::fmt::Write;
 
 /// The metrics compared, in table order.
@@ -137,4 +138,118 @@ pub fn render(comparisons: &[Comparison]) -> String {
         );
     }
     out
+}
+
+/// Where each of [`ErrorBand`]'s metrics is in [`METRICS`]: TTFT mean and p99, E2E mean and
+/// p99, ITL mean.
+const BAND_METRICS: [usize; 5] = [0, 2, 3, 5, 6];
+
+/// The `q`-quantile of sorted `xs`, interpolated between ranks (numpy's default).
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let h = (xs.len() - 1) as f64 * q;
+    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}
+
+/// The band of `comparisons` left out of none but `skip`: per metric, the 10th and 90th
+/// percentiles of measured ÷ predicted over the scored runs, widened outwards to 3
+/// decimals; `None` with fewer than two runs.
+fn band_without(comparisons: &[Comparison], skip: Option<usize>) -> Option<ErrorBand> {
+    let scored: Vec<&Comparison> = (comparisons.iter().enumerate())
+        .filter(|(i, c)| c.run.is_scored() && Some(*i) != skip)
+        .map(|(_, c)| c)
+        .collect();
+    if scored.len() < 2 {
+        return None;
+    }
+    let factors = |k: usize| {
+        let mut ratios: Vec<f64> = scored
+            .iter()
+            .map(|c| {
+                let (m, p) = c.pairs()[k];
+                m / p
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        [
+            (quantile(&ratios, 0.1) * 1e3).floor() / 1e3,
+            (quantile(&ratios, 0.9) * 1e3).ceil() / 1e3,
+        ]
+    };
+    let [ttft_mean, ttft_p99, e2e_mean, e2e_p99, itl_mean] = BAND_METRICS.map(factors);
+    Some(ErrorBand {
+        runs: scored.len() as u32,
+        held_out: 0.0,
+        ttft_mean,
+        ttft_p99,
+        e2e_mean,
+        e2e_p99,
+        itl_mean,
+    })
+}
+
+/// The calibration's error band, measured on every scored run of `comparisons`, with the
+/// share of runs it held when each was left out (the least over the metrics, to 2 decimals
+/// rounded down).
+pub fn error_band(comparisons: &[Comparison]) -> Option<ErrorBand> {
+    let held = band_coverage(comparisons).into_iter().fold(1.0, f64::min);
+    band_without(comparisons, None).map(|band| ErrorBand {
+        held_out: (held * 100.0).floor() / 100.0,
+        ..band
+    })
+}
+
+/// How often the band holds a run it was not measured on: for each scored run, the band of
+/// the others, and whether the run's measured value lies in its prediction times that band.
+/// The fraction of runs held, per metric of [`ErrorBand`].
+pub fn band_coverage(comparisons: &[Comparison]) -> [f64; 5] {
+    let mut held = [0u32; 5];
+    let mut runs = 0u32;
+    for (i, c) in comparisons.iter().enumerate() {
+        let Some(band) = c
+            .run
+            .is_scored()
+            .then(|| band_without(comparisons, Some(i)))
+            .flatten()
+        else {
+            continue;
+        };
+        runs += 1;
+        for (slot, (k, (_, [lo, hi]))) in BAND_METRICS.iter().zip(band.factors()).enumerate() {
+            let (m, p) = c.pairs()[*k];
+            held[slot] += u32::from(m >= p * lo && m <= p * hi);
+        }
+    }
+    held.map(|h| f64::from(h) / f64::from(runs.max(1)))
+}
+
+/// The band and its coverage as text, a line per metric.
+pub fn render_band(band: &ErrorBand, coverage: [f64; 5]) -> String {
+    let mut out = format!(
+        "error band: measured ÷ predicted, 10th–90th percentile over {} scored runs; \
+         held-out coverage (each run against the band of the others)\n",
+        band.runs
+    );
+    for ((name, [lo, hi]), held) in band.factors().into_iter().zip(coverage) {
+        let _ = writeln!(
+            out,
+            "  {name:<10} {lo:.3}–{hi:.3}   holds {:.0}% of runs left out",
+            held * 100.0
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate_between_ranks() {
+        // Ten values 1..=10: h = 9 × 0.1 = 0.9 → 1.9; h = 9 × 0.9 = 8.1 → 9.1.
+        let xs: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert!((quantile(&xs, 0.1) - 1.9).abs() < 1e-12);
+        assert!((quantile(&xs, 0.9) - 9.1).abs() < 1e-12);
+        assert_eq!(quantile(&[2.0, 4.0], 0.5), 3.0);
+    }
 }

@@ -59,7 +59,7 @@ pub mod offload {
 
 /// The `timing` section: how a worker's step time is priced.
 pub mod timing {
-    pub use engine::timing::{calibration_for, Calibration, TimingConfig, TimingKind};
+    pub use engine::timing::{calibration_for, Calibration, ErrorBand, TimingConfig, TimingKind};
 }
 
 /// The `router` section: routing policies and what they decided.

@@ -119,6 +119,37 @@ test('the default scenario runs in the tab and gives the native engine\'s number
   assert.deepEqual(errors, []);
 });
 
+test('the summary shows where a real vLLM would likely land, as the CLI does', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  // The opening run is the default scenario on H100s, whose calibration has real runs.
+  const summary = page.getByTestId('summary');
+  await summary.getByRole('columnheader', { name: 'Likely on real vLLM' }).waitFor();
+  await page.getByTestId('likely-note').getByText(/from 13 real vLLM runs/).waitFor();
+  const cli = spawnSync('cargo', ['run', '-q', '-p', 'opal-cli', '--', 'run', 'examples/default.json'],
+    { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const m = cli.stdout.match(/stage 0: mean TTFT ([\d.]+)–([\d.]+) ms, p99 TTFT ([\d.]+)–([\d.]+) ms, mean E2E ([\d.]+)–([\d.]+) ms, p99 E2E ([\d.]+)–([\d.]+) ms, mean ITL ([\d.]+)–([\d.]+) ms/);
+  assert.ok(m, cli.stdout);
+  const keys = ['ttft_mean_ms', 'ttft_p99_ms', 'e2e_mean_ms', 'e2e_p99_ms', 'itl_mean_ms'];
+  for (const [k, key] of keys.entries()) {
+    const [lo, hi] = (await page.getByTestId(`likely-0-${key}`).textContent()).split('–').map(Number);
+    // The app writes two decimals, the CLI one.
+    assert.ok(Math.abs(lo - Number(m[1 + 2 * k])) <= 0.051 && Math.abs(hi - Number(m[2 + 2 * k])) <= 0.051,
+      `${key}: app ${lo}–${hi}, CLI ${m[1 + 2 * k]}–${m[2 + 2 * k]}`);
+    const figure = await value(page, `summary-0-${key}`);
+    assert.ok(lo < hi && lo > 0.5 * figure && hi < 3 * figure, `${key}: ${lo}–${hi} around ${figure}`);
+  }
+  await summary.screenshot({ path: `${artifacts}/summary-likely.png` });
+  // No real run has measured the B200's calibration: no range is claimed for it.
+  await editor(page).fill(JSON.stringify({ hardware: { gpu: 'B200' },
+    workload: { stages: [{ type: 'UniformReqRate', request_rate: 5, total_requests: 20 }] } }, null, 2));
+  await run(page, 2);
+  await summary.getByRole('columnheader', { name: 'run 2 · round_robin' }).waitFor();
+  assert.equal(await summary.getByRole('columnheader', { name: 'Likely on real vLLM' }).count(), 0);
+  assert.equal(await page.getByTestId('likely-note').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('an llm-d decision is explained scorer by scorer, in the routing table and the timeline', async () => {
   const { page, errors } = await openPage(browser, server.url);
   const doc = { simulation: { seed: 5, num_workers: 3 }, router: { policy: { policy: 'llm_d' } },

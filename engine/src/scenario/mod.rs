@@ -36,6 +36,7 @@ use crate::model::ModelConfig;
 use crate::offload::OffloadConfig;
 use crate::router::RouterConfig;
 use crate::slo::SloConfig;
+use crate::timing::ErrorBand;
 use crate::validate::{Problem, Problems};
 use crate::worker::SchedulerConfig;
 use crate::workload::WorkloadConfig;
@@ -161,6 +162,18 @@ impl Scenario {
         self.opal_compat.validate("opal_compat", &mut p);
         cross::validate(self, &mut p);
         p
+    }
+
+    /// How far this scenario's latencies may land from a real vLLM's: the error band of
+    /// its GPU's calibration, measured on real runs (see [`ErrorBand`]), for one pool of
+    /// workers priced by the calibrated model as vLLM behaves; `None` for pools, another
+    /// timing model, Opal's behaviours, or a GPU no real run has measured.
+    pub fn error_band(&self) -> Option<ErrorBand> {
+        if self.deployment.is_some() || !self.opal_compat.is_default() {
+            return None;
+        }
+        let hw = self.hardware.resolve().ok()?;
+        self.worker.timing.error_band(&hw)
     }
 
     /// `p`'s problems, or when there are none, the work estimate's.

@@ -9,6 +9,7 @@ mod calibrated;
 mod roofline;
 
 pub use analytical::OpalAnalytical;
+pub use calibrated::calibration::ErrorBand;
 pub use calibrated::calibration::{
     a100_calibration, b200_calibration, b300_calibration, h100_calibration, h200_calibration,
     l40s_calibration, rtx_4090_calibration, rtx_pro_6000_calibration,
@@ -105,6 +106,16 @@ impl TimingConfig {
         self.calibration
             .clone()
             .unwrap_or_else(|| calibration_for(&hw.gpu))
+    }
+
+    /// How far this section's predictions on `hw` land from real runs: the calibrated
+    /// model's error band for its GPU, when real runs have measured one (none for the other
+    /// models).
+    pub fn error_band(&self, hw: &Hardware) -> Option<ErrorBand> {
+        match self.model {
+            TimingKind::Calibrated => self.calibration(hw).error_band,
+            _ => None,
+        }
     }
 
     /// What priced the steps on `hw`, in a line: the model and its figures (for the

@@ -17,7 +17,9 @@
 //! `default_args/`) instead of the built-in ones — how held-back runs are checked; `--gpu`
 //! names the GPU of runs whose name does not.
 
-use fidelity::{builtin_runs, compare_all, median_errors, render};
+use fidelity::{
+    band_coverage, builtin_runs, compare_all, error_band, median_errors, render, render_band,
+};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -68,8 +70,32 @@ fn main() -> ExitCode {
     let comparisons = compare_all(&runs, &patch);
     println!("timing model: {model}; measured/predicted, absolute error\n");
     print!("{}", render(&comparisons));
+    let band = error_band(&comparisons);
+    if let Some(band) = &band {
+        println!();
+        print!("{}", render_band(band, band_coverage(&comparisons)));
+    }
     if !check {
         return ExitCode::SUCCESS;
+    }
+    // The H100 calibration carries the band of its own runs: when they are the runs
+    // replayed here, as the calibration prices them, it must be the band just measured.
+    let own_runs = flag("--runs").is_none() && only.is_empty() && args.len() == 1;
+    if own_runs {
+        let kept = engine::timing::h100_calibration().error_band;
+        let pass = kept == band;
+        println!(
+            "{} H100 calibration's error_band: {}",
+            if pass { "ok  " } else { "FAIL" },
+            if pass {
+                "the band just measured".to_string()
+            } else {
+                format!("{kept:?} where the runs give {band:?}; write it into h100_calibration()")
+            }
+        );
+        if !pass {
+            return ExitCode::FAILURE;
+        }
     }
     let train = median_errors(&comparisons, Some("train"));
     let mut ok = true;

@@ -167,6 +167,14 @@ fn finished_run(props: &FinishedRunProps) -> Html {
         )
     };
 
+    // Where a real vLLM's latencies would likely fall: the GPU calibration's error band,
+    // for a run that reached its end.
+    let band = use_memo(props.scenario.clone(), |scenario| {
+        let s = opal::parse_scenario(scenario).ok()?;
+        Some((s.error_band()?, AttrValue::from(s.hardware.gpu)))
+    });
+    let band = (*band).clone().filter(|_| props.results.stop.is_none());
+
     type Export = fn(&EngineResults, &mut dyn std::io::Write) -> std::io::Result<()>;
     let download = |name: &'static str, mime: &'static str, write: Export| {
         let (results, on_action) = (props.results.clone(), props.on_action.clone());
@@ -244,7 +252,7 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                     Tab::Summary => html! {
                         <>
                             <SummaryTable results={props.results.clone()} label={props.label.clone()}
-                                pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} />
+                                pinned={pinned.zip(pinned_label).map(|(p, l)| (p.results.clone(), l))} band={band.clone()} />
                             <SloTable results={props.results.clone()} />
                             <DeploymentPanel results={props.results.clone()} scenario={props.scenario.clone()} label={props.label.clone()} />
                         </>

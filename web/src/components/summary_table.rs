@@ -7,6 +7,7 @@ use crate::components::list_tail::list_tail;
 use crate::results_view::{relative_change, verdict, Better};
 use crate::state::EngineResults;
 use opal::stats::{LatencySummary, StageSummary};
+use opal::timing::ErrorBand;
 use yew::prelude::*;
 
 /// Props of [`SummaryTable`].
@@ -19,6 +20,31 @@ pub struct SummaryTableProps {
     /// A pinned run to compare with, and its label.
     #[prop_or_default]
     pub pinned: Option<(EngineResults, AttrValue)>,
+    /// The error band of the run's GPU calibration and the GPU's name: where a real vLLM's
+    /// latencies would likely fall, drawn as a column beside the run's.
+    #[prop_or_default]
+    pub band: Option<(ErrorBand, AttrValue)>,
+}
+
+/// The band's factors for a row (by its key), when it has them.
+fn band_factors(band: &ErrorBand, key: &str) -> Option<[f64; 2]> {
+    match key {
+        "ttft_mean_ms" => Some(band.ttft_mean),
+        "ttft_p99_ms" => Some(band.ttft_p99),
+        "e2e_mean_ms" => Some(band.e2e_mean),
+        "e2e_p99_ms" => Some(band.e2e_p99),
+        "itl_mean_ms" => Some(band.itl_mean),
+        _ => None,
+    }
+}
+
+/// A figure's likely range on a real vLLM: `38.60–49.40`.
+fn likely(value: f64, [lo, hi]: [f64; 2]) -> String {
+    if value.is_finite() {
+        format!("{:.2}–{:.2}", value * lo, value * hi)
+    } else {
+        String::new()
+    }
 }
 
 /// How a row's numbers are written.
@@ -249,6 +275,7 @@ const TABLES_SHOWN: usize = 20;
 #[function_component(SummaryTable)]
 pub fn summary_table(props: &SummaryTableProps) -> Html {
     let pinned = props.pinned.as_ref();
+    let band = props.band.as_ref().map(|(b, _)| b);
     let shown = use_state(|| TABLES_SHOWN);
     let n = props.results.stages.len();
     let drawn = n.min(*shown);
@@ -277,6 +304,9 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                                     <tr>
                                         <th scope="col">{ "Metric" }</th>
                                         <th scope="col" class="num">{ props.label.clone() }</th>
+                                        if band.is_some() {
+                                            <th scope="col" class="num" title="This run's figure times its GPU calibration's error on real vLLM runs (10th–90th percentile of measured ÷ predicted)">{ "Likely on real vLLM" }</th>
+                                        }
                                         if let Some((_, label)) = pinned {
                                             <th scope="col" class="num">{ label.clone() }</th>
                                             <th scope="col" class="num">{ "Change" }</th>
@@ -295,6 +325,11 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                                             <tr class={classes!(class)}>
                                                 <th scope="row">{ &r.label }</th>
                                                 { cell(format!("summary-{i}-{}", r.key), r.value, r.format) }
+                                                if let Some(b) = band {
+                                                    <td class="num likely" data-testid={format!("likely-{i}-{}", r.key)}>
+                                                        { band_factors(b, &r.key).map(|f| likely(r.value, f)).unwrap_or_default() }
+                                                    </td>
+                                                }
                                                 if pinned.is_some() {
                                                     { match theirs {
                                                         Some(p) => cell(format!("pinned-{i}-{}", r.key), p, r.format),
@@ -314,11 +349,34 @@ pub fn summary_table(props: &SummaryTableProps) -> Html {
                     </div>
                 }
             }) }
+            if let Some((b, gpu)) = &props.band {
+                <p class="note" data-testid="likely-note">
+                    { format!("Likely on real vLLM: this run's figure times how far the {gpu} calibration's predictions landed from {} real vLLM runs (measured ÷ predicted, 10th to 90th percentile). It held {:.0} % of those runs when each was left out of it; other models and loads may land outside it.", b.runs, b.held_out * 100.0) }
+                </p>
+            }
             if drawn < n {
                 { list_tail("stage-tables-hidden",
                     format!("Stages {drawn} to {} are not drawn here (Results JSON has them all). ", n - 1),
                     TABLES_SHOWN.min(n - drawn), show_more) }
             }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_likely_range_is_the_figure_times_the_band() {
+        let band = opal::timing::calibration_for(&opal::hardware::lookup("H100-SXM").unwrap())
+            .error_band
+            .expect("the H100 has real runs");
+        assert_eq!(band_factors(&band, "ttft_mean_ms"), Some(band.ttft_mean));
+        assert_eq!(band_factors(&band, "itl_mean_ms"), Some(band.itl_mean));
+        assert_eq!(band_factors(&band, "tpot_mean_ms"), None);
+        // 40 ms × 0.95 = 38 ms, × 1.25 = 50 ms.
+        assert_eq!(likely(40.0, [0.95, 1.25]), "38.00–50.00");
+        assert_eq!(likely(f64::NAN, [0.95, 1.25]), "");
     }
 }

@@ -101,12 +101,72 @@ pub struct Calibration {
     pub memory_reserved_gb: f64,
     /// GPU memory added per GPU when tensor-parallel (collective buffers), GB (2³⁰ bytes).
     pub memory_reserved_tp_gb: f64,
+    /// How far these figures' predictions land from real runs on this GPU; absent when no
+    /// real run has measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_band: Option<ErrorBand>,
+}
+
+/// How far a calibration's predictions landed from real vLLM runs on its GPU: per metric,
+/// the 10th and 90th percentiles of measured ÷ predicted over those runs. A prediction
+/// times the two is the range that held eight in ten of them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBand {
+    /// Real runs the percentiles are taken over.
+    pub runs: u32,
+    /// How often the band held a run left out of it: for each run, the band of the others;
+    /// the smallest share, over the metrics, of runs inside theirs. Eight in ten is the
+    /// aim; fewer runs give less.
+    pub held_out: f64,
+    /// Mean TTFT: measured ÷ predicted at the 10th and 90th percentiles.
+    pub ttft_mean: [f64; 2],
+    /// p99 TTFT, likewise.
+    pub ttft_p99: [f64; 2],
+    /// Mean E2E latency, likewise.
+    pub e2e_mean: [f64; 2],
+    /// p99 E2E latency, likewise.
+    pub e2e_p99: [f64; 2],
+    /// Mean inter-token latency (Σ decode time ÷ Σ tokens after the first), likewise.
+    pub itl_mean: [f64; 2],
+}
+
+impl ErrorBand {
+    /// Each metric's name and its two factors, in table order.
+    pub fn factors(&self) -> [(&'static str, [f64; 2]); 5] {
+        [
+            ("ttft_mean", self.ttft_mean),
+            ("ttft_p99", self.ttft_p99),
+            ("e2e_mean", self.e2e_mean),
+            ("e2e_p99", self.e2e_p99),
+            ("itl_mean", self.itl_mean),
+        ]
+    }
+
+    fn validate(&self, path: &str, problems: &mut Problems) {
+        if self.runs == 0 {
+            problems.push(join(path, "runs"), "must be at least 1");
+        }
+        problems.in_range(path, "held_out", self.held_out, 0.0, 1.0);
+        for (field, [lo, hi]) in self.factors() {
+            if !(lo > 0.0 && lo <= hi && hi <= 1e3) {
+                problems.push(
+                    join(path, field),
+                    "must be two factors, 0 < low ≤ high ≤ 1000",
+                );
+            }
+        }
+    }
 }
 
 impl Default for Calibration {
-    /// The H100 SXM figures (the GPU every other built-in calibration starts from).
+    /// The H100 SXM figures (the GPU every other built-in calibration starts from), without
+    /// its error band: figures someone changed have no measured error.
     fn default() -> Self {
-        h100_calibration()
+        Calibration {
+            error_band: None,
+            ..h100_calibration()
+        }
     }
 }
 
@@ -188,6 +248,9 @@ impl Calibration {
             // Bounded so no calibration can make a step take longer than a second.
             problems.in_range(path, field, v, 0.0, 1e5);
         }
+        if let Some(band) = &self.error_band {
+            band.validate(&join(path, "error_band"), problems);
+        }
     }
 }
 
@@ -246,6 +309,17 @@ pub fn h100_calibration() -> Calibration {
         // the activation peak of a 2048-token profile step, 0.94 GiB plus 0.45 GiB with TP.
         memory_reserved_gb: 0.94,
         memory_reserved_tp_gb: 0.45,
+        // The 13 scored real runs replayed as these figures price them (`cargo run --release
+        // -p opal-fidelity --bin fidelity` prints it and `--check` holds it to them).
+        error_band: Some(ErrorBand {
+            runs: 13,
+            held_out: 0.61,
+            ttft_mean: [0.956, 1.224],
+            ttft_p99: [1.038, 2.237],
+            e2e_mean: [0.962, 1.065],
+            e2e_p99: [0.978, 1.092],
+            itl_mean: [0.962, 1.064],
+        }),
     }
 }
 
@@ -279,6 +353,8 @@ pub fn a100_calibration() -> Calibration {
         allreduce_latency_us: 5.03,
         allreduce_latency_per_gpu_us: 0.279,
         allreduce_bus_gbps: 180.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -313,6 +389,8 @@ pub fn l40s_calibration() -> Calibration {
         // Fitted on 2 GPUs only: the latency's per-GPU term stays the H100's.
         allreduce_latency_us: 5.32,
         allreduce_bus_gbps: 19.1,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -358,6 +436,8 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         elementwise_l2_speedup: 3.64,
         allreduce_latency_us: 10.0,
         allreduce_bus_gbps: 50.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -389,6 +469,8 @@ pub fn h200_calibration() -> Calibration {
         allreduce_latency_us: 4.46,
         allreduce_latency_per_gpu_us: 0.187,
         allreduce_bus_gbps: 291.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -420,6 +502,8 @@ pub fn b200_calibration() -> Calibration {
         allreduce_latency_us: 7.22,
         allreduce_latency_per_gpu_us: 0.180,
         allreduce_bus_gbps: 510.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -448,6 +532,8 @@ pub fn b300_calibration() -> Calibration {
         allreduce_latency_us: 7.08,
         allreduce_latency_per_gpu_us: 0.132,
         allreduce_bus_gbps: 504.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
@@ -461,6 +547,8 @@ pub fn rtx_4090_calibration() -> Calibration {
         source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
         allreduce_latency_us: 10.0,
         allreduce_bus_gbps: 25.0,
+        // The H100's error was measured on its own runs; none has measured this GPU's.
+        error_band: None,
         ..h100_calibration()
     }
 }
