@@ -8,7 +8,8 @@
 // page comes from the network, the copy is brought up to that page's files and the files
 // of older versions are dropped.
 const CACHE = 'opal-offline';
-const HASHED = /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/;
+// Trunk writes the hash as a u64 in hexadecimal without leading zeros: up to 16 digits.
+const HASHED = /-[0-9a-f]{1,16}(_bg)?\.(js|wasm|css)$/;
 
 const scopeUrl = (path) => new URL(path, self.registration.scope).href;
 

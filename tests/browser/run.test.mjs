@@ -73,6 +73,22 @@ async function tab(page, name) {
   await page.getByRole('tab', { name }).click();
 }
 
+/** Opens the Timeline tab, waits for its bars, and moves the pointer down the column at
+ * `across` of its width (to `depth` px at most) until a bar's tooltip shows; resolves to
+ * { canvas, box, tooltip }. */
+async function hoverTimeline(page, across, depth) {
+  await tab(page, 'Timeline');
+  const canvas = page.getByTestId('timeline').locator('canvas');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
+    ?.getAttribute('data-bars-drawn')) > 0);
+  const box = await canvas.boundingBox();
+  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
+  for (let dy = 26; dy < Math.min(depth, box.height) && !(await tooltip.count()); dy += 3) {
+    await page.mouse.move(box.x + box.width * across, box.y + dy);
+  }
+  return { canvas, box, tooltip };
+}
+
 test('the default scenario runs in the tab and gives the native engine\'s numbers and JSON', async () => {
   // A plain page runs the default scenario as it opens: no click.
   const { page, errors } = await openTimedPage(browser, server.url, {
@@ -172,15 +188,7 @@ test('an llm-d decision is explained scorer by scorer, in the routing table and 
     assert.ok(Math.abs(score - (3 * prefix + 2 * queue + 2 * kv)) < 0.01, cell);
     assert.ok(queue >= 0 && queue <= 1 && kv >= 0 && kv <= 1, cell);
   }
-  await tab(page, 'Timeline');
-  const canvas = page.getByTestId('timeline').locator('canvas');
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
-    ?.getAttribute('data-bars-drawn')) > 0);
-  const box = await canvas.boundingBox();
-  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
-  for (let dy = 26; dy < box.height && !(await tooltip.count()); dy += 3) {
-    await page.mouse.move(box.x + box.width * 0.3, box.y + dy);
-  }
+  const { tooltip } = await hoverTimeline(page, 0.3, Infinity);
   assert.match(await tooltip.textContent(),
     /worker \d+: score [\d.]+, \d+ outstanding[^\n]*\n {4}= 3 × precise-prefix-cache-scorer [\d.]+ \+ 2 × queue-scorer [\d.]+ \+ 2 × kv-cache-utilization-scorer [\d.]+/);
   await page.screenshot({ path: `${artifacts}/timeline-llm-d.png` });
@@ -269,16 +277,8 @@ test('a 20,000-request run keeps the page responsive (long tasks recorded), and 
   assert.ok(fromPage.equals(fs.readFileSync(want.results)), 'the exported JSON differs from the native engine\'s');
   await page.evaluate(() => { window.__longTasks = []; });
 
-  await tab(page, 'Timeline');
-  const canvas = page.getByTestId('timeline').locator('canvas');
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=timeline] canvas')
-    ?.getAttribute('data-bars-drawn')) > 0);
   // Hovering a bar names the request and why the router sent it where it went.
-  const box = await canvas.boundingBox();
-  const tooltip = page.getByTestId('timeline').locator('.chart-tooltip');
-  for (let dy = 26; dy < 120 && !(await tooltip.count()); dy += 3) {
-    await page.mouse.move(box.x + box.width * 0.4, box.y + dy);
-  }
+  const { canvas, box, tooltip } = await hoverTimeline(page, 0.4, 120);
   assert.match(await tooltip.textContent(), /^request \d+ · worker \d+[\s\S]*routed to worker \d+ at [\d.]+ s by /);
   await page.screenshot({ path: `${artifacts}/timeline.png` });
   await page.mouse.move(box.x - 20, box.y - 20);

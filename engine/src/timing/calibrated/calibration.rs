@@ -102,16 +102,16 @@ pub struct Calibration {
     /// GPU memory added per GPU when tensor-parallel (collective buffers), GB (2³⁰ bytes).
     pub memory_reserved_tp_gb: f64,
     /// How far these figures' predictions land from real runs on this GPU; absent when no
-    /// real run has measured it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// real run has measured it. Measured, never written: a calibration read from a
+    /// scenario has none.
+    #[serde(skip)]
     pub error_band: Option<ErrorBand>,
 }
 
 /// How far a calibration's predictions landed from real vLLM runs on its GPU: per metric,
 /// the 10th and 90th percentiles of measured ÷ predicted over those runs. A prediction
 /// times the two is the range that held eight in ten of them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ErrorBand {
     /// Real runs the percentiles are taken over.
     pub runs: u32,
@@ -141,21 +141,6 @@ impl ErrorBand {
             ("e2e_p99", self.e2e_p99),
             ("itl_mean", self.itl_mean),
         ]
-    }
-
-    fn validate(&self, path: &str, problems: &mut Problems) {
-        if self.runs == 0 {
-            problems.push(join(path, "runs"), "must be at least 1");
-        }
-        problems.in_range(path, "held_out", self.held_out, 0.0, 1.0);
-        for (field, [lo, hi]) in self.factors() {
-            if !(lo > 0.0 && lo <= hi && hi <= 1e3) {
-                problems.push(
-                    join(path, field),
-                    "must be two factors, 0 < low ≤ high ≤ 1000",
-                );
-            }
-        }
     }
 }
 
@@ -247,9 +232,6 @@ impl Calibration {
         ] {
             // Bounded so no calibration can make a step take longer than a second.
             problems.in_range(path, field, v, 0.0, 1e5);
-        }
-        if let Some(band) = &self.error_band {
-            band.validate(&join(path, "error_band"), problems);
         }
     }
 }
