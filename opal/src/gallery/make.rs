@@ -12,9 +12,9 @@
 use super::{Axis, Kept, Line, Picture, SCALE};
 use crate::document::{check, Preset};
 use crate::race;
-use crate::sweep::{Search, SweepPlan, SweepPoint, SweepResults};
-use engine::scenario::{Scenario, ScenarioData};
-use engine::simulation::{Simulation, SimulationResults};
+use crate::sweep::{run_one, Search, SweepPlan, SweepPoint, SweepResults};
+use engine::scenario::Scenario;
+use engine::simulation::SimulationResults;
 use engine::stats::LatencySummary;
 use serde_json::Value;
 use std::fmt::Write;
@@ -46,7 +46,7 @@ pub fn make(preset: &Preset, threads: usize) -> Result<Picture, String> {
         } else {
             vec![(String::new(), scenario)]
         };
-        let results = on_threads(runs.len(), threads, |i| run(&runs[i].1, &data));
+        let results = on_threads(runs.len(), threads, |i| run_one(&runs[i].1, &data));
         let results: Vec<_> = results.into_iter().collect::<Result<_, _>>()?;
         over_time(&runs, &results)
     };
@@ -92,12 +92,6 @@ pub fn source(pictures: &[Picture]) -> String {
     }
     o.push_str("];\n");
     o
-}
-
-fn run(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults, String> {
-    let mut sim = Simulation::new(scenario, data).map_err(|p| check::describe(&p))?;
-    sim.run();
-    Ok(sim.results())
 }
 
 /// `f(0..n)` spread over `threads` threads, in index order.

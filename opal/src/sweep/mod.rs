@@ -276,7 +276,11 @@ impl PointRun {
 }
 
 /// Runs one scenario to its end.
-fn run_one(scenario: &Scenario, data: &ScenarioData) -> Result<SimulationResults, String> {
+/// One run of `scenario` to its end; a scenario the run refuses is an error in one line.
+pub(crate) fn run_one(
+    scenario: &Scenario,
+    data: &ScenarioData,
+) -> Result<SimulationResults, String> {
     let mut sim = Simulation::new(scenario, data).map_err(|p| check::describe(&p))?;
     sim.run();
     Ok(sim.results())
