@@ -37,6 +37,13 @@ fn path(points: &[[u8; 2]]) -> String {
     d
 }
 
+/// The width of line `k` of `n`: each drawn a little wider than the next, so a line that
+/// runs under a later one (two policies with the same answer) shows as its edge.
+fn line_width(k: usize, n: usize) -> f64 {
+    let step = if n <= 3 { 1.0 } else { 0.6 };
+    1.6 + step * (n - 1 - k) as f64
+}
+
 /// One preset's picture, for its gallery card.
 #[function_component(PresetPicture)]
 pub fn preset_picture(props: &PresetPictureProps) -> Html {
@@ -51,6 +58,7 @@ pub fn preset_picture(props: &PresetPictureProps) -> Html {
         let (_, y) = place([0, b]);
         html! { <path class="preset-bound" d={format!("M{PAD} {y:.1}H{}", WIDTH - PAD)} /> }
     });
+    let n = p.lines.len();
     let lines = p.lines.iter().enumerate().map(|(k, line)| {
         let dots = line.met.iter().zip(line.points.iter()).map(|(&met, &pt)| {
             let (cx, cy) = place(pt);
@@ -63,7 +71,7 @@ pub fn preset_picture(props: &PresetPictureProps) -> Html {
         });
         html! {
             <g class={format!("chart-c{}", k % 8)}>
-                <path class="preset-line" d={path(&line.points)} />
+                <path class="preset-line" d={path(&line.points)} style={format!("stroke-width: {:.1}", line_width(k, n))} />
                 { for dots }
             </g>
         }
@@ -115,5 +123,8 @@ mod tests {
         assert_eq!(place([SCALE, SCALE]), (156.0, 4.0));
         assert_eq!(place([50, 50]), (80.0, 50.0));
         assert_eq!(path(&[[0, 0], [SCALE, SCALE]]), "M4.0 96.0L156.0 4.0");
+        // Two lines: 2.6 under 1.6; five: 4.0 down to 1.6 in steps of 0.6.
+        assert_eq!((line_width(0, 2), line_width(1, 2)), (2.6, 1.6));
+        assert!((line_width(0, 5) - 4.0).abs() < 1e-12 && line_width(4, 5) == 1.6);
     }
 }
