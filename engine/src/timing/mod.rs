@@ -83,10 +83,11 @@ impl Default for TimingConfig {
 }
 
 /// The fitted figures of catalogue GPU `gpu` running vLLM: its own where it has a fit, else,
-/// and for a custom GPU, the H100's.
+/// and for a custom GPU, the H100's (without the H100's error band: no real run measured
+/// a custom GPU).
 pub fn calibration_for(gpu: &GpuSpec) -> Calibration {
     if crate::hardware::lookup(&gpu.name).as_ref() != Some(gpu) {
-        return h100_calibration();
+        return Calibration::default();
     }
     match gpu.name.as_str() {
         "H200" => h200_calibration(),
@@ -328,7 +329,15 @@ mod tests {
         .resolve()
         .unwrap();
         let mut cfg = TimingConfig::default();
-        assert_eq!(cfg.calibration(&hw), h100_calibration());
+        // The H100's figures, but not its error band: its real runs did not measure this GPU.
+        assert_eq!(
+            cfg.calibration(&hw),
+            Calibration {
+                error_band: None,
+                ..h100_calibration()
+            }
+        );
+        assert!(cfg.error_band(&hw).is_none());
         let mut own = l40s_calibration();
         own.source = "my fit".into();
         cfg.calibration = Some(own.clone());

@@ -148,10 +148,7 @@ impl Default for Calibration {
     /// The H100 SXM figures (the GPU every other built-in calibration starts from), without
     /// its error band: figures someone changed have no measured error.
     fn default() -> Self {
-        Calibration {
-            error_band: None,
-            ..h100_calibration()
-        }
+        h100_figures()
     }
 }
 
@@ -243,6 +240,25 @@ impl Calibration {
 /// reproduces them (see fidelity/README.md).
 pub fn h100_calibration() -> Calibration {
     Calibration {
+        // The 13 scored real runs replayed as these figures price them (`cargo run --release
+        // -p opal-fidelity --bin fidelity` prints it and `--check` holds it to them).
+        error_band: Some(ErrorBand {
+            runs: 13,
+            held_out: 0.61,
+            ttft_mean: [0.956, 1.224],
+            ttft_p99: [1.038, 2.237],
+            e2e_mean: [0.962, 1.065],
+            e2e_p99: [0.978, 1.092],
+            itl_mean: [0.962, 1.064],
+        }),
+        ..h100_figures()
+    }
+}
+
+/// The H100's fitted figures alone: where the other GPUs' calibrations start, and a custom
+/// GPU's, neither of which its real runs measured.
+fn h100_figures() -> Calibration {
+    Calibration {
         source: "H100 SXM, vLLM v0.15.1: kernel profiles (AIConfigurator, Vidur) and 10 real runs"
             .into(),
         gemm_compute_efficiency: 0.803,
@@ -291,17 +307,7 @@ pub fn h100_calibration() -> Calibration {
         // the activation peak of a 2048-token profile step, 0.94 GiB plus 0.45 GiB with TP.
         memory_reserved_gb: 0.94,
         memory_reserved_tp_gb: 0.45,
-        // The 13 scored real runs replayed as these figures price them (`cargo run --release
-        // -p opal-fidelity --bin fidelity` prints it and `--check` holds it to them).
-        error_band: Some(ErrorBand {
-            runs: 13,
-            held_out: 0.61,
-            ttft_mean: [0.956, 1.224],
-            ttft_p99: [1.038, 2.237],
-            e2e_mean: [0.962, 1.065],
-            e2e_p99: [0.978, 1.092],
-            itl_mean: [0.962, 1.064],
-        }),
+        error_band: None,
     }
 }
 
@@ -335,9 +341,7 @@ pub fn a100_calibration() -> Calibration {
         allreduce_latency_us: 5.03,
         allreduce_latency_per_gpu_us: 0.279,
         allreduce_bus_gbps: 180.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -371,9 +375,7 @@ pub fn l40s_calibration() -> Calibration {
         // Fitted on 2 GPUs only: the latency's per-GPU term stays the H100's.
         allreduce_latency_us: 5.32,
         allreduce_bus_gbps: 19.1,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -418,9 +420,7 @@ pub fn rtx_pro_6000_calibration() -> Calibration {
         elementwise_l2_speedup: 3.64,
         allreduce_latency_us: 10.0,
         allreduce_bus_gbps: 50.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -451,9 +451,7 @@ pub fn h200_calibration() -> Calibration {
         allreduce_latency_us: 4.46,
         allreduce_latency_per_gpu_us: 0.187,
         allreduce_bus_gbps: 291.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -484,9 +482,7 @@ pub fn b200_calibration() -> Calibration {
         allreduce_latency_us: 7.22,
         allreduce_latency_per_gpu_us: 0.180,
         allreduce_bus_gbps: 510.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -514,9 +510,7 @@ pub fn b300_calibration() -> Calibration {
         allreduce_latency_us: 7.08,
         allreduce_latency_per_gpu_us: 0.132,
         allreduce_bus_gbps: 504.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
@@ -529,9 +523,7 @@ pub fn rtx_4090_calibration() -> Calibration {
         source: "RTX 4090: H100 efficiencies on the RTX 4090 datasheet; PCIe all-reduce".into(),
         allreduce_latency_us: 10.0,
         allreduce_bus_gbps: 25.0,
-        // The H100's error was measured on its own runs; none has measured this GPU's.
-        error_band: None,
-        ..h100_calibration()
+        ..h100_figures()
     }
 }
 
