@@ -24,6 +24,7 @@ use crate::hooks::{
     use_shortcuts,
 };
 use crate::link::{link_action, location_hash, split_embed};
+use crate::results_view::{RunFacts, ScoreSplit};
 use crate::state::{
     Action, AppState, EmbedView, EngineResults, Level, Pane, RunStatus, TalkState, View,
 };
@@ -149,8 +150,16 @@ pub fn app() -> Html {
 
     let file_input = use_node_ref();
     let dragging = use_state(|| false);
+    // The timeline embed's routing terms, read once from the run's scenario.
+    let embed_run = match (&state.run, state.embed) {
+        (RunStatus::Finished { scenario, .. }, Some(EmbedView::Timeline)) => Some(scenario.clone()),
+        _ => None,
+    };
+    let embed_split = use_memo(embed_run, |run| {
+        run.as_ref().and_then(|s| RunFacts::of(s).split)
+    });
     if let Some(view) = state.embed {
-        return embed_page(&state, view, race, end_s, on_action);
+        return embed_page(&state, view, race, end_s, (*embed_split).clone(), on_action);
     }
 
     let on_share = {
@@ -346,6 +355,7 @@ fn embed_page(
     view: EmbedView,
     race: Option<&crate::state::RaceRun>,
     end_s: Option<f64>,
+    split: Option<ScoreSplit>,
     on_action: Callback<Action>,
 ) -> Html {
     let class = classes!(
@@ -373,7 +383,7 @@ fn embed_page(
                 if let Some(race) = race {
                     <RaceView race={race.clone()} talk={state.talk} {on_action} />
                 } else if let (RunStatus::Finished { results, scenario, .. }, EmbedView::Timeline) = (&state.run, view) {
-                    <TimelinePanel results={results.clone()} scenario={AttrValue::from(scenario.clone())} />
+                    <TimelinePanel results={results.clone()} scenario={AttrValue::from(scenario.clone())} {split} />
                 } else if let (RunStatus::Running { .. }, EmbedView::Timeline) = (&state.run, view) {
                     <p class="note">{ "Simulating…" }</p>
                 } else if let RunStatus::Finished { results, .. } = &state.run {

@@ -12,6 +12,7 @@ use opal::measure::MeasuredWindow;
 use opal::router::{PolicyConfig, ScoreTerm};
 use opal::simulation::{RoutingRecord, SimulationResults};
 use opal::stats::{Chunked, RequestRecord};
+use opal::timing::ErrorBand;
 use std::rc::Rc;
 
 /// Completed requests' latencies, ascending, in seconds (one value per request).
@@ -309,16 +310,36 @@ pub struct ScoreSplit {
     block_size: u32,
 }
 
-impl ScoreSplit {
-    /// The split for runs of the scenario document `scenario`; `None` when it does not read.
-    pub fn of(scenario: &str) -> Option<Self> {
-        let s = opal::parse_scenario(scenario).ok()?;
-        Some(Self {
-            policy: s.router.policy,
-            block_size: s.worker.block_size,
-        })
-    }
+/// What a finished run's views read from the scenario it ran, read once per run: how its
+/// routing scores split into terms, and where a real vLLM's latencies would likely fall
+/// (the GPU calibration's error band, and the GPU's name).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFacts {
+    /// The split of its routing scores.
+    pub split: Option<ScoreSplit>,
+    /// Its error band and GPU.
+    pub band: Option<(ErrorBand, Rc<str>)>,
+}
 
+impl RunFacts {
+    /// The facts of a run of the scenario document `scenario` (none when it does not read).
+    pub fn of(scenario: &str) -> Self {
+        let Ok(s) = opal::parse_scenario(scenario) else {
+            return Self::default();
+        };
+        Self {
+            band: s
+                .error_band()
+                .map(|b| (b, Rc::from(s.hardware.gpu.as_str()))),
+            split: Some(ScoreSplit {
+                policy: s.router.policy,
+                block_size: s.worker.block_size,
+            }),
+        }
+    }
+}
+
+impl ScoreSplit {
     /// Each candidate's terms in decision `d` (made for one of `requests`); `None` when its
     /// policy's score is one figure or the decision kept no candidates.
     pub fn terms(
@@ -741,7 +762,9 @@ mod tests {
             Simulation::new(&opal::parse_scenario(text).unwrap(), &Default::default()).unwrap();
         sim.run();
         let r = sim.results();
-        let split = ScoreSplit::of(text).expect("the scenario reads");
+        let facts = RunFacts::of(text);
+        assert!(facts.band.is_some(), "the default H100 has an error band");
+        let split = facts.split.expect("the scenario reads");
         let d = &r.decisions[1];
         let terms = split
             .terms(d, &r.requests)

@@ -160,6 +160,8 @@ pub struct TimelinePanelProps {
     pub results: EngineResults,
     /// The scenario it ran (its deployment names the lanes' pools).
     pub scenario: AttrValue,
+    /// How its routing scores split into terms, for the tooltip.
+    pub split: Option<ScoreSplit>,
 }
 
 /// The request timeline, one lane per worker (labelled with its pool), with the routing
@@ -189,7 +191,6 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             None => Rc::from(Vec::new()),
         }
     });
-    let split = use_memo(props.scenario.clone(), |scenario| ScoreSplit::of(scenario));
     let tooltip = {
         let (results, phases, decisions, pools, transfers, split) = (
             props.results.clone(),
@@ -197,7 +198,7 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             decisions.clone(),
             (*pools).clone(),
             transfers.clone(),
-            split.clone(),
+            props.split.clone(),
         );
         Callback::from(move |i: usize| {
             let mut text = describe_request(&phases, i);
@@ -211,10 +212,7 @@ pub fn timeline_panel(props: &TimelinePanelProps) -> Html {
             }
             if let Some(d) = decisions.get(id).copied().flatten() {
                 let d = &results.decisions[d as usize];
-                let terms = split
-                    .as_ref()
-                    .as_ref()
-                    .and_then(|s| s.terms(d, &results.requests));
+                let terms = split.as_ref().and_then(|s| s.terms(d, &results.requests));
                 text.push('\n');
                 text.push_str(&describe_decision(d, terms.as_deref()));
             }
@@ -241,8 +239,8 @@ pub const ROUTING_ROWS: usize = 200;
 pub struct RoutingPanelProps {
     /// The run's results.
     pub results: EngineResults,
-    /// The scenario it ran (its policy splits the scores into their terms).
-    pub scenario: AttrValue,
+    /// How its routing scores split into terms.
+    pub split: Option<ScoreSplit>,
     /// Each worker's pool (runs with a `deployment`).
     #[prop_or_default]
     pub pools: Option<WorkerPools>,
@@ -253,9 +251,8 @@ pub struct RoutingPanelProps {
 pub fn routing_panel(props: &RoutingPanelProps) -> Html {
     let d = &props.results.decisions;
     let basis = d.first().map(|r| r.decision.basis.as_str()).unwrap_or("");
-    let split = use_memo(props.scenario.clone(), |scenario| ScoreSplit::of(scenario));
     let terms_of = |r: &RoutingRecord| {
-        (split.as_ref().as_ref()).and_then(|s| s.terms(r, &props.results.requests))
+        (props.split.as_ref()).and_then(|s| s.terms(r, &props.results.requests))
     };
     // The terms' names, once, from the first decision that has them.
     let term_names = d.iter().take(ROUTING_ROWS).find_map(|r| {

@@ -8,6 +8,7 @@ use super::slo_table::SloTable;
 use super::summary_table::SummaryTable;
 use crate::deployment_view::{worker_pools, WorkerPools};
 use crate::files;
+use crate::results_view::RunFacts;
 use crate::state::{Action, EngineResults, Level, PinnedRun, RunStatus, Scenario};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -167,13 +168,12 @@ fn finished_run(props: &FinishedRunProps) -> Html {
         )
     };
 
-    // Where a real vLLM's latencies would likely fall: the GPU calibration's error band,
-    // for a run that reached its end.
-    let band = use_memo(props.scenario.clone(), |scenario| {
-        let s = opal::parse_scenario(scenario).ok()?;
-        Some((s.error_band()?, AttrValue::from(s.hardware.gpu)))
-    });
-    let band = (*band).clone().filter(|_| props.results.stop.is_none());
+    // What the views read from the run's scenario, read once: its scores' terms, and where
+    // a real vLLM would likely land (for a run that reached its end).
+    let facts = use_memo(props.scenario.clone(), |scenario| RunFacts::of(scenario));
+    let band = (facts.band.clone())
+        .filter(|_| props.results.stop.is_none())
+        .map(|(b, gpu)| (b, AttrValue::from(gpu)));
 
     type Export = fn(&EngineResults, &mut dyn std::io::Write) -> std::io::Result<()>;
     let download = |name: &'static str, mime: &'static str, write: Export| {
@@ -266,9 +266,9 @@ fn finished_run(props: &FinishedRunProps) -> Html {
                         None => html! {},
                     },
                     Tab::Timeline => html! {
-                        <TimelinePanel results={props.results.clone()} scenario={props.scenario.clone()} />
+                        <TimelinePanel results={props.results.clone()} scenario={props.scenario.clone()} split={facts.split.clone()} />
                     },
-                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} scenario={props.scenario.clone()} /> },
+                    Tab::Routing => html! { <RoutingPanel results={props.results.clone()} pools={(*pools).clone()} split={facts.split.clone()} /> },
                 } }
             </div>
         </div>
